@@ -1,0 +1,51 @@
+/** `stockscreen alerts add <code> <type> <threshold>`: create a price alert. */
+import { Argument, type Command } from 'commander';
+import { ALERT_TYPES, alertRecord, createAlert, formatThreshold, type AlertType } from '../../services/alerts.js';
+import { formatDuration } from '../../services/duration.js';
+import type { CliContext } from '../context.js';
+import { codeArg, numberArg, secondsArg } from '../flag-parsers.js';
+import { action, examples } from '../shared.js';
+
+const TYPES_HELP = `
+Types and thresholds:
+  price_above, price_below                    a price in KRW (> 0)
+  change_percent_above, change_percent_below  the day's change in percent (may be negative)
+  volume_above                                a multiple of the 20-day average volume (> 0)
+A one-shot alert fires once and becomes inactive; a --recurring one fires again each time
+the condition becomes true again, at most once per --cooldown. Firings show in
+\`stockscreen watch\` and \`stockscreen alerts history\`.`;
+
+/** Add `add` to the `alerts` group. */
+export function register(parent: Command, ctx: CliContext): void {
+  parent
+    .command('add')
+    .description('Create a price alert (piped: one row like `alerts list`)')
+    .addArgument(new Argument('<code>', 'stock code, e.g. 005930').argParser(codeArg))
+    .addArgument(new Argument('<type>', 'alert type').choices(ALERT_TYPES))
+    .addArgument(new Argument('<threshold>', 'threshold (see below)').argParser(numberArg))
+    .option('--recurring', 'fire again whenever the condition becomes true again (default: once)')
+    .option('--cooldown <time>', 'least time between two firings of a recurring alert, e.g. 10m', secondsArg(7 * 86_400))
+    .option('--note <text>', 'a note shown with the alert')
+    .addHelpText(
+      'after',
+      TYPES_HELP +
+        '\n' +
+        examples([
+          'stockscreen alerts add 005930 price_above 80000',
+          'stockscreen alerts add 035720 change_percent_below -3.5 --recurring --cooldown 10m',
+          'stockscreen alerts add 000660 volume_above 3 --note "volume spike"',
+        ]),
+    )
+    .action(
+      action(ctx, async (session, cmd) => {
+        const [code, type, threshold] = cmd.processedArgs as [string, AlertType, number];
+        const o = cmd.opts<{ recurring?: boolean; cooldown?: number; note?: string }>();
+        const res = await createAlert(session, { code, alert_type: type, threshold, recurring: o.recurring, cooldown_s: o.cooldown, note: o.note });
+        const tty = session.out.mode === 'tty';
+        session.out.record(res.body, alertRecord(res.data, tty));
+        const a = res.data;
+        const cooldown = a.recurring && a.cooldown_s ? `, cooldown ${formatDuration(a.cooldown_s * 1000)}` : '';
+        session.out.info(`alert ${a.id}: ${a.code} ${a.alert_type} ${formatThreshold(a.alert_type, a.threshold)} (${a.recurring ? 'recurring' : 'one-shot'}${cooldown})`);
+      }),
+    );
+}

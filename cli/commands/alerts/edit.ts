@@ -1,0 +1,59 @@
+/** `stockscreen alerts edit <id>`: change an alert's threshold, state, recurrence, cooldown or note. */
+import { Option, type Command } from 'commander';
+import { alertRecord, resolveAlertId, updateAlert, type AlertPatch } from '../../services/alerts.js';
+import { usageError } from '../../services/errors.js';
+import type { CliContext } from '../context.js';
+import { numberArg, secondsArg } from '../flag-parsers.js';
+import { action, examples } from '../shared.js';
+
+/** Edit flags as commander parses them. */
+interface EditFlags {
+  threshold?: number;
+  active?: boolean;
+  inactive?: boolean;
+  recurring?: boolean;
+  oneShot?: boolean;
+  cooldown?: number;
+  note?: string;
+}
+
+/**
+ * The PUT body of the flags.
+ * @throws CliError USAGE when no field is given
+ */
+export function alertPatch(o: EditFlags): AlertPatch {
+  const patch: AlertPatch = {};
+  if (o.threshold !== undefined) patch.threshold = o.threshold;
+  if (o.active || o.inactive) patch.active = o.active === true;
+  if (o.recurring || o.oneShot) patch.recurring = o.recurring === true;
+  if (o.cooldown !== undefined) patch.cooldown_s = o.cooldown;
+  // An empty note clears it.
+  if (o.note !== undefined) patch.note = o.note === '' ? null : o.note;
+  if (Object.keys(patch).length === 0) throw usageError('nothing to change', 'give at least one of --threshold, --active, --inactive, --recurring, --one-shot, --cooldown, --note');
+  return patch;
+}
+
+/** Add `edit` to the `alerts` group. */
+export function register(parent: Command, ctx: CliContext): void {
+  parent
+    .command('edit')
+    .description('Change an alert (piped: one row like `alerts list`)')
+    .argument('<id>', 'alert id or a unique prefix of at least 4 characters (from `stockscreen alerts list`)')
+    .option('--threshold <n>', 'new threshold', numberArg)
+    .addOption(new Option('--active', 're-activate (re-arms a fired one-shot alert)').conflicts('inactive'))
+    .addOption(new Option('--inactive', 'switch off without deleting'))
+    .addOption(new Option('--recurring', 'fire again whenever the condition becomes true again').conflicts('oneShot'))
+    .addOption(new Option('--one-shot', 'fire once, then become inactive'))
+    .option('--cooldown <time>', 'least time between two firings, e.g. 10m (0 for none)', secondsArg(7 * 86_400))
+    .option('--note <text>', 'new note ("" clears it)')
+    .addHelpText('after', examples(['stockscreen alerts edit 6f1c2a9e --threshold 82000', 'stockscreen alerts edit 6f1c2a9e --active', 'stockscreen alerts edit 6f1c2a9e --recurring --cooldown 30m --note ""']))
+    .action(
+      action(ctx, async (session, cmd) => {
+        const [ref] = cmd.processedArgs as [string];
+        const patch = alertPatch(cmd.opts<EditFlags>());
+        const res = await updateAlert(session, await resolveAlertId(session, ref), patch);
+        session.out.record(res.body, alertRecord(res.data, session.out.mode === 'tty'));
+        session.out.info(`alert ${res.data.id} updated`);
+      }),
+    );
+}

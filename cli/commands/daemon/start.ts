@@ -1,0 +1,40 @@
+/** `stockscreen daemon start`: run stockscreend in the background and wait until it is healthy. */
+import type { Command } from 'commander';
+import { startDaemon } from '../../services/daemon-process.js';
+import type { CliContext } from '../context.js';
+import { action, examples, intArg } from '../shared.js';
+
+/** Add `start` to the `daemon` group. */
+export function register(parent: Command, ctx: CliContext): void {
+  parent
+    .command('start')
+    .description('Start stockscreend detached (pid and log under $XDG_STATE_HOME/stockscreen), wait for /health, print its URL')
+    .option('--host <host>', 'address to listen on (daemon default 127.0.0.1)')
+    .option('--port <port>', 'port to listen on; 0 picks a free one (daemon default 8000)', intArg(0, 65535))
+    .option('--data-dir <dir>', 'data directory (daemon default $XDG_DATA_HOME/stockscreen)')
+    .option('--redis-url <url>', 'Redis URL (daemon default redis://127.0.0.1:6379)')
+    .option('--database-url <url>', 'PostgreSQL instead of sqlite (passed as DATABASE_URL, not on the command line)')
+    .option('--database-schema <name>', 'PostgreSQL schema of the tables (daemon default: the server\'s search_path)')
+    .option('--sample', 'load the built-in sample market when the database is empty')
+    .option('--timeout <seconds>', 'how long to wait for /health', intArg(1, 600), 20)
+    .addHelpText(
+      'after',
+      examples([
+        'stockscreen daemon start',
+        'stockscreen daemon start --port 0 --sample           # any free port; the URL is printed',
+        'STOCKSCREEN_REDIS_PREFIX=dev: stockscreen daemon start --redis-url redis://10.0.0.5:6379',
+        'stockscreen daemon start --database-url postgres://ss@127.0.0.1/stockscreen   # or DATABASE_URL in the environment',
+        '# other daemon settings pass through the environment (see `stockscreend --help`)',
+      ]),
+    )
+    .action(
+      action(ctx, async (session, cmd) => {
+        const opts = cmd.opts<{ host?: string; port?: number; dataDir?: string; redisUrl?: string; databaseUrl?: string; databaseSchema?: string; sample?: boolean; timeout: number }>();
+        session.out.info('Starting stockscreend…');
+        const started = await startDaemon(session.paths, session.env, { ...opts, timeoutMs: opts.timeout * 1000 });
+        if (session.out.mode === 'json') session.out.json({ pid: started.pid, url: started.url, log_file: started.logFile });
+        else session.out.line(started.url);
+        session.out.info(`stockscreend is running (pid ${started.pid}); logs: ${started.logFile}`);
+      }),
+    );
+}

@@ -1,0 +1,29 @@
+/** `stockscreen daemon status`: health of the daemon, its database and Redis. */
+import type { Command } from 'commander';
+import { checkHealth } from '../../services/daemon-health.js';
+import { isDaemonAlive, readPid, runningDaemonUrl } from '../../services/daemon-state.js';
+import { EXIT } from '../../services/errors.js';
+import type { CliContext } from '../context.js';
+import { action, examples } from '../shared.js';
+
+/** Add `status` to the `daemon` group. */
+export function register(parent: Command, ctx: CliContext): void {
+  parent
+    .command('status')
+    .description('Show /health, /health/db and /health/redis (piped: rows of component, state, endpoint); exits 1 when anything is down')
+    .addHelpText('after', examples(['stockscreen daemon status', 'stockscreen --url http://10.0.0.5:8000 daemon status --json']))
+    .action(
+      action(ctx, async (session) => {
+        // A daemon started by this CLI is the natural target unless --url says otherwise.
+        const url = session.urlSource === 'flag' ? session.baseUrl : (runningDaemonUrl(session.paths) ?? session.baseUrl);
+        const report = await checkHealth(url);
+        const raw = Object.fromEntries(report.checks.map((c) => [c.path, c.body]));
+        const rows = report.checks.map((c) => [c.name, { text: c.state, tone: c.healthy ? 'good' : 'bad' } as const, c.path]);
+        session.out.table(raw, { headers: ['COMPONENT', 'STATE', 'ENDPOINT'], rows });
+        const pid = readPid(session.paths);
+        const local = pid !== undefined && isDaemonAlive(pid) ? ` (pid ${pid})` : '';
+        session.out.info(`${url}${local}: ${report.healthy ? 'healthy' : 'unhealthy'}`);
+        return report.healthy ? EXIT.OK : EXIT.ERROR;
+      }),
+    );
+}

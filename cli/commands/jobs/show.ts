@@ -1,0 +1,24 @@
+/** `stockscreen jobs show <id>`: one job's state, progress, result and failure reason. */
+import type { Command } from 'commander';
+import { jobWarnings } from '../../services/job-rows.js';
+import { getJob } from '../../services/jobs.js';
+import { printJob } from '../../services/load-job.js';
+import type { CliContext } from '../context.js';
+import { action, examples } from '../shared.js';
+
+/** Add `show` to the `jobs` group. */
+export function register(parent: Command, ctx: CliContext): void {
+  parent
+    .command('show')
+    .description('Show one job (admin only; piped: one TSV row id, type, state, phase, rows_ok, rows_rejected, indicators, duration_ms, created, finished, request, failed_reason)')
+    .argument('<id>', 'job id, as printed by `stockscreen load` or `jobs list`')
+    .addHelpText('after', examples(['stockscreen jobs show 12', 'stockscreen jobs show 12 --json | jq .data.result.files', 'stockscreen jobs show 12 | cut -f3     # the state']))
+    .action(
+      action(ctx, async (session, cmd) => {
+        const [id] = cmd.processedArgs as [string];
+        const res = await getJob(session, id);
+        printJob(session, res);
+        if (session.out.mode !== 'json') for (const line of jobWarnings(res.data)) session.out.info(line);
+      }),
+    );
+}

@@ -1,0 +1,51 @@
+/** `stockscreen loadtest <scenario...|all>`: load-test a daemon against the spec's targets. */
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { EXTRA_SCENARIO_NAMES, SCENARIO_NAMES } from '../../../loadtest/index.js';
+import { runLoadtestCommand, type LoadtestFlags } from '../../services/loadtest-run.js';
+import type { CliContext } from '../context.js';
+import { action, examples, intArg } from '../shared.js';
+
+const NAMES = new Set<string>(['all', ...SCENARIO_NAMES, ...EXTRA_SCENARIO_NAMES]);
+
+function scenarioArg(value: string, previous: string[] = []): string[] {
+  if (!NAMES.has(value)) throw new InvalidArgumentError(`unknown scenario "${value}"; one of: ${[...NAMES].join(', ')}`);
+  return [...previous, value];
+}
+
+/** Add `loadtest` at the top level. */
+export function register(parent: Command, ctx: CliContext): void {
+  parent
+    .command('loadtest')
+    .description(
+      `Run load-test scenarios against a daemon and compare with the spec's targets (${SCENARIO_NAMES.join(', ')}; also ${EXTRA_SCENARIO_NAMES.join(', ')}). ` +
+        'Loopback targets only unless --allow-remote. Exit 0 when every judged target passes, 1 when one fails, 2 when interrupted.',
+    )
+    .argument('[scenarios...]', 'scenario names, or "all"', (v: string, prev: string[]) => scenarioArg(v, prev === undefined ? [] : prev))
+    .option('--duration <time>', 'measured time per scenario, e.g. 30s or 2m', '30s')
+    .option('--warmup <time>', 'warm-up before each REST measurement (default: a fifth of the duration, at most 5s)')
+    .option('--connections <n>', 'HTTP connections (and WebSocket clients unless --ws-clients)', intArg(1, 100_000))
+    .option('--rate <n>', 'fixed request rate per second (default: closed loop)', intArg(1, 1_000_000))
+    .option('--cache', 'let identical screening requests hit the result cache')
+    .option('--ws-clients <n>', 'WebSocket clients for ws-fanout', intArg(1, 100_000))
+    .option('--stocks-per-client <n>', 'stocks each WebSocket client subscribes to', intArg(1, 1000))
+    .addOption(new Option('--market <market>', 'ws-fanout clients also subscribe to this market (their stocks are then drawn from it)').choices(['KOSPI', 'KOSDAQ']))
+    .option('--allow-remote', 'allow a non-loopback target')
+    .option('--out <file>', 'also write the JSON report to FILE')
+    .addHelpText(
+      'after',
+      examples([
+        'stockscreen loadtest screen-simple --duration 10s',
+        'stockscreen loadtest all --json --out report.json',
+        'stockscreen loadtest ws-fanout --ws-clients 2000 --stocks-per-client 10 --duration 20s',
+        'stockscreen loadtest ws-fanout --ws-clients 500 --market KOSDAQ --duration 10s',
+        '# an admin (or a saved admin login) creates a bench user lifted above tier limits and ingests ticks for the WebSocket scenarios:',
+        'STOCKSCREEN_ADMIN_EMAIL=ops@example.com STOCKSCREEN_ADMIN_PASSWORD=... stockscreen loadtest all',
+      ]),
+    )
+    .action(
+      action(ctx, async (session, cmd) => {
+        const scenarios = (cmd.processedArgs[0] as string[] | undefined) ?? [];
+        return runLoadtestCommand(session, scenarios, cmd.opts<LoadtestFlags>());
+      }),
+    );
+}

@@ -1,0 +1,34 @@
+/** `stockscreen portfolio perf`: returns, risk and allocation, with a value chart on a terminal. */
+import type { Command } from 'commander';
+import { getPerformance } from '../../services/portfolio.js';
+import { PERFORMANCE_COLUMNS, performanceRecord } from '../../services/portfolio-rows.js';
+import { tsvLine } from '../../services/output.js';
+import type { CliContext } from '../context.js';
+import { action, examples } from '../shared.js';
+
+/** Add `perf` to the `portfolio` group. */
+export function register(parent: Command, ctx: CliContext): void {
+  parent
+    .command('perf')
+    .description('Portfolio performance: value, P&L, returns (1W–1Y, YTD), volatility, drawdown, Sharpe, beta vs KOSPI, allocation')
+    .option('--series', 'include the daily value series (piped: rows of date, value, return_index instead of the figures)')
+    .addHelpText(
+      'after',
+      `\nOutput:\n  On a terminal: the figures, a chart of the daily value, allocation by sector, best and worst holdings.\n  Piped: one row:\n    ${PERFORMANCE_COLUMNS.join(', ')}\n` +
+        examples(['stockscreen portfolio perf', 'stockscreen portfolio perf --json | jq .data.returns', 'stockscreen portfolio perf --series > value.tsv']),
+    )
+    .action(
+      action(ctx, async (session, cmd) => {
+        const { series = false } = cmd.opts<{ series?: boolean }>();
+        const tty = session.out.mode === 'tty';
+        // The terminal view always draws the chart, so it always asks for the series.
+        const res = await getPerformance(session, series || tty);
+        if (tty) {
+          const { renderPerformance } = await import('../../ui/market-render.js');
+          session.io.stdout.write(renderPerformance(res.data, { color: session.out.color, columns: session.io.stdout.columns || 100 }));
+        } else if (series && session.out.mode === 'plain') {
+          for (const d of res.data.series ?? []) session.io.stdout.write(tsvLine([d.date, d.value, d.return_index]) + '\n');
+        } else session.out.record(res.body, performanceRecord(res.data));
+      }),
+    );
+}

@@ -1,0 +1,33 @@
+/** `stockscreen screen`: screen the market with filters, an expression, a preset or a template. */
+import type { Command } from 'commander';
+import { printScreen, screenTarget } from '../../services/screen-run.js';
+import type { CliContext } from '../context.js';
+import { action, examples } from '../shared.js';
+import { addScreenOptions, screenFlags } from './screen-options.js';
+
+/** Add `screen` to `parent` (its `fields` and `templates` subcommands are registered under the `screen` group). */
+export function register(parent: Command, ctx: CliContext): void {
+  const cmd = parent
+    .command('screen')
+    .description('Screen stocks on the latest indicators. On a terminal: a table with units; piped: a header row of field ids, then tab-separated raw values; totals and query time on stderr');
+  addScreenOptions(cmd)
+    .option('--preset <name|id>', 'run one of your saved presets (with --market/--sort/--limit/--page/--fields overrides)')
+    .option('--template <id>', 'run a predefined screen (see `stockscreen screen templates`)')
+    .option('--csv', 'every match (not one page) as CSV from the server, for spreadsheets')
+    .addHelpText(
+      'after',
+      examples([
+        "stockscreen screen --market KOSPI --where 'per < 10 and roe > 15' --sort roe:desc --limit 20",
+        'stockscreen screen --filter pbr=..1.5 --filter roe=15.. --filter market_cap=1000억.. --exclude administrative,spac',
+        'stockscreen screen --template value --market KOSDAQ',
+        'stockscreen screen --preset my-value --fields per,pbr,rsi_14 --csv > value.csv',
+        "stockscreen screen --fields rsi_14 --sort rsi_14:asc | awk -F'\\t' 'NR > 1 && $8 < 30'",
+      ]),
+    )
+    .action(
+      action(ctx, async (session, c) => {
+        const flags = { ...screenFlags(c), ...c.opts<{ preset?: string; template?: string; csv?: boolean }>() };
+        await printScreen(session, await screenTarget(session, flags), flags.csv === true);
+      }),
+    );
+}

@@ -1,0 +1,31 @@
+/**
+ * `stockscreen` entry point: run(argv, io, env) parses the command line, runs the command
+ * and returns the exit code (0 ok, 1 error, 2 cancelled/usage, 4 authentication required).
+ * Nothing below it calls process.exit; errors are printed here, once.
+ */
+import { CommanderError } from 'commander';
+import { createContext } from './commands/context.js';
+import { processIO, type CliIO } from './io.js';
+import { createProgram } from './program.js';
+import { EXIT, exitCodeOf, formatError } from './services/errors.js';
+
+export type { CliIO } from './io.js';
+
+/**
+ * Run the CLI with `argv` (arguments only, without node and the script) and return the exit code.
+ * Never throws: every failure is printed to `io.stderr`.
+ */
+export async function run(argv: string[], io: CliIO = processIO(), env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const ctx = createContext(io, env);
+  try {
+    const program = createProgram(ctx);
+    await program.parseAsync(argv, { from: 'user' });
+    return ctx.exitCode;
+  } catch (err) {
+    // Commander already printed its message (usage errors) or the help/version text.
+    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+    io.stderr.write(formatError(err));
+    if (env.STOCKSCREEN_DEBUG && err instanceof Error && err.stack) io.stderr.write(err.stack + '\n');
+    return exitCodeOf(err);
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The shared flow of `load` and `load sample`: enqueue the job, optionally follow it
+ * (a live Ink bar on a terminal, one stderr line per change otherwise), then print the
+ * job: the final GET /admin/jobs/{id} body with --json, a summary otherwise. A failed
+ * job is an error (exit 1) carrying the worker's reason.
+ */
+import type { ApiResponse } from './api-client.js';
+import { createLineSink, createSnapshotter, type ProgressSink } from './job-progress.js';
+import { jobFilesTable, jobRecord, jobWarnings } from './job-rows.js';
+import { describeRequest, enqueueJob, followJob, jobFailedError, type JobRequestInput } from './jobs.js';
+import type { JobView } from './market-types.js';
+import { printTable } from './print-table.js';
+import type { Session } from './session.js';
+
+/** Options of runLoadJob. */
+export interface LoadJobOptions {
+  /** Follow the job until it finishes (default: when stdout is a terminal). */
+  wait?: boolean;
+  /** Stops following (the job keeps running). */
+  signal?: AbortSignal;
+  /** Poll interval while following (default 300 ms). */
+  intervalMs?: number;
+}
+
+async function progressSink(session: Session): Promise<ProgressSink> {
+  if (session.out.mode === 'tty' && session.io.stderr.isTTY) {
+    // Ink is loaded only when something is drawn (see commands/shared.ts).
+    const { createInkProgressSink } = await import('../ui/stock-views.js');
+    return createInkProgressSink(session.io.stderr, session.out.color);
+  }
+  return createLineSink(session.io.stderr);
+}
+
+/** Print a job: the API body with --json; a record and its files on a TTY; one TSV row when piped. */
+export function printJob(session: Session, res: ApiResponse<JobView>): void {
+  session.out.record(res.body, jobRecord(res.data));
+  if (session.out.mode === 'tty' && res.data.result?.files.length) {
+    session.io.stdout.write('\n');
+    printTable(session, res.body, jobFilesTable(res.data));
+  }
+}
+
+/**
+ * Enqueue `request`, follow it when asked, print the outcome and return the exit code.
+ * @throws CliError JOB_FAILED (exit 1) for a failed job, CANCELLED when following was interrupted
+ */
+export async function runLoadJob(session: Session, request: JobRequestInput, options: LoadJobOptions = {}): Promise<number> {
+  const queued = await enqueueJob(session, request);
+  const id = queued.data.id;
+  // On a terminal people watch (also with --json, which then prints the finished job); scripts get the id at once.
+  const wait = options.wait ?? session.io.stdout.isTTY === true;
+  if (!wait) {
+    printJob(session, queued);
+    session.out.info(`enqueued job ${id} (${describeRequest(request)}); follow it with \`stockscreen jobs show ${id}\``);
+    return 0;
+  }
+  session.out.info(`job ${id}: ${describeRequest(request)}`);
+  const sink = await progressSink(session);
+  const snapshot = createSnapshotter();
+  let final: ApiResponse<JobView>;
+  try {
+    final = await followJob(session, id, { onUpdate: (view) => sink.update(snapshot(view)), signal: options.signal, intervalMs: options.intervalMs });
+  } finally {
+    sink.close();
+  }
+  if (final.data.state === 'failed') {
+    if (session.out.mode === 'json') session.out.json(final.body);
+    throw jobFailedError(final.data);
+  }
+  printJob(session, final);
+  for (const line of jobWarnings(final.data)) session.out.info(line);
+  return 0;
+}

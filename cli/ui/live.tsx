@@ -1,0 +1,77 @@
+/**
+ * Live Ink screens on the real terminal (`watch`, `ws-stats --watch`): drawn on stdout,
+ * keys read from stdin when it is a terminal, unmounted when the command stops.
+ */
+import { render } from 'ink';
+import type { ReactNode } from 'react';
+import type { CliIO } from '../io.js';
+import type { WatchState } from '../services/watch-state.js';
+import type { WsClient } from '../services/ws-client.js';
+import type { StatsEvent } from '../services/ws-stats.js';
+import type { Subscribe } from './hooks/use-event-fold.js';
+import { WatchScreen } from './components/WatchScreen.js';
+import { WsStatsDashboard } from './components/WsStatsDashboard.js';
+
+/** A mounted screen. */
+export interface LiveScreen {
+  /** Keys are read (stdin is a terminal). */
+  interactive: boolean;
+  /** Draw the latest state once more, unmount and wait until Ink restored the terminal; idempotent. */
+  close(): Promise<void>;
+}
+
+function mount(node: (interactive: boolean) => ReactNode, io: CliIO): LiveScreen {
+  const interactive = process.stdin.isTTY === true;
+  const instance = render(node(interactive), {
+    stdout: io.stdout as NodeJS.WriteStream,
+    stderr: io.stderr as NodeJS.WriteStream,
+    stdin: process.stdin,
+    // q / Ctrl-C are handled by the screens, which stop the command cleanly.
+    exitOnCtrlC: false,
+    patchConsole: false,
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    interactive,
+    close: () =>
+      (closing ??= (async () => {
+        // Renders are throttled: the last events may not be on screen yet.
+        instance.rerender(node(interactive));
+        instance.unmount();
+        await instance.waitUntilExit().catch(() => undefined);
+      })()),
+  };
+}
+
+/** Options of the watch screen. */
+export interface WatchScreenOptions {
+  client: WsClient;
+  initial: WatchState;
+  color: boolean;
+  loggedIn: boolean;
+  /** Called when the user presses q or Ctrl-C. */
+  onExit(): void;
+}
+
+/** Mount the `watch` screen. */
+export function mountWatchScreen(o: WatchScreenOptions, io: CliIO): LiveScreen {
+  const rows = Math.max(5, ((io.stdout as { rows?: number }).rows ?? 40) - 16);
+  return mount(
+    (interactive) => <WatchScreen subscribe={o.client.on} initial={o.initial} color={o.color} loggedIn={o.loggedIn} interactive={interactive} onExit={o.onExit} maxRows={rows} />,
+    io,
+  );
+}
+
+/** Options of the stats dashboard. */
+export interface StatsDashboardOptions {
+  subscribe: Subscribe<StatsEvent>;
+  url: string;
+  intervalLabel: string;
+  color: boolean;
+  onExit(): void;
+}
+
+/** Mount the `ws-stats --watch` dashboard. */
+export function mountStatsDashboard(o: StatsDashboardOptions, io: CliIO): LiveScreen {
+  return mount((interactive) => <WsStatsDashboard {...o} interactive={interactive} />, io);
+}

@@ -1,0 +1,58 @@
+/**
+ * The TTY renderers (Ink views rendered to a string for one-shot output) and the
+ * interactive Ink prompter. Colour is stripped when the user turned it off.
+ */
+import { render, renderToString } from 'ink';
+import { stripVTControlCharacters } from 'node:util';
+import type { ReactNode } from 'react';
+import { CliError, LOCAL_CODES } from '../services/errors.js';
+import type { RenderOptions, Renderers } from '../services/output.js';
+import type { Prompter } from '../services/prompt.js';
+import { KeyValue } from './components/KeyValue.js';
+import { Prompt } from './components/Prompt.js';
+import { Table } from './components/Table.js';
+
+function toText(node: ReactNode, options: RenderOptions): string {
+  const text = renderToString(node, { columns: options.columns });
+  return options.color ? text : stripVTControlCharacters(text);
+}
+
+/** Renderers backed by the Ink components. */
+export const inkRenderers: Renderers = {
+  table: (data, options) => toText(<Table headers={data.headers} rows={data.rows} />, options),
+  record: (data, options) => toText(<KeyValue fields={data.fields} />, options),
+};
+
+/** Terminal streams an interactive prompt needs (raw-mode stdin). */
+export interface PromptStreams {
+  stdin: NodeJS.ReadStream;
+  /** Where the prompt is drawn: stderr, so stdout stays for results. */
+  output: NodeJS.WriteStream;
+}
+
+/** A prompter that draws Ink prompts on the real terminal. */
+export function createInkPrompter(streams: PromptStreams = { stdin: process.stdin, output: process.stderr }): Prompter {
+  return {
+    ask(question) {
+      return new Promise<string>((resolve, reject) => {
+        let answer: string | undefined;
+        const instance = render(
+          <Prompt
+            label={question.label}
+            secret={question.secret}
+            onSubmit={(value) => {
+              answer = value;
+              instance.unmount();
+            }}
+            onCancel={() => instance.unmount()}
+          />,
+          { stdin: streams.stdin, stdout: streams.output, stderr: streams.output, exitOnCtrlC: false, patchConsole: false },
+        );
+        instance.waitUntilExit().then(() => {
+          if (answer === undefined) reject(new CliError({ code: LOCAL_CODES.CANCELLED, message: 'cancelled' }));
+          else resolve(answer);
+        }, reject);
+      });
+    },
+  };
+}

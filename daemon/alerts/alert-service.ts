@@ -1,0 +1,117 @@
+/**
+ * Alert service: create, read, update and delete a user's price alerts, and read their
+ * firing history. Another user's alert is "not found". Active alerts are capped per tier
+ * (a 403 naming the limit); every change is handed to `onChange` so the evaluators of
+ * every daemon instance pick it up.
+ */
+import type { Tier } from '../auth/tokens.js';
+import { AppError, invalidRequest, notFound } from '../errors.js';
+import type { Alert, AlertFilter, AlertFiringRecord, AlertPatch, AlertsRepo, AlertWrite } from '../store/alerts-repo.js';
+import type { StocksRepo } from '../store/stocks-repo.js';
+import { thresholdProblem, type AlertType } from './alert-rules.js';
+
+/** Most active alerts per tier; null = unlimited. */
+export type AlertCaps = Readonly<Record<Tier, number | null>>;
+
+/** The issue's caps: free 10, basic 100, pro 1,000, enterprise unlimited. */
+export const DEFAULT_ALERT_CAPS: AlertCaps = { free: 10, basic: 100, pro: 1000, enterprise: null };
+
+/** The caller. */
+export interface AlertOwner {
+  id: string;
+  tier: Tier;
+}
+
+/** A new alert (POST /alerts). */
+export interface AlertRequest {
+  code: string;
+  alert_type: AlertType;
+  threshold: number;
+  recurring?: boolean;
+  cooldown_s?: number;
+  note?: string | null;
+}
+
+/** Collaborators of the alert service. */
+export interface AlertServiceDeps {
+  alerts: AlertsRepo;
+  stocks: Pick<StocksRepo, 'get'>;
+  caps: AlertCaps;
+  /** Called after every successful write with the alert id (the evaluator's `changed`). */
+  onChange?(alertId: string): Promise<void> | void;
+}
+
+/** Alert service. */
+export interface AlertService {
+  /** @throws AppError INVALID_REQUEST (unknown stock, bad threshold), FORBIDDEN (tier cap reached) */
+  create(owner: AlertOwner, input: AlertRequest): Promise<Alert>;
+  /** @throws AppError NOT_FOUND */
+  get(userId: string, id: string): Promise<Alert>;
+  list(userId: string, filter: AlertFilter): Promise<{ items: Alert[]; total: number }>;
+  /** @throws AppError NOT_FOUND, INVALID_REQUEST (bad threshold), FORBIDDEN (reactivating over the cap) */
+  update(owner: AlertOwner, id: string, patch: AlertPatch): Promise<Alert>;
+  /** @throws AppError NOT_FOUND */
+  delete(userId: string, id: string): Promise<void>;
+  /** Firings of one alert (NOT_FOUND when not the user's) or of all the user's alerts. */
+  events(userId: string, filter: { alertId?: string; code?: string; limit: number; offset: number }): Promise<{ items: AlertFiringRecord[]; total: number }>;
+}
+
+/** Create the alert service. */
+export function createAlertService(deps: AlertServiceDeps): AlertService {
+  function capError(owner: AlertOwner, active: number): AppError {
+    const limit = deps.caps[owner.tier];
+    return new AppError(
+      'FORBIDDEN',
+      `Active alert limit reached: the ${owner.tier} tier allows ${limit} active alerts and you have ${active}. Deactivate or delete an alert, or upgrade your tier.`,
+      { tier: owner.tier, limit, active },
+    );
+  }
+
+  async function settle(owner: AlertOwner, write: AlertWrite, id?: string): Promise<Alert> {
+    if (write.ok) {
+      await deps.onChange?.(write.alert.id);
+      return write.alert;
+    }
+    if (write.reason === 'cap') throw capError(owner, write.active);
+    throw notFound('Alert', { id });
+  }
+
+  function checkThreshold(type: AlertType, threshold: number | undefined): void {
+    const problem = threshold === undefined ? null : thresholdProblem(type, threshold);
+    if (problem) throw invalidRequest('Invalid threshold', { threshold: `${problem} for ${type}` });
+  }
+
+  async function get(userId: string, id: string): Promise<Alert> {
+    const alert = await deps.alerts.get(userId, id);
+    if (!alert) throw notFound('Alert', { id });
+    return alert;
+  }
+
+  return {
+    async create(owner, input) {
+      checkThreshold(input.alert_type, input.threshold);
+      if (!(await deps.stocks.get(input.code))) throw invalidRequest('Unknown stock', { code: `no listed stock has the code ${input.code}` });
+      const write = await deps.alerts.create(
+        owner.id,
+        { code: input.code, alert_type: input.alert_type, threshold: input.threshold, recurring: input.recurring ?? false, cooldown_s: input.cooldown_s ?? 0, note: input.note ?? null },
+        deps.caps[owner.tier],
+      );
+      return settle(owner, write);
+    },
+    get,
+    list: (userId, filter) => deps.alerts.list(userId, filter),
+    async update(owner, id, patch) {
+      const current = await get(owner.id, id);
+      checkThreshold(current.alert_type, patch.threshold);
+      return settle(owner, await deps.alerts.update(owner.id, id, patch, deps.caps[owner.tier]), id);
+    },
+    async delete(userId, id) {
+      if (!(await deps.alerts.delete(userId, id))) throw notFound('Alert', { id });
+      await deps.onChange?.(id);
+    },
+    async events(userId, filter) {
+      if (filter.alertId) await get(userId, filter.alertId);
+      return deps.alerts.events(userId, filter);
+    },
+  };
+}

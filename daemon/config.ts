@@ -1,0 +1,327 @@
+/**
+ * Daemon configuration: one zod schema, resolved once from
+ * flag > STOCKSCREEN_* environment variable > JSON config file > default, then frozen.
+ */
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+const bool = z.preprocess((v) => {
+  if (typeof v === 'string') {
+    if (/^(1|true|yes|on)$/i.test(v)) return true;
+    if (/^(0|false|no|off)$/i.test(v)) return false;
+  }
+  return v;
+}, z.boolean());
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/** The spec's endpoint limits ("Endpoint limits"), requests per hour. */
+export const DEFAULT_ENDPOINT_LIMITS = {
+  'POST /screen': 50,
+  'GET /stocks/{code}': 200,
+  'POST /auth/register': 10,
+  'POST /auth/login': 10,
+} as const;
+
+const ENDPOINT_KEY = /^(GET|POST|PUT|PATCH|DELETE)\s+(\/\S*)$/i;
+
+/**
+ * Endpoint limits: the given entries are merged over the spec's defaults (so overriding
+ * one keeps the others); `null` removes a default. Keys are normalised to `METHOD /path`.
+ */
+const endpointLimits = z
+  .record(z.string().regex(ENDPOINT_KEY, 'keys look like "POST /screen"'), int(1, 1e9).nullable())
+  .optional()
+  .transform((given) => {
+    const merged: Record<string, number> = { ...DEFAULT_ENDPOINT_LIMITS };
+    for (const [key, limit] of Object.entries(given ?? {})) {
+      const [, method, path] = ENDPOINT_KEY.exec(key.trim())!;
+      const name = `${method!.toUpperCase()} ${path!}`;
+      if (limit === null) delete merged[name];
+      else merged[name] = limit;
+    }
+    return merged;
+  });
+
+/** One tier's limits; either may be given alone, the other keeps its default. */
+const tierLimits = (perHour: number, perDay: number) =>
+  z.strictObject({ per_hour: int(1, 1e9).default(perHour), per_day: int(1, 1e10).default(perDay) }).prefault({});
+
+/** Rate-limit settings (spec "Limits"); the spec's numbers are the defaults. */
+const rateLimitSchema = z
+  .strictObject({
+    enabled: bool.default(true),
+    anonymous_per_hour: int(1, 1e9).default(100),
+    tiers: z
+      .strictObject({
+        free: tierLimits(100, 2400),
+        basic: tierLimits(1000, 24000),
+        pro: tierLimits(10000, 240000),
+        enterprise: tierLimits(100000, 2400000),
+      })
+      .prefault({}),
+    endpoints: endpointLimits,
+    /** A hung Redis never stalls a request longer than this; past it the request is allowed (fail open). */
+    timeout_ms: int(1, 10000).default(150),
+  })
+  .prefault({});
+
+/** Names express's `trust proxy` understands besides addresses and CIDRs. */
+const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An address, a CIDR (`10.0.0.0/8`, `fd00::/8`), an address/netmask, or one of TRUST_PROXY_NAMES. */
+function isTrustedProxyEntry(entry: string): boolean {
+  if (TRUST_PROXY_NAMES.has(entry)) return true;
+  const [addr = '', range, ...rest] = entry.split('/');
+  const family = isIP(addr);
+  if (!family || rest.length > 0) return false;
+  if (range === undefined) return true;
+  if (/^\d{1,3}$/.test(range)) return Number(range) <= (family === 4 ? 32 : 128);
+  return isIP(range) === family;
+}
+
+/**
+ * Which proxies are trusted to report the client address in X-Forwarded-For.
+ * Never "trust everything" (the client would pick its own address): `true` (the bare
+ * `--trust-proxy` flag) means one hop, a number N means N hops, and a string or array
+ * lists the proxies' addresses/CIDRs. Output: false | hop count | list.
+ */
+const trustProxySchema = z.preprocess(
+  (v) => {
+    if (v === true) return 1;
+    if (v === 0) return false;
+    if (typeof v !== 'string') return v;
+    const s = v.trim();
+    if (/^(true|yes|on)$/i.test(s)) return 1;
+    if (/^(false|no|off|0|)$/i.test(s)) return false;
+    if (/^\d+$/.test(s)) return Number(s);
+    return s.split(',').map((e) => e.trim()).filter(Boolean);
+  },
+  z.union([
+    z.literal(false),
+    z.number().int().min(1).max(32),
+    z
+      .array(z.string().refine(isTrustedProxyEntry, 'must be an IP address, a CIDR such as 10.0.0.0/8, or loopback/linklocal/uniquelocal'))
+      .min(1),
+  ], { error: 'must be true (one hop), a hop count, or a comma-separated list of proxy addresses/CIDRs' }),
+);
+
+/** Most active alerts per tier (null = unlimited); a tier left out keeps its default. */
+const alertCapsSchema = z
+  .strictObject({
+    free: int(0, 1e9).nullable().default(10),
+    basic: int(0, 1e9).nullable().default(100),
+    pro: int(0, 1e9).nullable().default(1000),
+    enterprise: int(0, 1e9).nullable().default(null),
+  })
+  .prefault({});
+
+/** The validated configuration schema (also documents every setting). */
+export const configSchema = z.object({
+  host: z.string().min(1).default('127.0.0.1'),
+  port: int(0, 65535).default(8000),
+  /** Default: `$XDG_DATA_HOME/stockscreen` of the environment given to loadConfig (see defaultDataDir). */
+  data_dir: z.string().min(1),
+  redis_url: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').default('redis://127.0.0.1:6379'),
+  redis_prefix: z.string().min(1).max(64).default('stockscreen:'),
+  /** API-side Redis commands (revocation checks, screen cache, quotes) fail after this, so a hung Redis cannot stall requests. */
+  redis_command_timeout_ms: int(10, 60_000).default(500),
+  /** PostgreSQL instead of the sqlite file in data_dir (several daemons share it). */
+  database_url: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
+  /** PostgreSQL schema for the tables (created when missing); default: the server's search_path. */
+  database_schema: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'lower-case letters, digits and _').optional(),
+  database_pool_size: int(1, 1000).default(10),
+  sample: bool.default(false),
+  sample_seed: int(0, 2 ** 31).default(42),
+  jwt_secret: z.string().min(32, 'must be at least 32 characters').optional(),
+  access_token_ttl_s: int(60, 86400).default(3600),
+  refresh_token_ttl_s: int(300, 90 * 86400).default(30 * 86400),
+  admin_email: z.string().email().optional(),
+  admin_password: z.string().min(8).optional(),
+  body_limit: z.string().regex(/^\d+(b|kb|mb)$/i, 'like 1mb or 512kb').default('1mb'),
+  log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  workers: int(0, 64).default(1),
+  trust_proxy: trustProxySchema.default(false),
+  market_clock: z.enum(['krx', 'always-open', 'always-closed']).default('krx'),
+  feed: z.enum(['simulator', 'ingest', 'off']).default('simulator'),
+  feed_interval_ms: int(10, 60000).default(1000),
+  /** Simulator: trades per stock per second on average, whatever feed_interval_ms (above one per step: several per step). */
+  feed_updates_per_stock_per_s: z.coerce.number().positive().max(100).default(1),
+  ws_batch_interval_ms: int(0, 10000).default(30),
+  ws_rate_limit: int(1, 100000).default(100),
+  ws_max_subscriptions: int(1, 100000).default(200),
+  ws_max_targets_per_request: int(1, 10000).default(50),
+  ws_session_ttl_s: int(1, 86400).default(300),
+  screen_cache_ttl_s: int(0, 86400).default(300),
+  risk_free_rate: z.coerce.number().min(0).max(1).default(0.03),
+  alert_caps: alertCapsSchema,
+  /** Events kept in the Redis stream for fan-out and session replay. */
+  ws_history: int(1000, 10_000_000).default(200_000),
+  /** Most messages replayed to a restored session; a larger gap gets a snapshot instead (history_truncated). */
+  ws_replay_max_messages: int(0, 1_000_000).default(5000),
+  ws_heartbeat_ms: int(100, 600_000).default(30_000),
+  rate_limit: rateLimitSchema,
+});
+
+/** Fully resolved, frozen daemon configuration. */
+export type Config = Readonly<z.infer<typeof configSchema>>;
+/** Partial configuration as given by flags, env or a file. */
+export type ConfigInput = z.input<typeof configSchema>;
+
+/** Where config values may come from, lowest precedence last. */
+export interface ConfigSources {
+  flags?: Record<string, unknown>;
+  env?: NodeJS.ProcessEnv;
+  /** Path of a JSON config file (also taken from flags.config or STOCKSCREEN_CONFIG). */
+  file?: string;
+}
+
+/** A configuration problem, one line per bad setting. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Environment variables read besides STOCKSCREEN_<KEY>. The STOCKSCREEN_ form wins when
+ * both are set (bin/ensure-redis.sh follows the same order).
+ */
+const ENV_ALIASES: Record<string, string> = {
+  REDIS_URL: 'redis_url',
+  DATABASE_URL: 'database_url',
+};
+
+/** Settings whose environment variable holds JSON. */
+const JSON_KEYS = new Set(['rate_limit', 'alert_caps']);
+
+/** A source's values plus the problems met reading it. */
+interface Collected {
+  values: Record<string, unknown>;
+  problems: string[];
+}
+
+/**
+ * Resolve the configuration from its sources and validate it once. Object-valued
+ * settings (rate_limit, alert_caps) are merged key by key across sources.
+ * @throws ConfigError listing every problem (unreadable file, bad JSON, bad values), one per line
+ */
+export function loadConfig(sources: ConfigSources = {}): Config {
+  const env = sources.env ?? {};
+  const flags = dropUndefined(sources.flags ?? {});
+  const filePath = (flags.config as string | undefined) ?? env.STOCKSCREEN_CONFIG ?? sources.file;
+  delete flags.config;
+  const fromEnv = envValues(env);
+  const fromFile: Collected = filePath ? readConfigFile(filePath) : { values: {}, problems: [] };
+  const merged = deepMerge(deepMerge(fromFile.values, fromEnv.values), flags);
+  const problems = [...fromFile.problems, ...fromEnv.problems];
+  let config: Config | undefined;
+  try {
+    config = parseConfig(merged, { env });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems);
+  }
+  if (problems.length > 0 || !config) throw new ConfigError(problems);
+  return config;
+}
+
+/** Options of parseConfig. */
+export interface ParseConfigOptions {
+  /** Environment the defaults are computed from (data_dir); default process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Validate a configuration object (defaults filled, result frozen).
+ * @throws ConfigError listing every bad setting
+ */
+export function parseConfig(input: Record<string, unknown>, options: ParseConfigOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const given = dropUndefined(input);
+  const problems = pairingProblems(given);
+  const result = configSchema.strict().safeParse({ data_dir: defaultDataDir(env), ...given });
+  if (!result.success) {
+    problems.unshift(...result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  }
+  if (problems.length > 0 || !result.success) throw new ConfigError(problems);
+  return Object.freeze(result.data);
+}
+
+/** Settings that only make sense together (the admin bootstrap needs both halves). */
+function pairingProblems(input: Record<string, unknown>): string[] {
+  const has = (key: string) => input[key] !== undefined && input[key] !== '';
+  if (has('admin_email') && !has('admin_password')) return ['admin_password: required when admin_email is set (STOCKSCREEN_ADMIN_PASSWORD)'];
+  if (has('admin_password') && !has('admin_email')) return ['admin_email: required when admin_password is set (STOCKSCREEN_ADMIN_EMAIL)'];
+  return [];
+}
+
+function envValues(env: NodeJS.ProcessEnv): Collected {
+  const values: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [name, key] of Object.entries(ENV_ALIASES)) {
+    if (env[name] !== undefined && env[name] !== '') values[key] = env[name];
+  }
+  for (const key of Object.keys(configSchema.shape)) {
+    const name = `STOCKSCREEN_${key.toUpperCase()}`;
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    if (!JSON_KEYS.has(key)) {
+      values[key] = value;
+      continue;
+    }
+    const parsed = parseJson(value);
+    if (parsed.ok) values[key] = parsed.value;
+    else problems.push(`${name}: not valid JSON (${parsed.error})`);
+  }
+  return { values, problems };
+}
+
+function readConfigFile(path: string): Collected {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    return { values: {}, problems: [`config: cannot read ${path}: ${(err as Error).message}`] };
+  }
+  const parsed = parseJson(text);
+  if (!parsed.ok) return { values: {}, problems: [`config: ${path} is not valid JSON (${parsed.error})`] };
+  if (!isPlainObject(parsed.value)) return { values: {}, problems: [`config: ${path} must hold a JSON object`] };
+  return { values: parsed.value, problems: [] };
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (err) {
+    return { ok: false, error: (err as Error).message };
+  }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** `over` wins; plain objects present on both sides are merged key by key. */
+function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const prev = out[key];
+    out[key] = isPlainObject(prev) && isPlainObject(value) ? deepMerge(prev, value) : value;
+  }
+  return out;
+}
+
+function dropUndefined(obj: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
+}
+
+/** `$XDG_DATA_HOME/stockscreen`, or `$HOME/.local/share/stockscreen`, read from `env`. */
+export function defaultDataDir(env: NodeJS.ProcessEnv): string {
+  const base = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share');
+  return join(base, 'stockscreen');
+}

@@ -1,0 +1,38 @@
+/**
+ * The spec's response envelope ("Response envelope"): success
+ * `{status:"success", data, meta:{timestamp, request_id}}` and error
+ * `{status:"error", error:{code, message, details}, meta}`.
+ */
+import type { Request, Response } from 'express';
+import type { ErrorCode, ErrorDetails } from '../errors.js';
+
+/** Envelope `meta`, with room for paging fields. */
+export interface Meta {
+  timestamp: string;
+  request_id: string;
+  [extra: string]: unknown;
+}
+
+/** Build the `meta` object for a request. */
+export function meta(req: Request, extra: Record<string, unknown> = {}): Meta {
+  return { timestamp: new Date().toISOString(), request_id: req.id, ...extra };
+}
+
+/** Options for a success response. */
+export interface SuccessOptions {
+  status?: number;
+  /** Extra `meta` fields (paging). */
+  meta?: Record<string, unknown>;
+  /** Fields repeated at the top level of the body, for clients of the spec's bare shapes. */
+  top?: Record<string, unknown>;
+}
+
+/** Send a success envelope. */
+export function sendSuccess(req: Request, res: Response, data: unknown, options: SuccessOptions = {}): void {
+  res.status(options.status ?? 200).json({ ...options.top, status: 'success', data, meta: meta(req, options.meta) });
+}
+
+/** Build an error envelope body. */
+export function errorBody(req: Request, code: ErrorCode, message: string, details: ErrorDetails = {}) {
+  return { status: 'error' as const, error: { code, message, details }, meta: meta(req) };
+}

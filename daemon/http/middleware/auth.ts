@@ -1,0 +1,64 @@
+/**
+ * Bearer-token guards. The token proves identity; tier and role are read from the
+ * users repository on each request so an admin's change takes effect at once. While
+ * the database cannot be reached, the token's own (signed, at most one access-token
+ * lifetime old) tier is used so that screening and live data keep working; admin
+ * endpoints then answer 503, since a role change might not be seen.
+ */
+import type { Request, RequestHandler } from 'express';
+import { AppError } from '../../errors.js';
+import type { AuthUser, TokenService } from '../../auth/tokens.js';
+import { isStoreUnavailable } from '../../store/db.js';
+import type { UserRow, UsersRepo } from '../../store/users-repo.js';
+
+/** What the guards need. */
+export interface AuthGuardDeps {
+  tokens: TokenService;
+  users: UsersRepo;
+}
+
+/** The bearer token of a request, if any. */
+export function bearerToken(req: Request): string | undefined {
+  const header = req.get('authorization');
+  const match = header?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match?.[1];
+}
+
+/**
+ * Resolve the caller from the request's bearer token.
+ * @throws AppError UNAUTHORIZED for a missing, invalid, expired or revoked token, or a deleted account
+ */
+export async function authenticate(deps: AuthGuardDeps, req: Request): Promise<AuthUser> {
+  if (req.user) return req.user;
+  const token = bearerToken(req);
+  if (!token) throw new AppError('UNAUTHORIZED', 'Authentication required: send Authorization: Bearer <token>', { reason: 'missing' });
+  const claims = await deps.tokens.verify(token);
+  let row: UserRow | undefined;
+  try {
+    row = await deps.users.findById(claims.id);
+  } catch (err) {
+    if (!isStoreUnavailable(err)) throw err;
+    req.authFromToken = true;
+    req.customRateLimit = null;
+    req.user = claims;
+    return req.user;
+  }
+  if (!row) throw new AppError('UNAUTHORIZED', 'Account no longer exists', { reason: 'invalid' });
+  req.customRateLimit = row.rate_limit_per_hour;
+  req.user = { ...claims, tier: row.tier, role: row.role };
+  return req.user;
+}
+
+/** Require a valid token; for `admin`, also the admin role (403 otherwise). */
+export function requireAuth(deps: AuthGuardDeps, access: 'user' | 'admin'): RequestHandler {
+  return async (req, _res, next) => {
+    const user = await authenticate(deps, req);
+    if (access === 'admin' && req.authFromToken) {
+      throw new AppError('SERVICE_UNAVAILABLE', 'Database unavailable: the admin role cannot be confirmed; try again shortly');
+    }
+    if (access === 'admin' && user.role !== 'admin') {
+      throw new AppError('FORBIDDEN', 'This endpoint requires the admin role');
+    }
+    next();
+  };
+}

@@ -1,0 +1,52 @@
+/** Admin user management: list users, change tier, role or a custom hourly limit. */
+import { z } from 'zod';
+import { invalidRequest, notFound } from '../../errors.js';
+import { toPublicUser, type UsersRepo } from '../../store/users-repo.js';
+import type { ApiBuilder } from '../api.js';
+import { sendSuccess } from '../envelope.js';
+import { adminUserPatch, pageQuery, publicUserSchema } from '../schemas/users.js';
+
+const idParams = z.object({ id: z.string().uuid('must be a user id (uuid)') });
+
+/**
+ * Register GET /admin/users and PATCH /admin/users/{id}.
+ * PATCH throws AppError INVALID_REQUEST for a custom limit on a non-enterprise account, NOT_FOUND for an unknown id.
+ */
+export function registerAdminUserRoutes(api: ApiBuilder, deps: { users: UsersRepo }): void {
+  api.route(
+    { method: 'get', path: '/admin/users', summary: 'List accounts', tags: ['admin'], access: 'admin', query: pageQuery, response: z.array(publicUserSchema) },
+    async (req, res) => {
+      const { page, limit } = req.valid.query as z.output<typeof pageQuery>;
+      const { users, total } = await deps.users.list({ limit, offset: (page - 1) * limit });
+      sendSuccess(req, res, users.map(toPublicUser), {
+        meta: { total, page, per_page: limit, total_pages: Math.ceil(total / limit) },
+      });
+    },
+  );
+  api.route(
+    {
+      method: 'patch', path: '/admin/users/:id', summary: 'Change tier, role or custom hourly limit', tags: ['admin'], access: 'admin', params: idParams, body: adminUserPatch, response: publicUserSchema, errors: [404],
+      description:
+        'rate_limit_per_hour is the custom hourly limit of an enterprise account (daily limit: 24 ×). Setting it on an account that is not ' +
+        'enterprise after the patch answers 400 (it would have no effect); null clears it. Moving an account out of enterprise clears it.',
+    },
+    async (req, res) => {
+      const { id } = req.valid.params as z.output<typeof idParams>;
+      let patch = req.valid.body as z.output<typeof adminUserPatch>;
+      const existing = await deps.users.findById(id);
+      if (!existing) throw notFound('User', { id });
+      if ((patch.tier ?? existing.tier) !== 'enterprise') {
+        if (patch.rate_limit_per_hour != null) {
+          throw invalidRequest('A custom hourly limit applies to enterprise accounts only', {
+            rate_limit_per_hour: `applies to enterprise accounts only (this one is ${patch.tier ?? existing.tier}); send tier "enterprise" in the same request`,
+          });
+        }
+        // A limit that no longer applies would only mislead whoever reads the account.
+        if (existing.rate_limit_per_hour !== null) patch = { ...patch, rate_limit_per_hour: null };
+      }
+      const updated = await deps.users.update(id, patch);
+      if (!updated) throw notFound('User', { id });
+      sendSuccess(req, res, toPublicUser(updated));
+    },
+  );
+}

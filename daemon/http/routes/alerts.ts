@@ -1,0 +1,131 @@
+/**
+ * Price alert endpoints (issue 7): CRUD scoped to the caller (another user's alert is a
+ * 404), per-tier caps on active alerts (403), and the firing history.
+ */
+import type { Request } from 'express';
+import { z } from 'zod';
+import { ALERT_TYPES, thresholdProblem } from '../../alerts/alert-rules.js';
+import type { AlertOwner, AlertService } from '../../alerts/alert-service.js';
+import { STOCK_CODE_PATTERN } from '../../market/records.js';
+import type { Alert, AlertFiringRecord } from '../../store/alerts-repo.js';
+import type { ApiBuilder } from '../api.js';
+import { sendSuccess } from '../envelope.js';
+
+/** Collaborators of the alert routes. */
+export interface AlertRoutesDeps {
+  alerts: AlertService;
+}
+
+const code = z.string({ error: 'is required' }).regex(STOCK_CODE_PATTERN, 'must be a 6-character KRX code such as 005930');
+const alertType = z.enum(ALERT_TYPES, { error: `must be one of ${ALERT_TYPES.join(', ')}` });
+const threshold = z.number({ error: 'must be a number' });
+const cooldown = z.number({ error: 'must be a number of seconds' }).int('must be whole seconds').min(0, 'must not be negative').max(7 * 86400, 'must be at most 604800 (7 days)');
+const note = z.string().max(500, 'must be at most 500 characters').nullable();
+const idParams = z.object({ id: z.uuid('must be an alert id') });
+const paging = { page: z.coerce.number().int().min(1).default(1), limit: z.coerce.number().int().min(1).max(500).default(50) };
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+const createBody = z
+  .strictObject({
+    code,
+    alert_type: alertType,
+    threshold,
+    recurring: z.boolean().optional().describe('Fire again each time the condition becomes true again (default false: fire once)'),
+    cooldown_s: cooldown.optional().describe('Minimum seconds between two firings of a recurring alert'),
+    note: note.optional(),
+  })
+  .superRefine((v, ctx) => {
+    const problem = thresholdProblem(v.alert_type, v.threshold);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['threshold'], message: `${problem} for ${v.alert_type}` });
+  });
+const updateBody = z
+  .strictObject({ threshold: threshold.optional(), active: z.boolean().optional(), recurring: z.boolean().optional(), note: note.optional(), cooldown_s: cooldown.optional() })
+  .refine((v) => Object.keys(v).length > 0, { message: 'give at least one of threshold, active, recurring, note, cooldown_s' });
+const listQuery = z.object({ code: code.optional(), active: bool.optional(), type: alertType.optional(), ...paging });
+const eventsQuery = z.object({ code: code.optional(), ...paging });
+
+const alertSchema = z
+  .object({
+    id: z.string(), code: z.string(), name: z.string().nullable(), alert_type: alertType, threshold: z.number(), recurring: z.boolean(),
+    cooldown_s: z.number(), note: z.string().nullable(), active: z.boolean(),
+    armed: z.boolean().describe('False after a firing until the condition has been false again'),
+    fire_count: z.number(), last_fired_at: z.string().nullable(), created_at: z.string(), updated_at: z.string(),
+  })
+  .meta({ id: 'Alert' });
+const eventSchema = z
+  .object({
+    id: z.string(), alert_id: z.string(), code: z.string(), alert_type: alertType, threshold: z.number(), price: z.number(),
+    change_percent: z.number().nullable(), volume: z.number().nullable(), message: z.string(), fired_at: z.string(),
+  })
+  .meta({ id: 'AlertFiring' });
+
+/** An alert as the API shows it. */
+function view(a: Alert) {
+  const { user_id: _owner, last_fired_at, ...rest } = a;
+  return { ...rest, last_fired_at: last_fired_at === null ? null : new Date(last_fired_at).toISOString() };
+}
+
+function eventView(e: AlertFiringRecord) {
+  const { user_id: _owner, generation: _g, fired_at, ...rest } = e;
+  return { ...rest, fired_at: new Date(fired_at).toISOString() };
+}
+
+function pageMeta(total: number, page: number, limit: number) {
+  return { total, page, per_page: limit, total_pages: Math.ceil(total / limit) };
+}
+
+/** Register the alert routes. */
+export function registerAlertRoutes(api: ApiBuilder, deps: AlertRoutesDeps): void {
+  const tags = ['alerts'];
+  const { alerts } = deps;
+  const owner = (req: Request): AlertOwner => ({ id: req.user!.id, tier: req.user!.tier });
+
+  api.route(
+    { method: 'get', path: '/alerts', summary: 'Your alerts (filters: code, active, type; paginated)', tags, access: 'user', query: listQuery, response: z.array(alertSchema) },
+    async (req, res) => {
+      const q = req.valid.query as z.output<typeof listQuery>;
+      const { items, total } = await alerts.list(req.user!.id, { code: q.code, active: q.active, alert_type: q.type, limit: q.limit, offset: (q.page - 1) * q.limit });
+      sendSuccess(req, res, items.map(view), { meta: pageMeta(total, q.page, q.limit) });
+    },
+  );
+  api.route(
+    { method: 'post', path: '/alerts', summary: 'Create a price alert', tags, access: 'user', body: createBody, status: 201, response: alertSchema, errors: [403] },
+    async (req, res) => sendSuccess(req, res, view(await alerts.create(owner(req), req.valid.body as z.output<typeof createBody>)), { status: 201 }),
+  );
+  // Before /alerts/:id, which would otherwise take "events" for an id.
+  api.route(
+    { method: 'get', path: '/alerts/events', summary: 'Firing history of all your alerts, newest first', tags, access: 'user', query: eventsQuery, response: z.array(eventSchema) },
+    async (req, res) => {
+      const q = req.valid.query as z.output<typeof eventsQuery>;
+      const { items, total } = await alerts.events(req.user!.id, { code: q.code, limit: q.limit, offset: (q.page - 1) * q.limit });
+      sendSuccess(req, res, items.map(eventView), { meta: pageMeta(total, q.page, q.limit) });
+    },
+  );
+  api.route(
+    { method: 'get', path: '/alerts/:id', summary: 'One alert', tags, access: 'user', params: idParams, response: alertSchema, errors: [404] },
+    async (req, res) => sendSuccess(req, res, view(await alerts.get(req.user!.id, (req.valid.params as z.output<typeof idParams>).id))),
+  );
+  api.route(
+    { method: 'put', path: '/alerts/:id', summary: 'Update an alert (threshold, active, recurring, note, cooldown_s)', tags, access: 'user', params: idParams, body: updateBody, response: alertSchema, errors: [403, 404] },
+    async (req, res) => {
+      const { id } = req.valid.params as z.output<typeof idParams>;
+      sendSuccess(req, res, view(await alerts.update(owner(req), id, req.valid.body as z.output<typeof updateBody>)));
+    },
+  );
+  api.route(
+    { method: 'delete', path: '/alerts/:id', summary: 'Delete an alert (its firing history is kept)', tags, access: 'user', params: idParams, status: 204, errors: [404] },
+    async (req, res) => {
+      await alerts.delete(req.user!.id, (req.valid.params as z.output<typeof idParams>).id);
+      res.status(204).end();
+    },
+  );
+  api.route(
+    { method: 'get', path: '/alerts/:id/events', summary: 'Firing history of one alert, newest first', tags, access: 'user', params: idParams, query: eventsQuery.omit({ code: true }), response: z.array(eventSchema), errors: [404] },
+    async (req, res) => {
+      const { id } = req.valid.params as z.output<typeof idParams>;
+      const q = req.valid.query as z.output<typeof eventsQuery>;
+      const { items, total } = await alerts.events(req.user!.id, { alertId: id, limit: q.limit, offset: (q.page - 1) * q.limit });
+      sendSuccess(req, res, items.map(eventView), { meta: pageMeta(total, q.page, q.limit) });
+    },
+  );
+}

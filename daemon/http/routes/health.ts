@@ -1,0 +1,49 @@
+/** Health endpoints at the root (spec "Health responses"); 503 with "unhealthy" when a dependency is down. */
+import { z } from 'zod';
+import { errorEnvelope, type ApiBuilder } from '../api.js';
+
+/** Probes the health routes call; each resolves true when the dependency answers. */
+export interface HealthDeps {
+  pingDb(): Promise<boolean>;
+  pingRedis(): Promise<boolean>;
+}
+
+const healthBody = z.object({ status: z.enum(['healthy', 'unhealthy']), timestamp: z.string() });
+const dbBody = healthBody.extend({ database: z.enum(['connected', 'disconnected']) }).meta({ id: 'DatabaseHealth' });
+const redisBody = healthBody.extend({ redis: z.enum(['connected', 'disconnected']) }).meta({ id: 'RedisHealth' });
+
+/** A 503 says the dependency is down (the health body), or that the daemon is shutting down (the error envelope). */
+const unhealthy = (body: z.ZodType, what: string) => ({
+  503: {
+    description: `${what} unreachable: {status:"unhealthy", ${what === 'Database' ? 'database' : 'redis'}:"disconnected", timestamp}; while the daemon shuts down, the error envelope`,
+    schema: z.union([body, errorEnvelope]),
+  },
+});
+
+/** Register GET /health, /health/db and /health/redis. */
+export function registerHealthRoutes(api: ApiBuilder, deps: HealthDeps): void {
+  const common = { tags: ['health'], access: 'public', raw: true, rateLimitExempt: true, errors: [503] } as const;
+  api.route(
+    {
+      ...common, method: 'get', path: '/health', summary: 'Liveness of the daemon', response: healthBody,
+      errorBodies: { 503: { description: 'The daemon is shutting down (error envelope, code SERVICE_UNAVAILABLE)', schema: errorEnvelope } },
+    },
+    (_req, res) => {
+      res.json({ status: 'healthy', timestamp: new Date().toISOString() });
+    },
+  );
+  api.route(
+    { ...common, method: 'get', path: '/health/db', summary: 'Database connectivity', response: dbBody, errorBodies: unhealthy(dbBody, 'Database') },
+    async (_req, res) => {
+      const ok = await deps.pingDb();
+      res.status(ok ? 200 : 503).json({ status: ok ? 'healthy' : 'unhealthy', database: ok ? 'connected' : 'disconnected', timestamp: new Date().toISOString() });
+    },
+  );
+  api.route(
+    { ...common, method: 'get', path: '/health/redis', summary: 'Redis connectivity (rate limits and revocation checks fail open while it is down)', response: redisBody, errorBodies: unhealthy(redisBody, 'Redis') },
+    async (_req, res) => {
+      const ok = await deps.pingRedis();
+      res.status(ok ? 200 : 503).json({ status: ok ? 'healthy' : 'unhealthy', redis: ok ? 'connected' : 'disconnected', timestamp: new Date().toISOString() });
+    },
+  );
+}

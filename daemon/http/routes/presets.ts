@@ -1,0 +1,80 @@
+/** Saved screen presets: CRUD scoped to the owner (another user's id is a 404), and run. */
+import { z } from 'zod';
+import { AppError, notFound } from '../../errors.js';
+import type { ScreenService } from '../../screening/screen-service.js';
+import type { Preset, PresetsRepo, PresetWrite } from '../../store/presets-repo.js';
+import type { ApiBuilder } from '../api.js';
+import { sendSuccess } from '../envelope.js';
+import { sendScreen } from './screen.js';
+
+const presetSchema = z
+  .object({ id: z.string(), name: z.string(), description: z.string().nullable(), query: z.record(z.string(), z.unknown()), created_at: z.string(), updated_at: z.string() })
+  .meta({ id: 'Preset' });
+const name = z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters');
+const createBody = z.strictObject({
+  name,
+  description: z.string().max(1000).nullable().optional(),
+  query: z.record(z.string(), z.unknown(), { error: 'must be a screening request object (shape A or B)' }),
+});
+const updateBody = z
+  .strictObject({ name: name.optional(), description: z.string().max(1000).nullable().optional(), query: createBody.shape.query.optional() })
+  .refine((v) => Object.keys(v).length > 0, { message: 'give at least one of name, description, query' });
+const idParams = z.object({ id: z.string().uuid('must be a preset id') });
+
+function unwrap(write: PresetWrite, id?: string): Preset {
+  if (write.ok) return write.preset;
+  if (write.reason === 'duplicate_name') throw new AppError('CONFLICT', 'You already have a preset with this name', { name: 'already used' });
+  throw notFound('Preset', { id });
+}
+
+/** Register the preset routes. */
+export function registerPresetRoutes(api: ApiBuilder, deps: { presets: PresetsRepo; screens: ScreenService }): void {
+  const tags = ['presets'];
+  // The saved query is validated at save time, so a preset always runs.
+  const checkQuery = (query: Record<string, unknown>) => {
+    try {
+      deps.screens.parse(query);
+    } catch (err) {
+      if (err instanceof AppError) throw new AppError('INVALID_REQUEST', `Invalid query: ${err.message}`, Object.fromEntries(Object.entries(err.details).map(([k, v]) => [`query.${k}`, v])));
+      throw err;
+    }
+  };
+
+  api.route({ method: 'get', path: '/screen/presets', summary: 'Your saved presets', tags, access: 'user', response: z.array(presetSchema) }, async (req, res) => {
+    sendSuccess(req, res, await deps.presets.list(req.user!.id));
+  });
+  api.route(
+    { method: 'post', path: '/screen/presets', summary: 'Save a preset', tags, access: 'user', body: createBody, response: presetSchema, status: 201, errors: [409] },
+    async (req, res) => {
+      const body = req.valid.body as z.output<typeof createBody>;
+      checkQuery(body.query);
+      sendSuccess(req, res, unwrap(await deps.presets.create(req.user!.id, { name: body.name, description: body.description ?? null, query: body.query })), { status: 201 });
+    },
+  );
+  api.route({ method: 'get', path: '/screen/presets/:id', summary: 'One preset', tags, access: 'user', params: idParams, response: presetSchema, errors: [404] }, async (req, res) => {
+    const { id } = req.valid.params as z.output<typeof idParams>;
+    const preset = await deps.presets.get(req.user!.id, id);
+    if (!preset) throw notFound('Preset', { id });
+    sendSuccess(req, res, preset);
+  });
+  api.route(
+    { method: 'put', path: '/screen/presets/:id', summary: 'Update a preset (partial)', tags, access: 'user', params: idParams, body: updateBody, response: presetSchema, errors: [404, 409] },
+    async (req, res) => {
+      const { id } = req.valid.params as z.output<typeof idParams>;
+      const body = req.valid.body as z.output<typeof updateBody>;
+      if (body.query) checkQuery(body.query);
+      sendSuccess(req, res, unwrap(await deps.presets.update(req.user!.id, id, body), id));
+    },
+  );
+  api.route({ method: 'delete', path: '/screen/presets/:id', summary: 'Delete a preset', tags, access: 'user', params: idParams, status: 204, errors: [404] }, async (req, res) => {
+    const { id } = req.valid.params as z.output<typeof idParams>;
+    if (!(await deps.presets.delete(req.user!.id, id))) throw notFound('Preset', { id });
+    res.status(204).end();
+  });
+  api.route({ method: 'post', path: '/screen/presets/:id/run', summary: 'Run a saved preset', tags, access: 'user', params: idParams, errors: [404] }, async (req, res) => {
+    const { id } = req.valid.params as z.output<typeof idParams>;
+    const preset = await deps.presets.get(req.user!.id, id);
+    if (!preset) throw notFound('Preset', { id });
+    sendScreen(req, res, await deps.screens.run(deps.screens.parse(preset.query)));
+  });
+}

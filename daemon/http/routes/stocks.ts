@@ -1,0 +1,185 @@
+/**
+ * Stock endpoints: list (from the in-memory snapshot), detail with latest indicators,
+ * price (live quote when the feed runs, else the last close), history (day/week/month
+ * bars) and quarterly financials with derived ratios. All need a token.
+ */
+import { z } from 'zod';
+import { notFound } from '../../errors.js';
+import { aggregateBars } from '../../market/aggregate-bars.js';
+import { isValidDate } from '../../market/krx-calendar.js';
+import { STOCK_CODE_PATTERN, type DailyBar, type FinancialQuarter } from '../../market/records.js';
+import { executeQuery } from '../../screening/query.js';
+import type { SnapshotService } from '../../screening/snapshot-service.js';
+import type { FinancialsRepo } from '../../store/financials-repo.js';
+import type { IndicatorsRepo } from '../../store/indicators-repo.js';
+import type { PricesRepo } from '../../store/prices-repo.js';
+import type { StocksRepo } from '../../store/stocks-repo.js';
+import type { ApiBuilder } from '../api.js';
+import { sendSuccess } from '../envelope.js';
+
+/** A live quote, when a feed is running. */
+export interface LiveQuote {
+  price: number;
+  change: number;
+  change_percent: number;
+  open: number;
+  high: number;
+  low: number;
+  volume: number;
+  trading_value: number;
+  ts: number;
+}
+
+/** Collaborators of the stock routes. */
+export interface StockRoutesDeps {
+  stocks: StocksRepo;
+  prices: PricesRepo;
+  financials: FinancialsRepo;
+  indicators: IndicatorsRepo;
+  snapshot: SnapshotService;
+  liveQuote?(code: string): Promise<LiveQuote | null>;
+}
+
+const codeParams = z.object({ code: z.string().regex(STOCK_CODE_PATTERN, 'must be a 6-character KRX code such as 005930') });
+const date = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be YYYY-MM-DD', abort: true })
+  .refine(isValidDate, 'must be a calendar date (YYYY-MM-DD)');
+const SORTABLE = ['code', 'name', 'market_cap', 'volume', 'change_percent', 'trading_value', 'close'] as const;
+
+const listQuery = z.object({
+  market: z.enum(['KOSPI', 'KOSDAQ', 'ALL']).default('ALL'),
+  sector: z.string().min(1).max(100).optional(),
+  q: z.string().trim().min(1).max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  page: z.coerce.number().int().min(1).default(1),
+  sort: z.enum(SORTABLE).default('market_cap'),
+  order: z.enum(['asc', 'desc']).optional(),
+});
+const historyQuery = z
+  .object({
+    from: date.optional(),
+    to: date.optional(),
+    interval: z.enum(['day', 'week', 'month']).default('day'),
+    limit: z.coerce.number().int().min(1).max(5000).optional(),
+  })
+  .refine((v) => !v.from || !v.to || v.from <= v.to, { message: 'from must not be after to', path: ['from'] });
+const financialsQuery = z.object({ limit: z.coerce.number().int().min(1).max(40).default(4) });
+
+const stockItem = z.object({
+  code: z.string(), name: z.string(), name_english: z.string().nullable(), market: z.string(), sector: z.string().nullable(),
+  close: z.number().nullable(), change_percent: z.number().nullable(), market_cap: z.number().nullable(), volume: z.number().nullable(),
+});
+
+function ratio(n: number | null, d: number | null, scale = 100): number | null {
+  return n === null || d === null || d === 0 ? null : (n / d) * scale;
+}
+
+function withRatios(q: FinancialQuarter) {
+  return {
+    ...q,
+    operating_margin: ratio(q.operating_profit, q.revenue),
+    net_margin: ratio(q.net_profit, q.revenue),
+    debt_ratio: ratio(q.total_liabilities, q.equity),
+    equity_ratio: ratio(q.equity, q.total_assets),
+    current_ratio: ratio(q.current_assets, q.current_liabilities),
+  };
+}
+
+/** Register the stock routes. */
+export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): void {
+  const tags = ['stocks'];
+  async function requireStock(code: string) {
+    const stock = await deps.stocks.get(code);
+    if (!stock) throw notFound('Stock', { code });
+    return stock;
+  }
+
+  api.route(
+    { method: 'get', path: '/stocks', summary: 'List stocks (filter by market, sector, code or name substring)', tags, access: 'user', query: listQuery, response: z.array(stockItem) },
+    (req, res) => {
+      const q = req.valid.query as z.output<typeof listQuery>;
+      const snap = deps.snapshot.current();
+      let codes: string[] | undefined;
+      if (q.q) {
+        const needle = q.q.toLowerCase();
+        codes = snap.codes.filter((c, i) => c.toLowerCase().includes(needle) || (snap.names[i] ?? '').toLowerCase().includes(needle) || (snap.namesEnglish[i] ?? '').toLowerCase().includes(needle));
+      }
+      const order = q.order ?? (q.sort === 'code' || q.sort === 'name' ? 'asc' : 'desc');
+      const result = codes?.length === 0
+        ? { total: 0, page: q.page, per_page: q.limit, total_pages: 0, items: [] }
+        : executeQuery(snap, {
+            universe: { ...(q.market !== 'ALL' ? { market: q.market } : {}), ...(q.sector ? { sectors: [q.sector] } : {}), ...(codes ? { codes } : {}) },
+            filters: [], sort: [{ field: q.sort, direction: order }], page: q.page, per_page: q.limit, fields: ['name_english', 'volume'],
+          });
+      const items = result.items.map((i) => ({
+        code: i.code, name: i.name, name_english: i.name_english ?? null, market: i.market, sector: i.sector,
+        close: i.close ?? null, change_percent: i.change_percent ?? null, market_cap: i.market_cap ?? null, volume: i.volume ?? null,
+      }));
+      sendSuccess(req, res, items, { meta: { total: result.total, page: result.page, per_page: result.per_page, total_pages: result.total_pages } });
+    },
+  );
+
+  api.route(
+    { method: 'get', path: '/stocks/:code', summary: 'A stock with its latest indicators', tags, access: 'user', params: codeParams, errors: [404] },
+    async (req, res) => {
+      const { code } = req.valid.params as z.output<typeof codeParams>;
+      const stock = await requireStock(code);
+      const ind = await deps.indicators.get(code);
+      sendSuccess(req, res, { ...stock, indicators_as_of: ind?.as_of ?? null, indicators: ind?.values ?? {} });
+    },
+  );
+
+  api.route(
+    { method: 'get', path: '/stocks/:code/price', summary: 'Latest price (live when the feed runs, else the last close)', tags, access: 'user', params: codeParams, errors: [404] },
+    async (req, res) => {
+      const { code } = req.valid.params as z.output<typeof codeParams>;
+      const stock = await requireStock(code);
+      const live = (await deps.liveQuote?.(code)) ?? null;
+      if (live) {
+        const { ts, ...quote } = live;
+        sendSuccess(req, res, { code, name: stock.name, ...quote, as_of: new Date(ts).toISOString(), source: 'live', halted: false });
+        return;
+      }
+      const recent = await deps.prices.history(code, { limit: 2 });
+      const last = recent.at(-1);
+      const prev = recent.length === 2 ? recent[0] : undefined;
+      const halt = await deps.prices.latestHalt(code);
+      if (!last && !halt) throw notFound('Price', { code, reason: 'no price data loaded for this stock' });
+      const price = halt ? halt.last_close : last!.close_price;
+      const base = halt ? last?.close_price ?? null : prev?.close_price ?? null;
+      sendSuccess(req, res, {
+        code, name: stock.name, price,
+        change: base === null ? null : price - base,
+        change_percent: base === null ? null : ((price - base) / base) * 100,
+        open: halt ? null : last!.open_price, high: halt ? null : last!.high_price, low: halt ? null : last!.low_price,
+        volume: halt ? 0 : last!.volume, trading_value: halt ? 0 : last!.trading_value,
+        as_of: halt ? halt.trade_date : last!.trade_date, source: 'close', halted: Boolean(halt),
+      });
+    },
+  );
+
+  api.route(
+    { method: 'get', path: '/stocks/:code/history', summary: 'OHLCV bars, oldest first (day, week or month)', tags, access: 'user', params: codeParams, query: historyQuery, errors: [404] },
+    async (req, res) => {
+      const { code } = req.valid.params as z.output<typeof codeParams>;
+      const q = req.valid.query as z.output<typeof historyQuery>;
+      await requireStock(code);
+      const bars: DailyBar[] = await deps.prices.history(code, { from: q.from, to: q.to, limit: q.interval === 'day' ? q.limit : undefined });
+      const rows = q.interval === 'day' ? bars : aggregateBars(bars, q.interval);
+      const limited = q.limit && rows.length > q.limit ? rows.slice(rows.length - q.limit) : rows;
+      sendSuccess(req, res, limited, { meta: { code, interval: q.interval, count: limited.length } });
+    },
+  );
+
+  api.route(
+    { method: 'get', path: '/stocks/:code/financials', summary: 'Quarterly statements, newest first, with derived ratios', tags, access: 'user', params: codeParams, query: financialsQuery, errors: [404] },
+    async (req, res) => {
+      const { code } = req.valid.params as z.output<typeof codeParams>;
+      const { limit } = req.valid.query as z.output<typeof financialsQuery>;
+      await requireStock(code);
+      const rows = await deps.financials.forStock(code, limit);
+      sendSuccess(req, res, rows.map(withRatios), { meta: { code, quarters: rows.length } });
+    },
+  );
+}

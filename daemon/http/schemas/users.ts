@@ -1,0 +1,64 @@
+/** Wire schemas for users and tokens (validate requests and document responses). */
+import { z } from 'zod';
+import { ROLES, TIERS } from '../../auth/tokens.js';
+
+/** A user as the API shows it (no secrets). */
+export const publicUserSchema = z
+  .object({
+    id: z.string().uuid(),
+    email: z.string(),
+    name: z.string().nullable(),
+    tier: z.enum(TIERS),
+    role: z.enum(ROLES),
+    rate_limit_per_hour: z.number().int().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'User' });
+
+/** The token response (spec "Token response") with the rotating refresh token. */
+export const tokenPairSchema = z
+  .object({
+    access_token: z.string(),
+    token_type: z.literal('bearer'),
+    expires_in: z.number().int().meta({ example: 3600 }),
+    refresh_token: z.string(),
+    refresh_expires_in: z.number().int(),
+  })
+  .meta({ id: 'TokenPair' });
+
+const email = z.string().trim().toLowerCase().pipe(z.email({ message: 'must be a valid email address' })).meta({ example: 'trader@example.com' });
+
+/** POST /auth/register body. */
+export const registerBody = z.strictObject({
+  email,
+  password: z.string().min(8, 'must be at least 8 characters').max(256, 'must be at most 256 characters'),
+  name: z.string().trim().min(1).max(100).optional(),
+});
+
+/** POST /auth/login body. */
+export const loginBody = z.strictObject({
+  email,
+  password: z.string().min(1, 'is required').max(256),
+});
+
+/** POST /auth/refresh body. */
+export const refreshBody = z.strictObject({ refresh_token: z.string().min(10, 'is required').max(512) });
+
+/** POST /auth/logout body (the refresh token to revoke with its family). */
+export const logoutBody = z.strictObject({ refresh_token: z.string().max(512).optional() });
+
+/** PATCH /admin/users/{id} body. */
+export const adminUserPatch = z
+  .strictObject({
+    tier: z.enum(TIERS).optional(),
+    role: z.enum(ROLES).optional(),
+    rate_limit_per_hour: z.number().int().positive().max(1e9).nullable().optional(),
+  })
+  .refine((v) => Object.keys(v).length > 0, { message: 'give at least one of tier, role, rate_limit_per_hour' });
+
+/** Paging query (page 1-based). */
+export const pageQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});

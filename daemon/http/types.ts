@@ -1,0 +1,25 @@
+/**
+ * Request augmentation shared by the HTTP layer: request id, authenticated user,
+ * and the values the validation middleware parsed.
+ */
+import type { AuthUser } from '../auth/tokens.js';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** Request id (echoed from a valid X-Request-Id, else a new uuid). */
+      id: string;
+      /** The caller, when a valid bearer token was sent. */
+      user?: AuthUser;
+      /** Set when tier and role came from the token alone because the database was unreachable. */
+      authFromToken?: boolean;
+      /** The caller's custom hourly limit (enterprise), read with the account. */
+      customRateLimit?: number | null;
+      /** Parsed and validated inputs (set by `validate`). */
+      valid: { body?: unknown; query?: unknown; params?: unknown };
+    }
+  }
+}
+
+export {};

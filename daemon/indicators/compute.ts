@@ -1,0 +1,122 @@
+/**
+ * Entry points: every registry indicator for one stock, and for a whole market
+ * (per-stock pass, then the cross-sectional scores). Pure and synchronous; a
+ * caller that must stay responsive can run the per-stock pass in chunks with
+ * `chunked` + `computeStockIndicators`, then call `applyCrossSectionalScores`.
+ */
+import type { DailyBar, FinancialQuarter, IndexBar, Market } from '../market/records.js';
+import { applyCrossSectionalScores } from './cross-section.js';
+import { createFinancialView } from './financials.js';
+import { growthIndicators, positive, profitabilityIndicators, valuationIndicators } from './fundamentals.js';
+import { emptyIndicatorValues, type IndicatorPatch, type IndicatorValues } from './registry.js';
+import { altmanZ, piotroskiFScore } from './scores.js';
+import { alignIndexCloses, technicalIndicators, toColumns } from './technical-values.js';
+
+export type { IndicatorValues } from './registry.js';
+export { applyCrossSectionalScores, applyCrossSectionalScoresAsync } from './cross-section.js';
+
+/** One stock's inputs. */
+export interface StockSeries {
+  code: string;
+  market: Market;
+  /** Oldest first, trading days only. */
+  bars: DailyBar[];
+  /** Oldest first. */
+  financials: FinancialQuarter[];
+  shares_outstanding: number | null;
+  /** For stocks halted today whose last bar is older. */
+  last_close: number | null;
+  /** The halt record's market cap, as the file gives it (preferred while halted, issue 9). */
+  market_cap?: number | null;
+  halted: boolean;
+}
+
+/** A whole market's inputs as of one trading date. */
+export interface MarketInput {
+  /** YYYY-MM-DD */
+  as_of: string;
+  stocks: StockSeries[];
+  /** Oldest first; may be empty. */
+  index: Partial<Record<Market, IndexBar[]>>;
+}
+
+/** Options of computeMarketIndicators. */
+export interface MarketComputeOptions {
+  /** Called after each stock's per-stock pass with (done, total). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** Bars dated after `asOf` are ignored (the inputs may run ahead of the computation date). */
+function barsUpTo(bars: readonly DailyBar[], asOf: string): readonly DailyBar[] {
+  let end = bars.length;
+  while (end > 0 && (bars[end - 1]?.trade_date ?? '') > asOf) end--;
+  return end === bars.length ? bars : bars.slice(0, end);
+}
+
+/** Listing shares, else the latest bar's, else the latest filing's; null unless > 0. */
+function resolveShares(stock: StockSeries, lastBar: DailyBar | undefined): number | null {
+  const latestFiling = stock.financials[stock.financials.length - 1];
+  return positive(stock.shares_outstanding) ?? positive(lastBar?.shares_outstanding) ?? positive(latestFiling?.shares_outstanding);
+}
+
+/** Effective close: the last bar's; when halted today, the stock's last close if given. */
+function resolveClose(stock: StockSeries, lastBar: DailyBar | undefined): number | null {
+  if (stock.halted && stock.last_close != null && stock.last_close > 0) return stock.last_close;
+  return lastBar?.close_price ?? positive(stock.last_close);
+}
+
+/**
+ * Every indicator of one stock except the cross-sectional scores (those stay
+ * null). `index` is the stock's market index, oldest first.
+ */
+export function computeStockIndicators(stock: StockSeries, index: IndexBar[] | undefined, as_of: string): IndicatorValues {
+  const bars = barsUpTo(stock.bars, as_of);
+  const lastBar = bars[bars.length - 1];
+  const close = resolveClose(stock, lastBar);
+  const shares = resolveShares(stock, lastBar);
+  // Halted today: the day's own record (close, shares, market cap as the file gives them) beats an older bar.
+  const reportedCap = (stock.halted ? positive(stock.market_cap) : null) ?? positive(lastBar?.market_cap);
+  const marketCap = reportedCap ?? (close != null && shares != null ? close * shares : null);
+  const cols = toColumns(bars);
+  const indexCloses = index && index.length > 0 ? alignIndexCloses(cols.dates, index) : null;
+  const technical = technicalIndicators({ cols, indexCloses, asOf: as_of, halted: stock.halted, close });
+  const view = createFinancialView(stock.financials);
+  const volume = technical.volume ?? null;
+  const patch: IndicatorPatch = {
+    ...technical,
+    market_cap: marketCap,
+    shares_outstanding: shares,
+    turnover: volume != null && shares != null ? (volume / shares) * 100 : null,
+    ...valuationIndicators(view, { close, marketCap, shares }),
+    ...profitabilityIndicators(view),
+    ...growthIndicators(view),
+    piotroski_f_score: piotroskiFScore(view),
+    altman_z: altmanZ(view),
+  };
+  const values = emptyIndicatorValues();
+  for (const [id, v] of Object.entries(patch)) {
+    values[id] = v != null && Number.isFinite(v) ? v : null;
+  }
+  return values;
+}
+
+/**
+ * Every indicator of every stock, keyed by stock code: the per-stock pass, then
+ * the cross-sectional scores over all stocks.
+ */
+export function computeMarketIndicators(input: MarketInput, options: MarketComputeOptions = {}): Map<string, IndicatorValues> {
+  const out = new Map<string, IndicatorValues>();
+  const total = input.stocks.length;
+  input.stocks.forEach((stock, i) => {
+    out.set(stock.code, computeStockIndicators(stock, input.index[stock.market], input.as_of));
+    options.onProgress?.(i + 1, total);
+  });
+  applyCrossSectionalScores(out.values());
+  return out;
+}
+
+/** Splits `items` into consecutive slices of at most `size` (size ≥ 1). */
+export function* chunked<T>(items: readonly T[], size: number): Generator<T[]> {
+  const step = Math.max(1, Math.floor(size));
+  for (let i = 0; i < items.length; i += step) yield items.slice(i, i + step);
+}

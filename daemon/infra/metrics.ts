@@ -1,0 +1,89 @@
+/**
+ * Prometheus metrics (prom-client), one registry per daemon so several can run in a process.
+ * The default Node metrics carry the `stockscreen_` prefix (event-loop lag is
+ * `stockscreen_nodejs_eventloop_lag_seconds` and its percentiles); the WebSocket gateway
+ * adds its own (ws/metrics.ts), the job queue its counts (registerJobCounts).
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The daemon's metric instruments. */
+export interface Metrics {
+  registry: Registry;
+  httpRequests: Counter<'method' | 'route' | 'status'>;
+  httpDuration: Histogram<'method' | 'route' | 'status'>;
+  rateLimitDecisions: Counter<'decision' | 'limit'>;
+}
+
+/** Create the metric registry and instruments. */
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'stockscreen_' });
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'stockscreen_http_requests_total',
+      help: 'HTTP requests by route template and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'stockscreen_http_request_duration_seconds',
+      help: 'HTTP request latency by route template and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    rateLimitDecisions: new Counter({
+      name: 'stockscreen_rate_limit_decisions_total',
+      help: 'Rate-limit decisions (allowed, rejected, failed_open)',
+      labelNames: ['decision', 'limit'],
+      registers: [registry],
+    }),
+  };
+}
+
+/** BullMQ job states reported by `stockscreen_jobs`. */
+export const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed', 'paused'] as const;
+
+/**
+ * Register `stockscreen_jobs{state}`: the job queue's counts, read when scraped (one Redis
+ * round trip). When they cannot be read within `timeoutMs` (Redis down) the scrape still
+ * succeeds: the gauge is left without samples and `stockscreen_jobs_up` is 0.
+ */
+export function registerJobCounts(registry: Registry, jobCounts: () => Promise<Record<string, number>>, timeoutMs = 500): void {
+  // One read per scrape, shared by both gauges (collected in registration order).
+  let read: Promise<Record<string, number> | null> = Promise.resolve(null);
+  const fetchCounts = async (): Promise<Record<string, number> | null> => {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        jobCounts(),
+        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('job counts timed out')), timeoutMs))),
+      ]);
+    } catch {
+      return null;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  new Gauge({
+    name: 'stockscreen_jobs',
+    help: 'Jobs in the market-data queue by state',
+    labelNames: ['state'],
+    registers: [registry],
+    async collect() {
+      read = fetchCounts();
+      const counts = await read;
+      this.reset();
+      if (counts) for (const state of JOB_STATES) this.set({ state }, counts[state] ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'stockscreen_jobs_up',
+    help: '1 when the job counts could be read at the last scrape, else 0',
+    registers: [registry],
+    async collect() {
+      this.set((await read) ? 1 : 0);
+    },
+  });
+}

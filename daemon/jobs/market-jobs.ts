@@ -1,0 +1,202 @@
+/**
+ * The market-data queue (BullMQ): producers enqueue load/compute jobs; workers run
+ * in this process (--workers N) or in `stockscreend worker` processes sharing Redis.
+ *
+ * Concurrency model: the queue's global concurrency is 1, so exactly one market-data
+ * job runs at a time across every worker of every process. A load job loads its files
+ * (each in one transaction) and then computes indicators in the same job, so a
+ * computation never reads a load half-done and two loads never race on the same stock
+ * rows (the latest quote file's name, board and shares must win; with one writer on
+ * sqlite and SERIALIZABLE transactions on PostgreSQL, parallel whole-file loads would
+ * only wait on or abort each other).
+ * What more workers give: the work moves off the API daemons, and another worker takes
+ * the next job (or a crashed worker's stalled one) when one is busy or gone. What they
+ * do not give: parallel loads. Jobs queue up and run one after another.
+ */
+import { Queue, Worker, type Job, type JobState } from 'bullmq';
+import type { Logger } from 'pino';
+import { AppError, isAppError, notFound } from '../errors.js';
+import type { RedisFactory } from '../infra/redis.js';
+import { createMarketProcessor, type MarketProcessorDeps } from './processors/market-processor.js';
+import { MARKET_QUEUE, type JobProgress, type JobRequest, type JobResult } from './types.js';
+
+/** A job as the API shows it. */
+export interface JobView {
+  id: string;
+  type: JobRequest['type'];
+  state: JobState | 'unknown';
+  data: JobRequest;
+  progress: JobProgress | null;
+  result: JobResult | null;
+  failed_reason: string | null;
+  attempts: number;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  requested_by: string | null;
+}
+
+/** Producer side plus optional in-process workers. */
+export interface MarketJobs {
+  enqueue(request: JobRequest, requestedBy: string | null): Promise<JobView>;
+  list(limit: number): Promise<JobView[]>;
+  /** @throws AppError NOT_FOUND */
+  get(id: string): Promise<JobView>;
+  /** Wait (at most `timeoutMs`) for the queue connection to initialise; never throws. */
+  ready(timeoutMs: number): Promise<void>;
+  /**
+   * Start `n` workers in this process (each with concurrency 1) and wait at most
+   * `readyTimeoutMs` (default 2000) for their Redis connections; resolves true when they
+   * are ready. Never waits longer: with Redis unreachable the workers connect (and start
+   * taking jobs) once it comes back, and the daemon serves meanwhile.
+   */
+  startWorkers(n: number, deps: MarketProcessorDeps, readyTimeoutMs?: number): Promise<boolean>;
+  /** Wait for a job to finish (tests, CLI --wait go through HTTP polling/events instead). */
+  queue: Queue<JobData, JobResult>;
+  close(): Promise<void>;
+}
+
+/** Stored job data: the request plus who asked. */
+export type JobData = JobRequest & { requested_by?: string | null };
+
+const iso = (ms: number | undefined) => (ms ? new Date(ms).toISOString() : null);
+
+/**
+ * The API view of a job. The job's hash is read before its state, so a job that
+ * finished in between would show `completed` with no result: such a job is read again.
+ */
+async function view(fetched: Job<JobData, JobResult>, queue: Queue<JobData, JobResult>): Promise<JobView> {
+  let job = fetched;
+  const state = await job.getState().catch(() => 'unknown' as const);
+  if ((state === 'completed' || state === 'failed') && !job.finishedOn) job = (await queue.getJob(String(job.id))) ?? job;
+  const { requested_by = null, ...data } = job.data;
+  return {
+    id: String(job.id),
+    type: data.type,
+    state,
+    data: data as JobRequest,
+    progress: typeof job.progress === 'object' ? (job.progress as unknown as JobProgress) : null,
+    result: job.returnvalue ?? null,
+    failed_reason: job.failedReason || null,
+    attempts: job.attemptsMade,
+    created_at: new Date(job.timestamp).toISOString(),
+    started_at: iso(job.processedOn),
+    finished_at: iso(job.finishedOn),
+    requested_by,
+  };
+}
+
+/** Options of createMarketJobs. */
+export interface MarketJobsOptions {
+  redis: RedisFactory;
+  logger: Logger;
+  /** Attempts per job and the first retry's delay (doubling after that); default 3 attempts, 1 s. */
+  retry?: { attempts: number; backoffMs: number };
+}
+
+/** Create the market job system. */
+export function createMarketJobs(options: MarketJobsOptions): MarketJobs {
+  const { redis, logger } = options;
+  const retry = options.retry ?? { attempts: 3, backoffMs: 1000 };
+  const prefix = `${redis.prefix}bull`;
+  // BullMQ does not close a connection it was given: keep it to close it ourselves.
+  const queueConnection = redis.connect('command', 'queue');
+  const queue = new Queue<JobData, JobResult>(MARKET_QUEUE, { connection: queueConnection, prefix });
+  queue.on('error', (err) => logger.warn({ err: err.message }, 'market queue error'));
+  const workers: Worker[] = [];
+  const workerConnections: ReturnType<RedisFactory['connect']>[] = [];
+  let closing: Promise<void> | undefined;
+
+  // The API side fails fast when Redis is down: callers get 503, never a hang.
+  const guarded = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
+    async (...a: A): Promise<R> => {
+      try {
+        return await fn(...a);
+      } catch (err) {
+        if (isAppError(err)) throw err;
+        logger.warn({ err: (err as Error).message }, 'job queue unavailable');
+        throw new AppError('SERVICE_UNAVAILABLE', 'Job queue unavailable (Redis not reachable)');
+      }
+    };
+
+  return {
+    queue,
+    async ready(timeoutMs) {
+      await Promise.race([queue.waitUntilReady().catch(() => undefined), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+    },
+    enqueue: guarded(async (request: JobRequest, requestedBy: string | null) => {
+      // One job at a time across every worker (see the file comment).
+      await queue.setGlobalConcurrency(1);
+      const job = await queue.add(request.type, { ...request, requested_by: requestedBy }, {
+        // Transient faults (database or Redis briefly gone) are retried; bad input throws
+        // UnrecoverableError in the processor and fails at once.
+        attempts: retry.attempts,
+        backoff: { type: 'exponential', delay: retry.backoffMs },
+        removeOnComplete: { count: 200 },
+        removeOnFail: { count: 200 },
+      });
+      return view(job, queue);
+    }),
+    list: guarded(async (limit: number) => {
+      const jobs = await queue.getJobs(['active', 'waiting', 'delayed', 'prioritized', 'completed', 'failed'], 0, limit - 1, false);
+      const views = await Promise.all(jobs.filter(Boolean).map((j) => view(j, queue)));
+      return views.sort((a, b) => b.created_at.localeCompare(a.created_at) || Number(b.id) - Number(a.id)).slice(0, limit);
+    }),
+    get: guarded(async (id: string) => {
+      const job = await queue.getJob(id);
+      if (!job) throw notFound('Job', { id });
+      return view(job, queue);
+    }),
+    async startWorkers(n, deps, readyTimeoutMs = 2000) {
+      const processor = createMarketProcessor(deps);
+      const spawn = (connection: ReturnType<RedisFactory['connect']>): Worker => {
+        const worker = new Worker<JobData, JobResult>(MARKET_QUEUE, processor, {
+          connection,
+          prefix,
+          concurrency: 1,
+          // Long indicator runs report progress; keep the lock generous.
+          lockDuration: 120_000,
+        });
+        worker.on('error', (err) => logger.warn({ err: err.message }, 'market worker error'));
+        worker.on('failed', (job, err) => logger.warn({ job: job?.id, err: err.message }, 'market job failed'));
+        workers.push(worker);
+        return worker;
+      };
+      // Each worker is made once its connection is up: a BullMQ worker still waiting for Redis
+      // when it is closed fails into an emitter without listeners (an unhandled rejection).
+      const started = Array.from({ length: n }, (_, i) => {
+        const connection = redis.connect('bullmq', `worker-${i}`);
+        workerConnections.push(connection);
+        return new Promise<Worker | null>((resolve) => {
+          const go = () => resolve(closing ? null : spawn(connection));
+          if (connection.status === 'ready') go();
+          else {
+            connection.once('ready', go);
+            connection.once('end', () => resolve(null));
+          }
+        });
+      });
+      const ready = Promise.all(started.map(async (w) => (await w)?.waitUntilReady())).then(() => true, () => false);
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<false>((resolve) => (timer = setTimeout(resolve, readyTimeoutMs, false)));
+      const ok = await Promise.race([ready, timedOut]);
+      clearTimeout(timer);
+      if (!ok) logger.warn({ workers: n }, 'job workers not connected to redis yet; they take jobs once it is reachable');
+      return ok;
+    },
+    close() {
+      closing ??= (async () => {
+        await Promise.all(workers.map((w) => Promise.race([w.close(), new Promise((r) => setTimeout(r, 10_000).unref())])));
+        await queue.close();
+        for (const c of [queueConnection, ...workerConnections]) {
+          // Redis never reached: BullMQ is still waiting for this connection, and on its 'end' that wait
+          // fails into an emitter whose listeners close() removed — an unhandled rejection. We are done
+          // with the connection: let that wait stay pending instead.
+          if (c.status !== 'ready') c.removeAllListeners('end');
+          c.disconnect();
+        }
+      })();
+      return closing;
+    },
+  };
+}

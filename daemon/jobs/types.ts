@@ -1,0 +1,67 @@
+/** Market-data job types, their data, progress and results (shared by API, workers and CLI). */
+import { z } from 'zod';
+import { LOADER_FORMATS } from '../../loaders/types.js';
+
+/** The market-data queue's name. */
+export const MARKET_QUEUE = 'market';
+
+const fileSpec = z.strictObject({
+  path: z.string().min(1).max(4096),
+  format: z.enum(LOADER_FORMATS).optional(),
+  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD').optional(),
+  code: z.string().regex(/^[0-9A-Z]{6}$/, 'must be a 6-character KRX code').optional(),
+});
+
+/** Body of POST /admin/jobs (also the job data). */
+export const jobRequestSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('load-files'),
+    /** Files or folders readable by the worker; folders are planned (kind detected, loaded in order). */
+    paths: z.array(z.union([z.string().min(1).max(4096), fileSpec])).min(1).max(10_000),
+    compute: z.boolean().default(true),
+  }),
+  z.strictObject({
+    type: z.literal('load-sample'),
+    seed: z.number().int().min(0).max(2 ** 31).default(42),
+    stocks: z.number().int().min(10).max(5000).optional(),
+    days: z.number().int().min(30).max(1500).optional(),
+    compute: z.boolean().default(true),
+  }),
+  z.strictObject({ type: z.literal('compute-indicators') }),
+]);
+
+/** A job request after defaults. */
+export type JobRequest = z.output<typeof jobRequestSchema>;
+
+/** Reported through job.updateProgress. */
+export interface JobProgress {
+  phase: 'queued' | 'plan' | 'load' | 'index' | 'indicators' | 'done';
+  file?: string;
+  done: number;
+  total: number;
+  rows_ok: number;
+  rows_rejected: number;
+}
+
+/** Outcome of one file. */
+export interface FileOutcome {
+  file: string;
+  format: string;
+  rows_total: number;
+  rows_ok: number;
+  rows_rejected: number;
+  rejected: { line: number; reason: string }[];
+  skipped: { reason: string; count: number }[];
+  written: { stocks: number; bars: number; halts: number; financials: number; index: number };
+  unknown_codes: string[];
+}
+
+/** Kept as the job's return value. */
+export interface JobResult {
+  files: FileOutcome[];
+  unrecognised: string[];
+  rows_ok: number;
+  rows_rejected: number;
+  indicators: { version: string; as_of: string | null; stocks: number; duration_ms: number } | null;
+  duration_ms: number;
+}

@@ -1,0 +1,167 @@
+/**
+ * stockscreend entry point: parse flags, resolve the config, start the daemon,
+ * and shut down gracefully on SIGINT/SIGTERM. Returns the exit code; never calls process.exit.
+ */
+import { Command, Option } from 'commander';
+import { ConfigError, loadConfig } from './config.js';
+import { createDaemon } from './daemon.js';
+import { startWorker } from './worker.js';
+import { VERSION } from './version.js';
+
+const EXAMPLES = `
+Examples:
+  $ stockscreend                                   # 127.0.0.1:8000, data in $XDG_DATA_HOME/stockscreen
+  $ stockscreend --port 0 --data-dir /tmp/ss       # pick a free port (logged)
+  $ stockscreend --sample                          # load the sample market when the database is empty
+  $ STOCKSCREEN_JWT_SECRET=... REDIS_URL=redis://10.0.0.5:6379 stockscreend --host 0.0.0.0
+  $ stockscreend worker --workers 2                # job workers only (loads, indicators)
+  $ stockscreend --host 0.0.0.0 --trust-proxy      # behind one reverse proxy (X-Forwarded-For: its last hop)
+  $ stockscreend --trust-proxy=10.0.0.0/8,127.0.0.1  # trust only these proxy addresses
+  $ DATABASE_URL=postgres://ss@db1/stockscreen REDIS_URL=redis://10.0.0.5:6379 stockscreend --host 0.0.0.0
+                                                   # one of several daemons sharing PostgreSQL and Redis
+
+Every flag has an environment equivalent STOCKSCREEN_<FLAG> (e.g. STOCKSCREEN_PORT=9000);
+precedence is flag > environment > --config file > default.`;
+
+function program(): Command {
+  return new Command('stockscreend')
+    .description('stockscreen daemon: REST + WebSocket service for KOSPI/KOSDAQ screening')
+    .version(VERSION)
+    .option('--host <host>', 'address to listen on (default 127.0.0.1)')
+    .option('--port <port>', 'port to listen on; 0 picks a free one (default 8000)')
+    .option('--data-dir <dir>', 'data directory (default $XDG_DATA_HOME/stockscreen)')
+    .option('--redis-url <url>', 'Redis URL (default redis://127.0.0.1:6379; env STOCKSCREEN_REDIS_URL, else REDIS_URL)')
+    .option('--redis-prefix <prefix>', 'prefix of every Redis key (default stockscreen:)')
+    .option('--database-url <url>', 'PostgreSQL URL (env DATABASE_URL); sqlite in the data dir when absent')
+    .option('--database-schema <name>', 'PostgreSQL schema for the tables (created when missing; default: search_path)')
+    .option('--config <file>', 'JSON config file')
+    .option('--sample', 'load the built-in sample market when the database has no stocks')
+    .option('--workers <n>', 'in-process job workers (0 = none; run `stockscreend worker` elsewhere)')
+    .option('--no-workers', 'run no job workers in this process')
+    .option('--trust-proxy [hops|addresses]', 'honour X-Forwarded-For from trusted proxies: alone = one hop; or a hop count, or comma-separated proxy addresses/CIDRs')
+    .addOption(new Option('--market-clock <mode>', 'market hours').choices(['krx', 'always-open', 'always-closed']))
+    .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
+    .argument('[mode]', '"worker" to run only market-data job workers')
+    .addHelpText('after', EXAMPLES)
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s), writeOut: (s) => process.stdout.write(s) });
+}
+
+/** Map commander's camelCase options to config keys. */
+function toConfigFlags(opts: Record<string, unknown>): Record<string, unknown> {
+  const flags: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(opts)) {
+    if (v === undefined) continue;
+    flags[k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = v;
+  }
+  // --no-workers arrives as workers=false
+  if (flags.workers === false) flags.workers = 0;
+  if (flags.workers === true) delete flags.workers;
+  return flags;
+}
+
+/** Where SIGINT/SIGTERM arrive from: the process, or an emitter in tests. */
+export type SignalSource = Pick<NodeJS.EventEmitter, 'on' | 'off'>;
+
+/** Run the daemon until a signal; resolves with the exit code. */
+export async function main(argv: string[] = process.argv, env: NodeJS.ProcessEnv = process.env, signals: SignalSource = process): Promise<number> {
+  const cmd = program();
+  try {
+    cmd.parse(argv);
+  } catch (err) {
+    const code = (err as { exitCode?: number }).exitCode;
+    return typeof code === 'number' ? code : 1;
+  }
+  let config;
+  try {
+    config = loadConfig({ flags: toConfigFlags(cmd.opts()), env });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      for (const p of err.problems) process.stderr.write(`stockscreend: ${p}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  if (cmd.args[0] === 'worker') return runWorker(config, signals);
+  if (cmd.args[0] !== undefined) {
+    process.stderr.write(`stockscreend: unknown mode "${cmd.args[0]}" (expected nothing or "worker")\n`);
+    return 2;
+  }
+  const daemon = createDaemon(config);
+  // Installed before start(): a signal while starting stops the daemon once start has
+  // settled (it is bounded: Redis and the job workers are not waited for without limit).
+  const signal = onShutdownSignal(signals);
+  try {
+    const started = daemon.start().then(
+      () => null,
+      (err: Error) => err,
+    );
+    const first = await Promise.race([started.then((err) => ({ err })), signal.received.then((name) => ({ name }))]);
+    if ('name' in first) {
+      process.stderr.write(`stockscreend: ${first.name} received while starting; shutting down\n`);
+      const failed = await started;
+      const code = await closed(daemon);
+      return failed ? 1 : code;
+    }
+    if (first.err) {
+      process.stderr.write(`stockscreend: cannot start: ${first.err.message}\n`);
+      await daemon.close();
+      return 1;
+    }
+    const name = await signal.received;
+    process.stderr.write(`stockscreend: ${name} received, shutting down\n`);
+    return await closed(daemon);
+  } finally {
+    signal.dispose();
+  }
+}
+
+/** Close and map the outcome to an exit code. */
+function closed(target: { close(): Promise<void> }): Promise<number> {
+  return target.close().then(
+    () => 0,
+    () => 1,
+  );
+}
+
+/**
+ * The first SIGINT/SIGTERM. The listeners go as soon as one arrives, so a second signal
+ * during a slow shutdown ends the process the default way; dispose() removes them too.
+ */
+function onShutdownSignal(signals: SignalSource): { received: Promise<string>; dispose(): void } {
+  let resolve!: (name: string) => void;
+  const received = new Promise<string>((r) => (resolve = r));
+  const onInt = () => (dispose(), resolve('SIGINT'));
+  const onTerm = () => (dispose(), resolve('SIGTERM'));
+  function dispose() {
+    signals.off('SIGINT', onInt);
+    signals.off('SIGTERM', onTerm);
+  }
+  signals.on('SIGINT', onInt);
+  signals.on('SIGTERM', onTerm);
+  return { received, dispose };
+}
+
+async function runWorker(config: Parameters<typeof startWorker>[0], signals: SignalSource): Promise<number> {
+  const signal = onShutdownSignal(signals);
+  try {
+    const started = startWorker(config).then(
+      (worker) => ({ worker }),
+      (err: Error) => ({ err }),
+    );
+    const first = await Promise.race([started, signal.received.then((name) => ({ name }))]);
+    if ('name' in first) {
+      process.stderr.write(`stockscreend worker: ${first.name} received while starting; shutting down\n`);
+      const outcome = await started;
+      return 'worker' in outcome ? await closed(outcome.worker) : 1;
+    }
+    if ('err' in first) {
+      process.stderr.write(`stockscreend worker: cannot start: ${first.err.message}\n`);
+      return 1;
+    }
+    await signal.received;
+    return await closed(first.worker);
+  } finally {
+    signal.dispose();
+  }
+}

@@ -1,0 +1,214 @@
+/**
+ * The market bus: the one fan-out and replay mechanism for real-time events. One Redis
+ * Stream under the deployment prefix (`<prefix>events`), trimmed with `MAXLEN ~ maxLen`,
+ * so its length is also the replay history of WebSocket session restoration. Every daemon
+ * runs one `XREAD BLOCK` loop on its own connection and dispatches locally; producers on
+ * any instance `XADD` to the same stream.
+ */
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { closeRedis, waitReady, type RedisFactory } from '../infra/redis.js';
+import type { MarketEvent } from './events.js';
+
+/** Publish, subscribe and replay market events (contract shared by the feed and the gateway). */
+export interface MarketBus {
+  /** Append one event; resolves with its stream id. @throws when Redis is unavailable */
+  publish(event: MarketEvent): Promise<string>;
+  /** Append several events in one pipeline; ids in input order. @throws when Redis is unavailable */
+  publishMany(events: MarketEvent[]): Promise<string[]>;
+  /** Receive every event appended from now on, in stream order; returns the unsubscribe function. */
+  subscribe(handler: (id: string, event: MarketEvent) => void): () => void;
+  /** Up to `count` events with ids strictly after `afterId`, oldest first. @throws when Redis is unavailable */
+  range(afterId: string, count: number): Promise<Array<[string, MarketEvent]>>;
+  /** Oldest id still kept (null when the stream is empty): detects gaps longer than the history. */
+  firstId(): Promise<string | null>;
+  /** Stop the read loop and close both connections; idempotent. */
+  close(): Promise<void>;
+}
+
+/** The Redis Stream bus, with its local dispatch position (the gateway's replay needs it). */
+export interface StreamMarketBus extends MarketBus {
+  /** Resolves once the read loop knows where it starts (events appended afterwards are delivered). */
+  ready(): Promise<void>;
+  /** Id of the last event dispatched locally (or the stream's last id when the loop started); null before ready. */
+  position(): string | null;
+  /**
+   * Entries ever removed from the history (XINFO STREAM entries-added − length);
+   * null when unknown (no stream yet, or Redis older than 7.0).
+   * @throws when Redis is unavailable
+   */
+  removedCount(): Promise<number | null>;
+}
+
+/** Collaborators of the bus. */
+export interface MarketBusDeps {
+  redis: RedisFactory;
+  logger: Logger;
+  /** Approximate number of events kept (`XADD MAXLEN ~`). */
+  maxLen: number;
+  /** Events fetched per XREAD (default 1000). */
+  readCount?: number;
+}
+
+const FIELD = 'e';
+const BLOCK_MS = 5000;
+
+/** Compare two stream ids ("ms-seq"); negative when a < b. */
+export function compareStreamIds(a: string, b: string): number {
+  const [am = '0', as = '0'] = a.split('-');
+  const [bm = '0', bs = '0'] = b.split('-');
+  return compareDigits(am, bm) || compareDigits(as, bs);
+}
+
+// Decimal strings without leading zeros: a longer one is larger (exact beyond 2^53).
+function compareDigits(a: string, b: string): number {
+  if (a.length !== b.length) return a.length < b.length ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The greatest possible stream id below `id` (so that `range(previousStreamId(id))` starts at `id`). */
+export function previousStreamId(id: string): string {
+  const [ms = '0', seq = '0'] = id.split('-');
+  if (seq !== '0') return `${ms}-${BigInt(seq) - 1n}`;
+  return ms === '0' ? '0-0' : `${BigInt(ms) - 1n}-18446744073709551615`;
+}
+
+/** The smallest possible stream id above `id`. */
+export function nextStreamId(id: string): string {
+  const [ms = '0', seq = '0'] = id.split('-');
+  return seq === '18446744073709551615' ? `${BigInt(ms) + 1n}-0` : `${ms}-${BigInt(seq) + 1n}`;
+}
+
+function decode(fields: string[], logger: Logger, id: string): MarketEvent | null {
+  const i = fields.indexOf(FIELD);
+  const raw = i >= 0 ? fields[i + 1] : undefined;
+  try {
+    return raw === undefined ? null : (JSON.parse(raw) as MarketEvent);
+  } catch {
+    logger.warn({ id }, 'market bus: undecodable entry skipped');
+    return null;
+  }
+}
+
+/** Create the bus (connections open now; the read loop starts on the first subscribe). */
+export function createMarketBus(deps: MarketBusDeps): StreamMarketBus {
+  const { redis, logger, maxLen } = deps;
+  const streamKey = redis.key('events');
+  const commands: Redis = redis.connect('command', 'bus');
+  let reader: Redis | undefined;
+  const handlers = new Set<(id: string, event: MarketEvent) => void>();
+  let closed = false;
+  let position: string | null = null;
+  let loop: Promise<void> | undefined;
+  let markReady!: () => void;
+  const readyPromise = new Promise<void>((resolve) => (markReady = resolve));
+
+  async function ensureReady(): Promise<void> {
+    if (commands.status !== 'ready') await waitReady(commands, 2000);
+  }
+
+  function dispatch(id: string, event: MarketEvent): void {
+    for (const handler of handlers) {
+      try {
+        handler(id, event);
+      } catch (err) {
+        logger.error({ err, id }, 'market bus handler failed');
+      }
+    }
+  }
+
+  async function run(conn: Redis): Promise<void> {
+    let failures = 0;
+    while (!closed) {
+      try {
+        if (position === null) {
+          const last = await conn.xrevrange(streamKey, '+', '-', 'COUNT', 1);
+          position = last[0]?.[0] ?? '0-0';
+          markReady();
+        }
+        const res = await conn.xread('COUNT', deps.readCount ?? 1000, 'BLOCK', BLOCK_MS, 'STREAMS', streamKey, position);
+        failures = 0;
+        for (const [, entries] of res ?? []) {
+          for (const [id, fields] of entries) {
+            position = id;
+            const event = decode(fields, logger, id);
+            if (event) dispatch(id, event);
+          }
+        }
+      } catch (err) {
+        if (closed) return;
+        if (failures++ === 0) logger.warn({ err: (err as Error).message }, 'market bus read failed; retrying');
+        await new Promise((r) => setTimeout(r, Math.min(100 * failures, 2000)));
+      }
+    }
+  }
+
+  return {
+    async publish(event) {
+      await ensureReady();
+      const id = await commands.xadd(streamKey, 'MAXLEN', '~', maxLen, '*', FIELD, JSON.stringify(event));
+      return id as string;
+    },
+    async publishMany(events) {
+      if (events.length === 0) return [];
+      await ensureReady();
+      const pipe = commands.pipeline();
+      for (const event of events) pipe.xadd(streamKey, 'MAXLEN', '~', maxLen, '*', FIELD, JSON.stringify(event));
+      const results = (await pipe.exec()) ?? [];
+      return results.map(([err, id]) => {
+        if (err) throw err;
+        return id as string;
+      });
+    },
+    subscribe(handler) {
+      handlers.add(handler);
+      if (!loop && !closed) {
+        reader = redis.connect('subscriber', 'bus-reader');
+        loop = run(reader);
+      }
+      return () => void handlers.delete(handler);
+    },
+    async range(afterId, count) {
+      await ensureReady();
+      const entries = await commands.xrange(streamKey, `(${afterId}`, '+', 'COUNT', count);
+      const out: Array<[string, MarketEvent]> = [];
+      for (const [id, fields] of entries) {
+        const event = decode(fields, logger, id);
+        if (event) out.push([id, event]);
+      }
+      return out;
+    },
+    async firstId() {
+      await ensureReady();
+      const first = await commands.xrange(streamKey, '-', '+', 'COUNT', 1);
+      return first[0]?.[0] ?? null;
+    },
+    async removedCount() {
+      await ensureReady();
+      let info: unknown[];
+      try {
+        info = (await commands.xinfo('STREAM', streamKey)) as unknown[];
+      } catch (err) {
+        if (/no such key/i.test((err as Error).message)) return null;
+        throw err;
+      }
+      const field = (name: string) => {
+        const at = info.indexOf(name);
+        return at >= 0 ? Number(info[at + 1]) : NaN;
+      };
+      const removed = field('entries-added') - field('length');
+      return Number.isFinite(removed) ? removed : null;
+    },
+    ready: () => readyPromise,
+    position: () => position,
+    async close() {
+      if (closed) return;
+      closed = true;
+      handlers.clear();
+      reader?.disconnect();
+      // With Redis down the pending XREAD may never settle: do not let it hold up shutdown.
+      await Promise.race([loop, new Promise((r) => setTimeout(r, 1000).unref())]);
+      await closeRedis(commands);
+    },
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * Live quotes in Redis, shared by every daemon instance (issue 6: "Every tick updates the
+ * live quote used by GET /stocks/{code}/price"). Two hashes under the deployment prefix:
+ * `<prefix>quotes` (field = stock code, value = the last PriceEvent as JSON) and
+ * `<prefix>orderbooks` (the last OrderBookEvent). One hash each rather than a key per
+ * stock: a whole batch is one HSET, a snapshot of any set of codes one HMGET.
+ */
+import type { Redis } from 'ioredis';
+import type { MarketEvent, OrderBookEvent, PriceEvent } from '../events.js';
+
+/** The live quote shape `GET /stocks/{code}/price` serves (matches the stock routes' LiveQuote). */
+export interface LiveQuoteView {
+  price: number;
+  change: number;
+  change_percent: number;
+  open: number;
+  high: number;
+  low: number;
+  volume: number;
+  trading_value: number;
+  ts: number;
+}
+
+/** Read and write the live quotes. */
+export interface QuoteStore {
+  /** The last price event of a stock, or null. @throws when Redis is unavailable */
+  getQuote(code: string): Promise<PriceEvent | null>;
+  /** Last price events of the given codes (codes without a quote are absent). @throws when Redis is unavailable */
+  getQuotes(codes: readonly string[]): Promise<Map<string, PriceEvent>>;
+  /** Every live quote. @throws when Redis is unavailable */
+  getAll(): Promise<PriceEvent[]>;
+  /** The last order book of a stock, or null. @throws when Redis is unavailable */
+  getBook(code: string): Promise<OrderBookEvent | null>;
+  /** Last order books of the given codes. @throws when Redis is unavailable */
+  getBooks(codes: readonly string[]): Promise<Map<string, OrderBookEvent>>;
+  /** Store the price and order-book events of a batch (later events of a code win). @throws when Redis is unavailable */
+  put(events: readonly MarketEvent[]): Promise<void>;
+}
+
+/** Collaborators of the quote store. */
+export interface QuoteStoreDeps {
+  /** A command connection. */
+  redis: Redis;
+  /** Prefixed key builder (RedisFactory.key). */
+  key(...parts: string[]): string;
+}
+
+function parse<T>(raw: string | null | undefined): T | null {
+  if (!raw) return null;
+  try {
+    return JSON.parse(raw) as T;
+  } catch {
+    return null; // a corrupt entry reads as "no live quote": the route falls back to the close
+  }
+}
+
+/** Create the Redis-backed quote store. */
+export function createQuoteStore(deps: QuoteStoreDeps): QuoteStore {
+  const { redis } = deps;
+  const quotesKey = deps.key('quotes');
+  const booksKey = deps.key('orderbooks');
+
+  async function many<T>(key: string, codes: readonly string[]): Promise<Map<string, T>> {
+    const out = new Map<string, T>();
+    if (codes.length === 0) return out;
+    const raws = await redis.hmget(key, ...codes);
+    codes.forEach((code, i) => {
+      const value = parse<T>(raws[i]);
+      if (value) out.set(code, value);
+    });
+    return out;
+  }
+
+  return {
+    getQuote: async (code) => parse<PriceEvent>(await redis.hget(quotesKey, code)),
+    getQuotes: (codes) => many<PriceEvent>(quotesKey, codes),
+    async getAll() {
+      const all = await redis.hgetall(quotesKey);
+      return Object.values(all).map((raw) => parse<PriceEvent>(raw)).filter((q): q is PriceEvent => q !== null);
+    },
+    getBook: async (code) => parse<OrderBookEvent>(await redis.hget(booksKey, code)),
+    getBooks: (codes) => many<OrderBookEvent>(booksKey, codes),
+    async put(events) {
+      const quotes = new Map<string, string>();
+      const books = new Map<string, string>();
+      for (const e of events) {
+        if (e.type === 'price') quotes.set(e.code, JSON.stringify(e));
+        else if (e.type === 'orderbook') books.set(e.code, JSON.stringify(e));
+      }
+      if (quotes.size === 0 && books.size === 0) return;
+      const pipe = redis.pipeline();
+      if (quotes.size) pipe.hset(quotesKey, quotes);
+      if (books.size) pipe.hset(booksKey, books);
+      for (const [err] of (await pipe.exec()) ?? []) if (err) throw err;
+    },
+  };
+}
+
+/** The fields of a price event that `GET /stocks/{code}/price` shows as the live quote. */
+export function toLiveQuote(q: PriceEvent): LiveQuoteView {
+  return {
+    price: q.price, change: q.change, change_percent: q.change_percent, open: q.open, high: q.high, low: q.low,
+    volume: q.volume, trading_value: q.trading_value, ts: q.ts,
+  };
+}

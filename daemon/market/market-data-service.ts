@@ -1,0 +1,229 @@
+/**
+ * Market data domain service: writes loader output to storage (one transaction per
+ * file, however many batches it streams in: nothing half-written), derives quarters
+ * from filed statements across files, computes the cap-weighted index when none was
+ * loaded (a day at a time), and runs the full-market indicator computation in small
+ * chunks, so the event loop is never blocked for more than a few milliseconds.
+ */
+import { randomUUID } from 'node:crypto';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { applyCrossSectionalScoresAsync, computeStockIndicators, type StockSeries } from '../indicators/compute.js';
+import type { IndicatorValues } from '../indicators/registry.js';
+import type { Db, Queryable } from '../store/db.js';
+import type { FinancialsRepo } from '../store/financials-repo.js';
+import type { IndexRepo } from '../store/index-repo.js';
+import type { IndicatorRun, IndicatorsRepo } from '../store/indicators-repo.js';
+import type { PricesRepo } from '../store/prices-repo.js';
+import type { StocksRepo, StockUpdate } from '../store/stocks-repo.js';
+import { createCapWeightedIndexBuilder } from './cap-weighted-index.js';
+import { deriveQuarters, reportYears, type ReportedAmount } from './financial-reports.js';
+import { MARKETS, type DailyBar, type FinancialQuarter, type HaltRecord, type IndexBar, type Market } from './records.js';
+
+/** Records to write, as produced by a loader or the sample generator. */
+export interface RecordsBatch {
+  stocks: readonly StockUpdate[];
+  bars: readonly DailyBar[];
+  halts: readonly HaltRecord[];
+  financials: readonly FinancialQuarter[];
+  index: readonly IndexBar[];
+  /**
+   * Statement amounts as filed (dart-json). The quarters of every (stock, year) they
+   * touch are derived again from these plus the amounts and quarters already stored,
+   * and replace `financials` of those years.
+   */
+  financial_reports?: readonly ReportedAmount[];
+}
+
+/** What one batch wrote. */
+export interface ApplyResult {
+  stocks: number;
+  bars: number;
+  halts: number;
+  financials: number;
+  index: number;
+  /** Codes with no stock record (not listed, and no name/market to add them): their records were not written. */
+  unknown_codes: string[];
+}
+
+/** Callbacks of `applyAll`, run inside its transaction. */
+export interface ApplyHooks<B> {
+  /** After each batch is written (not committed yet). */
+  onBatch?(batch: B, written: ApplyResult): void | Promise<void>;
+  /** After the last batch, before the commit: throw to roll the whole source back. */
+  beforeCommit?(): void | Promise<void>;
+}
+
+/** Collaborators of the service. */
+export interface MarketDataDeps {
+  db: Db;
+  stocks: StocksRepo;
+  prices: PricesRepo;
+  financials: FinancialsRepo;
+  index: IndexRepo;
+  indicators: IndicatorsRepo;
+}
+
+/** Progress of a computation: (done, total). */
+export type ProgressFn = (done: number, total: number) => void | Promise<void>;
+
+/** History the indicators need: 252 trading days for 12-month figures plus slack. */
+const HISTORY_DAYS = 300;
+/** Stocks per chunk between event-loop yields (each chunk takes a few ms). */
+const CHUNK = 25;
+
+/** Market data service. */
+export interface MarketDataService {
+  /** Write one batch in one transaction (all or nothing). */
+  apply(batch: RecordsBatch): Promise<ApplyResult>;
+  /**
+   * Write every batch of a source (one file, streamed) in one transaction: all or
+   * nothing, also when a hook throws or the process dies half-way. `open` is called
+   * once per attempt (PostgreSQL may run a transaction again after a serialisation
+   * failure), so it must start the source afresh, and hooks see every batch again.
+   * @throws whatever the source or a hook throws (after rolling back)
+   */
+  applyAll<B extends RecordsBatch>(open: () => AsyncIterable<B> | Iterable<B>, hooks?: ApplyHooks<B>): Promise<void>;
+  /** Recompute every stock's indicators and record a new snapshot version. */
+  computeIndicators(onProgress?: ProgressFn): Promise<IndicatorRun>;
+  /** Fill the index series of markets with no loaded index from their constituents (read a day at a time). */
+  fillComputedIndex(): Promise<number>;
+}
+
+/** Create the market data service. */
+export function createMarketDataService(deps: MarketDataDeps): MarketDataService {
+  const { db } = deps;
+
+  /** Quarters of the (stock, year)s that filed amounts touch, derived with what is stored. */
+  async function derivedFinancials(tx: Queryable, reports: readonly ReportedAmount[]): Promise<{ years: Set<string>; quarters: FinancialQuarter[] }> {
+    const years = reportYears(reports);
+    const key = (a: ReportedAmount) => `${a.stock_code}|${a.fiscal_year}|${a.fiscal_quarter}|${a.field}`;
+    const merged = new Map((await deps.financials.reportsOf(tx, years)).map((a) => [key(a), a]));
+    for (const a of reports) merged.set(key(a), a);
+    const stored = await deps.financials.quartersOf(tx, years);
+    await deps.financials.upsertReports(tx, reports);
+    return { years, quarters: deriveQuarters([...merged.values()], stored) };
+  }
+
+  async function write(tx: Queryable, batch: RecordsBatch): Promise<ApplyResult> {
+    const merged = await deps.stocks.merge(tx, batch.stocks);
+    const { known } = merged;
+    const unknown = new Set(merged.unknown);
+    const keep = <T extends { stock_code: string }>(rows: readonly T[]) =>
+      rows.filter((r) => known.has(r.stock_code) || (unknown.add(r.stock_code), false));
+    const bars = keep(batch.bars);
+    const halts = keep(batch.halts);
+    let financials = keep(batch.financials);
+    const reports = keep(batch.financial_reports ?? []);
+    if (reports.length > 0) {
+      const derived = await derivedFinancials(tx, reports);
+      financials = [...financials.filter((f) => !derived.years.has(`${f.stock_code}|${f.fiscal_year}`)), ...derived.quarters];
+    }
+    return {
+      stocks: merged.written,
+      bars: await deps.prices.upsertBars(tx, bars),
+      halts: await deps.prices.upsertHalts(tx, halts),
+      financials: await deps.financials.upsert(tx, financials),
+      index: await deps.index.upsert(tx, batch.index),
+      unknown_codes: [...unknown].sort(),
+    };
+  }
+
+  return {
+    apply(batch) {
+      return db.transaction((tx) => write(tx, batch));
+    },
+
+    applyAll(open, hooks = {}) {
+      return db.transaction(async (tx) => {
+        for await (const batch of open()) {
+          const written = await write(tx, batch);
+          await hooks.onBatch?.(batch, written);
+        }
+        await hooks.beforeCommit?.();
+      });
+    },
+
+    async fillComputedIndex() {
+      const markets: Market[] = [];
+      for (const market of MARKETS) if ((await deps.index.loadedDays(market)) === 0) markets.push(market);
+      if (markets.length === 0) return 0;
+      const stocks = await deps.stocks.all();
+      const runs = markets.map((market) => ({ builder: createCapWeightedIndexBuilder(market, stocks), series: [] as IndexBar[] }));
+      // One day of a full market (~2,700 bars) per read, then a turn for the event loop:
+      // reading every bar at once would hold it for seconds on a full history.
+      for (const date of await deps.prices.tradeDates()) {
+        const bars = await deps.prices.barsOn(date);
+        for (const run of runs) {
+          const bar = run.builder.addDay(date, bars);
+          if (bar) run.series.push(bar);
+        }
+        await yieldToLoop();
+      }
+      let written = 0;
+      for (const run of runs) written += await db.transaction((tx) => deps.index.upsert(tx, run.series, true));
+      return written;
+    },
+
+    async computeIndicators(onProgress) {
+      const started = Date.now();
+      const [stocks, halts, latest, from] = await Promise.all([
+        deps.stocks.all(),
+        deps.prices.latestHalts(),
+        deps.prices.latestDate(),
+        deps.prices.nthLatestDate(HISTORY_DAYS),
+      ]);
+      const asOf = maxDate(latest, ...[...halts.values()].map((h) => h.trade_date));
+      const index = Object.fromEntries(await Promise.all(MARKETS.map(async (m) => [m, await deps.index.series(m)] as const)));
+      const out = new Map<string, IndicatorValues>();
+      // Read and compute a few stocks at a time: no single step holds the event loop for long.
+      for (let i = 0; i < stocks.length; i += CHUNK) {
+        const chunk = stocks.slice(i, i + CHUNK);
+        const codes = chunk.map((s) => s.code);
+        const bars = groupBy(await deps.prices.barsFor(codes, from ?? ''));
+        const financials = await deps.financials.all(codes);
+        for (const s of chunk) {
+          const halt = halts.get(s.code);
+          const series: StockSeries = {
+            code: s.code,
+            market: s.market,
+            bars: bars.get(s.code) ?? [],
+            financials: financials.get(s.code) ?? [],
+            shares_outstanding: halt?.shares_outstanding ?? s.shares_outstanding,
+            last_close: halt?.last_close ?? null,
+            market_cap: halt?.market_cap ?? null,
+            halted: halt !== undefined && halt.trade_date === asOf,
+          };
+          out.set(s.code, computeStockIndicators(series, index[s.market], asOf ?? '9999-12-31'));
+        }
+        await onProgress?.(Math.min(i + CHUNK, stocks.length), stocks.length);
+        await yieldToLoop();
+      }
+      await applyCrossSectionalScoresAsync(out.values(), yieldToLoop);
+      const run: IndicatorRun = {
+        version: `${asOf ?? 'none'}:${randomUUID().slice(0, 8)}`,
+        as_of: asOf,
+        stocks: out.size,
+        duration_ms: Date.now() - started,
+        computed_at: new Date().toISOString(),
+      };
+      await deps.indicators.replaceAll(out, run);
+      return run;
+    },
+  };
+}
+
+function maxDate(...dates: (string | null)[]): string | null {
+  let max: string | null = null;
+  for (const d of dates) if (d && (!max || d > max)) max = d;
+  return max;
+}
+
+function groupBy(bars: DailyBar[]): Map<string, DailyBar[]> {
+  const out = new Map<string, DailyBar[]>();
+  for (const b of bars) {
+    let list = out.get(b.stock_code);
+    if (!list) out.set(b.stock_code, (list = []));
+    list.push(b);
+  }
+  return out;
+}

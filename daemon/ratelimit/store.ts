@@ -1,0 +1,77 @@
+/**
+ * The Redis counter store: runs the sliding-window script (EVALSHA, falling back to EVAL
+ * once when Redis has not cached it yet) and parses its reply.
+ */
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { WindowShape } from './policy.js';
+import { WINDOW_SCRIPT } from './window-script.js';
+
+/** One counter to check: its key, limit and window shape. */
+export interface CounterSpec extends WindowShape {
+  key: string;
+  limit: number;
+}
+
+/** A counter's state as the script reports it (milliseconds; -1 = not computed). */
+export interface CounterState {
+  /** Requests in the window (including this one when admitted). */
+  count: number;
+  /** Until the oldest bucket leaves the window (the window length when empty). */
+  resetMs: number;
+  /** On rejection, for an exceeded counter: until one more request would fit. */
+  retryMs: number;
+  /** On rejection, for an exceeded counter: when it reached its limit (epoch ms). */
+  filledAtMs: number;
+}
+
+/** The outcome of one script call. */
+export interface WindowResult {
+  admitted: boolean;
+  /** The time the script used (Redis TIME or the injected clock), epoch ms. */
+  nowMs: number;
+  counters: CounterState[];
+}
+
+/** Sliding-window counters in Redis. */
+export interface RateLimitStore {
+  /**
+   * Admit and count one request if every counter has room; else count nothing.
+   * @throws the Redis client's error when Redis is unreachable
+   */
+  hit(counters: readonly CounterSpec[], nowMs?: number): Promise<WindowResult>;
+  /** Read the counters without counting (for requests that are free). @throws like hit */
+  peek(counters: readonly CounterSpec[], nowMs?: number): Promise<WindowResult>;
+}
+
+const SHA = createHash('sha1').update(WINDOW_SCRIPT).digest('hex');
+
+/** Create the store over an API-side command connection (which should fail fast when Redis is down). */
+export function createRateLimitStore(redis: Redis): RateLimitStore {
+  async function run(mode: 'hit' | 'peek', counters: readonly CounterSpec[], nowMs: number | undefined): Promise<WindowResult> {
+    const args: (string | number)[] = [nowMs === undefined ? '' : Math.floor(nowMs), mode];
+    for (const c of counters) args.push(c.limit, c.bucketS * 1000, c.windowS / c.bucketS);
+    const keys = counters.map((c) => c.key);
+    let reply: unknown;
+    try {
+      reply = await redis.evalsha(SHA, keys.length, ...keys, ...args);
+    } catch (err) {
+      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+      reply = await redis.eval(WINDOW_SCRIPT, keys.length, ...keys, ...args);
+    }
+    return parse(reply as number[], counters.length);
+  }
+  return {
+    hit: (counters, nowMs) => run('hit', counters, nowMs),
+    peek: (counters, nowMs) => run('peek', counters, nowMs),
+  };
+}
+
+function parse(reply: number[], n: number): WindowResult {
+  const counters: CounterState[] = [];
+  for (let i = 0; i < n; i++) {
+    const at = 2 + i * 4;
+    counters.push({ count: reply[at]!, resetMs: reply[at + 1]!, retryMs: reply[at + 2]!, filledAtMs: reply[at + 3]! });
+  }
+  return { admitted: reply[0] === 1, nowMs: reply[1]!, counters };
+}

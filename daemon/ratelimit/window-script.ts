@@ -1,0 +1,144 @@
+/**
+ * The sliding-window Lua script: every counter a request must pass, checked and (when all
+ * pass) incremented in one atomic call — one round trip, no race between check and count.
+ *
+ * ## Algorithm
+ *
+ * Time is cut into buckets of `B` seconds (bucket index = `floor(t / B)`). A window of
+ * `W` seconds holds the current bucket and the `K = W / B` before it: 61 minute buckets
+ * for the hour, 25 hour buckets for the day. Each counter is one Redis string: a 32-byte
+ * header (newest bucket written, oldest non-empty bucket, sum of the window, fill time)
+ * and a ring of `K + 1` bucket counts, 4 bytes each, bucket `b` in slot `b mod (K + 1)`.
+ * A call rolls the ring forward to the current bucket — zeroing the slots of buckets that
+ * left the window and subtracting them from the sum — so the hot path touches the header
+ * and one or two slots (a minute boundary), never the whole window. A counter is 276
+ * bytes (hour) or 132 bytes (day) whatever the limit (no per-request log), and the key
+ * expires one window plus one bucket after its last write.
+ *
+ * A request is admitted only if every counter has `count + 1 <= limit`; then all are
+ * incremented and written back. A rejected request writes nothing (spec: rejection does
+ * not consume quota).
+ *
+ * ## Precision
+ *
+ * A request counts until its bucket leaves the window: between W and W + B after it was
+ * made (60–61 min for the hour, 24–25 h for the day). So no W-second interval ever admits
+ * more than the limit (strictly safe), and a slot is released at most B late.
+ *
+ * ## Returned per counter
+ *
+ * - `count`: requests in the window (after this one, when admitted).
+ * - `resetMs`: until the oldest non-empty bucket leaves (W when empty) — IETF `RateLimit` `t`.
+ * - `retryMs` (rejections): until enough buckets leave that `count + 1 <= limit`.
+ * - `filledAtMs` (rejections): when the counter last reached its limit (the time of the
+ *   admission that made `count == limit`, kept in the header); when that admission has
+ *   left the window or never happened (the limit was lowered), the start of the bucket
+ *   where the oldest-first running count reaches the limit.
+ *
+ * Time is Redis `TIME` unless the caller passes milliseconds (tests inject a clock). A
+ * clock that goes backwards counts the request in the newest bucket written.
+ */
+
+/** Lua source. KEYS: counters. ARGV: now ms or '', 'hit' | 'peek', then limit, bucket ms, K per key. */
+export const WINDOW_SCRIPT = `
+local now
+if ARGV[1] == '' then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+else
+  now = tonumber(ARGV[1])
+end
+local hit = ARGV[2] == 'hit'
+local HDR = 32
+local raws = redis.call('MGET', unpack(KEYS))
+
+local function slot(raw, b, size)
+  return (struct.unpack('>I4', raw, HDR + (b % size) * 4 + 1))
+end
+local function setSlot(raw, b, size, v)
+  local p = HDR + (b % size) * 4 + 1
+  return raw:sub(1, p - 1) .. struct.pack('>I4', v) .. raw:sub(p + 4)
+end
+
+-- Load one counter and roll it forward to the current bucket (in memory only).
+local function load(i)
+  local base = 3 + (i - 1) * 3
+  local c = { limit = tonumber(ARGV[base]), bms = tonumber(ARGV[base + 1]), k = tonumber(ARGV[base + 2]) }
+  c.size = c.k + 1
+  local cur = math.floor(now / c.bms)
+  local raw = raws[i]
+  local n, o, s, f
+  if raw and #raw == HDR + 4 * c.size then n, o, s, f = struct.unpack('>dddd', raw) end
+  -- Anything but a header this script wrote is discarded: every loop below then runs at
+  -- most K + 1 times (a corrupt header must never turn into a busy script blocking Redis).
+  if not (n and n == math.floor(n) and n >= 0 and n < 1e15 and o == math.floor(o) and o <= n and o >= n - c.k
+      and s >= 0 and s < 1e15 and f >= -1 and f < 1e16) then
+    raw, n, o, s, f = string.rep('\\0', HDR + 4 * c.size), cur, cur, 0, -1
+  end
+  if cur < n then cur = n end
+  local oldest = cur - c.k
+  if n < oldest then
+    raw, o, s = string.rep('\\0', HDR + 4 * c.size), cur, 0
+  elseif o < oldest then
+    for b = o, oldest - 1 do
+      local v = slot(raw, b, c.size)
+      if v > 0 then
+        s = s - v
+        raw = setSlot(raw, b, c.size, 0)
+      end
+    end
+    o = oldest
+  end
+  if s == 0 then o = cur end
+  while o < cur and slot(raw, o, c.size) == 0 do o = o + 1 end
+  c.raw, c.cur, c.oldest, c.o, c.count, c.full = raw, cur, oldest, o, s, f
+  return c
+end
+
+local C, admit = {}, true
+for i = 1, #KEYS do
+  C[i] = load(i)
+  if C[i].count + 1 > C[i].limit then admit = false end
+end
+if hit and admit then
+  for i = 1, #KEYS do
+    local c = C[i]
+    if c.count == 0 then c.o = c.cur end
+    local p = HDR + (c.cur % c.size) * 4 + 1
+    local v = struct.unpack('>I4', c.raw, p) + 1
+    c.count = c.count + 1
+    if c.count == c.limit then c.full = now end
+    local header = struct.pack('>dddd', c.cur, c.o, c.count, c.full)
+    c.raw = header .. c.raw:sub(HDR + 1, p - 1) .. struct.pack('>I4', v) .. c.raw:sub(p + 4)
+    redis.call('SET', KEYS[i], c.raw, 'PX', c.size * c.bms)
+  end
+end
+
+local out = { admit and 1 or 0, now }
+for i = 1, #KEYS do
+  local c = C[i]
+  local reset, retry, filled = c.k * c.bms, -1, -1
+  if c.count > 0 then reset = (c.o + c.size) * c.bms - now end
+  if hit and not admit and c.count >= c.limit then
+    local need, cum = c.count - c.limit + 1, 0
+    for b = c.o, c.cur do
+      cum = cum + slot(c.raw, b, c.size)
+      if cum >= need then retry = (b + c.size) * c.bms - now break end
+    end
+    if c.full >= 0 and math.floor(c.full / c.bms) >= c.oldest then
+      filled = c.full
+    else
+      cum = 0
+      for b = c.o, c.cur do
+        cum = cum + slot(c.raw, b, c.size)
+        if cum >= c.limit then filled = b * c.bms break end
+      end
+    end
+  end
+  out[#out + 1] = c.count
+  out[#out + 1] = reset
+  out[#out + 1] = retry
+  out[#out + 1] = filled
+end
+return out
+`;

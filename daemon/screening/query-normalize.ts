@@ -1,0 +1,98 @@
+/**
+ * Query descriptions for responses and cache keys: `filters_applied` (spec
+ * "Screening response" shape B) and a canonical JSON form under which shape A
+ * and shape B of the same screen are equal (issue 4 "Cache").
+ */
+
+import { parseExpression } from './expression.js';
+import type { ScreenQuery } from './query.js';
+
+/** The response's `filters_applied`: market (ALL when none), `_count`, and each applied filter. */
+export interface FiltersApplied {
+  market: 'KOSPI' | 'KOSDAQ' | 'ALL';
+  _count: number;
+  [filter: string]: unknown;
+}
+
+/**
+ * Describes what restricts the result. `_count` counts a market other than
+ * ALL, each indicator range, the expression, and each non-empty universe list
+ * (sectors, industries, codes, exclude) as one filter each.
+ */
+export function describeFiltersApplied(query: ScreenQuery): FiltersApplied {
+  const { universe } = query;
+  const applied: FiltersApplied = { market: universe.market ?? 'ALL', _count: 0 };
+  let count = universe.market === undefined ? 0 : 1;
+  for (const key of ['sectors', 'industries', 'codes', 'exclude'] as const) {
+    const list = universe[key];
+    if (list !== undefined && list.length > 0) {
+      applied[key] = [...list];
+      count++;
+    }
+  }
+  for (const filter of query.filters) {
+    const range: { min?: number; max?: number } = {};
+    if (filter.min !== undefined) range.min = filter.min;
+    if (filter.max !== undefined) range.max = filter.max;
+    applied[filter.field] = range;
+    count++;
+  }
+  const expression = query.expression?.trim();
+  if (expression) {
+    applied.expression = expression;
+    count++;
+  }
+  applied._count = count;
+  return applied;
+}
+
+/**
+ * Canonical JSON of a complete query: keys sorted, defaults explicit, universe
+ * lists sorted, filters by field, the expression in canonical form. Sort keys
+ * and requested fields keep their order (it changes the answer).
+ */
+export function normalizeQuery(query: ScreenQuery): string {
+  const u = query.universe;
+  const sorted = (list: readonly string[] | undefined): string[] => [...new Set(list ?? [])].sort();
+  const canonical = {
+    expression: canonicalExpression(query.expression),
+    fields: [...new Set(query.fields)],
+    filters: [...query.filters]
+      .sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0))
+      .map((f) => ({ field: f.field, max: f.max ?? null, min: f.min ?? null })),
+    page: query.page,
+    per_page: query.per_page,
+    sort: query.sort.map((s) => ({ direction: s.direction, field: s.field })),
+    universe: {
+      codes: sorted(u.codes),
+      exclude: sorted(u.exclude),
+      industries: sorted(u.industries),
+      market: u.market ?? 'ALL',
+      sectors: sorted(u.sectors),
+    },
+  };
+  return stableStringify(canonical);
+}
+
+function canonicalExpression(expression: string | undefined): string | null {
+  const text = expression?.trim();
+  if (!text) return null;
+  try {
+    return parseExpression(text).canonical;
+  } catch {
+    // Not ours to reject here: the request parser already did; keep the text as the key.
+    return text;
+  }
+}
+
+/** JSON with object keys sorted at every level. */
+export function stableStringify(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

@@ -1,0 +1,218 @@
+/**
+ * Screen queries and their execution over a snapshot (issue 4 "Engine"):
+ * universe, inclusive range filters, an optional expression, a multi-key sort
+ * with nulls last, and 1-based paging.
+ */
+
+import { invalidRequest } from '../errors.js';
+import type { Market } from '../market/records.js';
+import { compileExpression, parseExpression } from './expression.js';
+import type { ParsedExpression } from './expression.js';
+import { filterRows } from './select.js';
+import { sortRows } from './sort-rows.js';
+import { dictValueAt, marketAt, valueAt } from './snapshot.js';
+import type { Snapshot, StockFlag } from './snapshot.js';
+
+/** Which stocks are eligible before any filter. Absent or empty lists do not restrict. */
+export interface Universe {
+  market?: Market;
+  sectors?: string[];
+  industries?: string[];
+  codes?: string[];
+  exclude?: StockFlag[];
+}
+
+/** An inclusive range on one indicator; a null value fails it. */
+export interface RangeFilter {
+  field: string;
+  min?: number;
+  max?: number;
+}
+
+/** One sort key. */
+export interface SortKey {
+  field: string;
+  direction: 'asc' | 'desc';
+}
+
+/** A complete, validated screen. */
+export interface ScreenQuery {
+  universe: Universe;
+  filters: RangeFilter[];
+  expression?: string;
+  sort: SortKey[];
+  /** 1-based. */
+  page: number;
+  per_page: number;
+  /** Extra columns to return. */
+  fields: string[];
+}
+
+/** One matching stock: identity columns plus the indicator columns of the query. */
+export interface ScreenItem {
+  code: string;
+  name: string;
+  market: Market;
+  sector: string | null;
+  [field: string]: string | number | null;
+}
+
+/** One page of a screen. */
+export interface ScreenResult {
+  total: number;
+  page: number;
+  per_page: number;
+  total_pages: number;
+  items: ScreenItem[];
+  query_time_ms: number;
+}
+
+/** Every match of a screen (CSV export). `columns` is the item key order. */
+export interface ScreenExport {
+  total: number;
+  columns: string[];
+  items: ScreenItem[];
+  query_time_ms: number;
+}
+
+/**
+ * Every match of a screen, items built on demand (CSV export streams them in
+ * chunks instead of materialising every row). Bound to the snapshot it was run
+ * on, so a snapshot swap during the export does not change it.
+ */
+export interface ScreenMatches {
+  total: number;
+  /** Item key order. */
+  columns: string[];
+  /** Matching rows, sorted. */
+  rows: Int32Array;
+  query_time_ms: number;
+  /** The items in order, `size` at a time. */
+  chunks(size: number): Generator<ScreenItem[]>;
+}
+
+/** Execution options; `parsedExpression` skips re-parsing an expression the caller already validated. */
+export interface ExecuteOptions {
+  now?: () => number;
+  parsedExpression?: ParsedExpression;
+}
+
+/** Sort used when a request gives none: largest companies first. */
+export const DEFAULT_SORT: readonly SortKey[] = Object.freeze([Object.freeze({ field: 'market_cap', direction: 'desc' as const })]);
+
+/** Columns every item carries (issue 4 "Each item has …"). */
+export const BASE_ITEM_FIELDS = ['code', 'name', 'market', 'sector', 'close', 'change_percent', 'market_cap'] as const;
+/** Text attributes that may be requested in `fields` besides indicators. */
+export const ATTRIBUTE_FIELDS = ['industry', 'name_english', 'board'] as const;
+/** Non-indicator fields that may be sorted on. */
+export const TEXT_SORT_FIELDS = ['code', 'name'] as const;
+
+const TEXT_COLUMNS = new Set<string>(['code', 'name', 'market', 'sector', ...ATTRIBUTE_FIELDS]);
+
+/**
+ * Runs `query` and returns the requested page. A page past the end is empty.
+ * Throws invalidRequest for a non-positive page/per_page or a bad expression.
+ */
+export function executeQuery(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOptions = {}): ScreenResult {
+  const now = opts.now ?? (() => performance.now());
+  const started = now();
+  if (!Number.isInteger(query.page) || query.page < 1) throw invalidRequest('page must be an integer ≥ 1', { page: 'must be an integer ≥ 1' });
+  if (!Number.isInteger(query.per_page) || query.per_page < 1) {
+    throw invalidRequest('per_page must be an integer ≥ 1', { per_page: 'must be an integer ≥ 1' });
+  }
+  const { rows, parsed } = matchingRows(snapshot, query, opts.parsedExpression);
+  const columns = itemColumns(query, parsed);
+  const start = (query.page - 1) * query.per_page;
+  const pageRows = rows.subarray(Math.min(start, rows.length), Math.min(start + query.per_page, rows.length));
+  const items = Array.from(pageRows, (row) => buildItem(snapshot, row, columns));
+  return {
+    total: rows.length,
+    page: query.page,
+    per_page: query.per_page,
+    total_pages: Math.ceil(rows.length / query.per_page),
+    items,
+    query_time_ms: elapsed(started, now()),
+  };
+}
+
+/** Runs `query` ignoring paging: every match, sorted. Throws like executeQuery. */
+export function executeAll(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOptions = {}): ScreenExport {
+  const matches = matchAll(snapshot, query, opts);
+  const items = Array.from(matches.rows, (row) => buildItem(snapshot, row, matches.columns));
+  return { total: matches.total, columns: matches.columns, items, query_time_ms: matches.query_time_ms };
+}
+
+/** Runs `query` ignoring paging; items are built lazily by `chunks()`. Throws like executeQuery. */
+export function matchAll(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOptions = {}): ScreenMatches {
+  const now = opts.now ?? (() => performance.now());
+  const started = now();
+  const { rows, parsed } = matchingRows(snapshot, query, opts.parsedExpression);
+  const columns = itemColumns(query, parsed);
+  return {
+    total: rows.length,
+    columns,
+    rows,
+    query_time_ms: elapsed(started, now()),
+    *chunks(size) {
+      const step = Math.max(1, Math.floor(size));
+      for (let i = 0; i < rows.length; i += step) {
+        yield Array.from(rows.subarray(i, i + step), (row) => buildItem(snapshot, row, columns));
+      }
+    },
+  };
+}
+
+/**
+ * Item key order: identity and price columns, then every filtered, sorted and
+ * expression field, then the requested fields, without duplicates.
+ */
+export function itemColumns(query: ScreenQuery, parsed?: ParsedExpression): string[] {
+  const expressionFields = parsed?.fields ?? (query.expression ? parseExpression(query.expression).fields : []);
+  return [
+    ...new Set([
+      ...BASE_ITEM_FIELDS,
+      ...query.filters.map((f) => f.field),
+      ...query.sort.map((s) => s.field),
+      ...expressionFields,
+      ...query.fields,
+    ]),
+  ];
+}
+
+function matchingRows(
+  snapshot: Snapshot,
+  query: ScreenQuery,
+  given: ParsedExpression | undefined,
+): { rows: Int32Array; parsed: ParsedExpression | undefined } {
+  const text = query.expression?.trim();
+  const parsed = given ?? (text ? parseExpression(text) : undefined);
+  const predicate = parsed === undefined ? undefined : compileExpression(parsed, snapshot);
+  const rows = filterRows(snapshot, query.universe, query.filters, predicate);
+  return { rows: sortRows(snapshot, rows, query.sort), parsed };
+}
+
+function buildItem(snapshot: Snapshot, row: number, columns: readonly string[]): ScreenItem {
+  const item: ScreenItem = {
+    code: snapshot.codes[row] ?? '',
+    name: snapshot.names[row] ?? '',
+    market: marketAt(snapshot, row),
+    sector: dictValueAt(snapshot.sector, row),
+  };
+  for (const column of columns) {
+    if (Object.hasOwn(item, column)) continue;
+    item[column] = TEXT_COLUMNS.has(column) ? textValue(snapshot, column, row) : valueAt(snapshot, column, row);
+  }
+  return item;
+}
+
+function textValue(snapshot: Snapshot, column: string, row: number): string | null {
+  switch (column) {
+    case 'industry': return dictValueAt(snapshot.industry, row);
+    case 'name_english': return snapshot.namesEnglish[row] ?? null;
+    default: return snapshot.boards[row] ?? null;
+  }
+}
+
+function elapsed(start: number, end: number): number {
+  return Math.round((end - start) * 1000) / 1000;
+}

@@ -1,0 +1,100 @@
+/**
+ * The JSON Schema (OpenAPI 3.1) of the screening request, generated from the
+ * indicator registry (issue 3: "the registry drives validation, OpenAPI, …"):
+ * shape A `filters.<indicator>` ranges, shape B `min_<id>` / `max_<id>` bounds,
+ * and the enums of sort fields and extra output fields. It documents what
+ * request.ts accepts; validation itself stays in request.ts, so a bad request
+ * still gets its field-level details and `valid_fields`.
+ */
+import type { IndicatorDefinition } from '../indicators/registry.js';
+import { ATTRIBUTE_FIELDS, TEXT_SORT_FIELDS } from './query.js';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE, MAX_SORT_KEYS } from './request-schema.js';
+import { STOCK_FLAGS } from './snapshot.js';
+
+/** A JSON Schema object (kept loose: it is handed to the OpenAPI generator as is). */
+export type JsonSchema = { [key: string]: unknown };
+
+const number = { type: ['number', 'null'] } as const;
+const positiveInteger = (max?: number, dflt?: number): JsonSchema => ({
+  type: ['integer', 'null'],
+  minimum: 1,
+  ...(max === undefined ? {} : { maximum: max }),
+  ...(dflt === undefined ? {} : { default: dflt }),
+});
+/** Lists may also be given as one comma-separated string. */
+const textList = (description: string, items: JsonSchema = { type: 'string', minLength: 1 }): JsonSchema => ({
+  type: ['array', 'string', 'null'],
+  items,
+  description: `${description} A comma-separated string is accepted too.`,
+});
+
+function describeIndicator(d: IndicatorDefinition): string {
+  return `${d.label_en} (${d.label_ko}), ${d.unit}: ${d.definition}`;
+}
+
+/** The universe keys, valid at the top level and under `filters`. */
+function universeProperties(): Record<string, JsonSchema> {
+  return {
+    market: { type: ['string', 'null'], enum: ['KOSPI', 'KOSDAQ', 'ALL', null], description: 'Market universe (case-insensitive); ALL or absent = both.' },
+    sectors: textList('Only stocks in one of these sectors (exact names, see GET /stocks).'),
+    industries: textList('Only stocks in one of these industries.'),
+    codes: textList('Only these stock codes (6 characters, e.g. 005930, 0126Z0).', { type: 'string', pattern: '^[0-9A-Za-z]{6}$' }),
+    exclude: textList('Leave out stocks carrying any of these flags.', { type: 'string', enum: [...STOCK_FLAGS] }),
+    expression: { type: ['string', 'null'], description: 'Filter expression, e.g. "close > sma_200 and roe > 15 and (per < 10 or pbr < 1)" (see the README for the grammar).' },
+  };
+}
+
+/**
+ * The request schema for `indicators` (the registry's entries). Unknown keys are
+ * documented as not allowed, matching the 400 that request.ts answers.
+ */
+export function screenRequestJsonSchema(indicators: readonly IndicatorDefinition[]): JsonSchema {
+  const ids = indicators.map((d) => d.id);
+  const sortFields = [...ids, ...TEXT_SORT_FIELDS];
+  const outputFields = [...ids, ...ATTRIBUTE_FIELDS, 'code', 'name', 'market', 'sector'];
+  const ranges: Record<string, JsonSchema> = {};
+  const bounds: Record<string, JsonSchema> = {};
+  for (const d of indicators) {
+    ranges[d.id] = {
+      type: ['object', 'null'],
+      description: `Inclusive range on ${describeIndicator(d)} A stock whose value is null fails it.`,
+      properties: { min: number, max: number },
+      additionalProperties: false,
+    };
+    bounds[`min_${d.id}`] = { ...number, description: `Inclusive lower bound on ${d.id} (${d.label_en}, ${d.unit}); same as filters.${d.id}.min.` };
+    bounds[`max_${d.id}`] = { ...number, description: `Inclusive upper bound on ${d.id} (${d.label_en}, ${d.unit}); same as filters.${d.id}.max.` };
+  }
+  const sortField = { type: 'string', enum: sortFields };
+  const direction = { type: 'string', enum: ['asc', 'desc'], default: 'desc' };
+  return {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      filters: {
+        type: ['object', 'null'],
+        description: 'Shape A: universe keys and {min, max} ranges keyed by indicator id.',
+        properties: { ...universeProperties(), ...ranges },
+        additionalProperties: false,
+      },
+      ...universeProperties(),
+      sort: {
+        type: ['array', 'object', 'string', 'null'],
+        maxItems: MAX_SORT_KEYS,
+        items: { type: 'object', properties: { field: sortField, direction }, required: ['field'], additionalProperties: false },
+        description: 'Sort keys, nulls last (default market_cap desc). Also one {field, direction} object, or "roe:desc,per".',
+      },
+      sort_by: { type: ['string', 'null'], enum: [...sortFields, null], description: 'Shorthand for one sort key (with order).' },
+      order: { type: ['string', 'null'], enum: ['asc', 'desc', null], default: 'desc' },
+      page: { ...positiveInteger(undefined, 1), description: '1-based page.' },
+      per_page: positiveInteger(MAX_PER_PAGE, DEFAULT_PER_PAGE),
+      limit: { ...positiveInteger(MAX_PER_PAGE, DEFAULT_PER_PAGE), description: 'Alias of per_page.' },
+      fields: {
+        type: ['array', 'string', 'null'],
+        items: { type: 'string', enum: outputFields },
+        description: 'Extra columns to return (indicator ids or industry, name_english, board). A comma-separated string is accepted too.',
+      },
+      format: { type: ['string', 'null'], enum: ['json', 'csv', null], description: 'csv streams every match as CSV (like Accept: text/csv).' },
+      ...bounds,
+    },
+  };
+}

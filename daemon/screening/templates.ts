@@ -1,0 +1,85 @@
+/**
+ * Predefined screens (issue 4 "Templates and presets"; issue 9: a template
+ * whose inputs are all missing answers empty with a message, not an error).
+ * Thresholds are chosen for real KRX data: amounts in KRW (1억 = 1e8,
+ * 1조 = 1e12), ratios and returns in percent.
+ */
+
+import { notFound } from '../errors.js';
+import { DEFAULT_SORT } from './query.js';
+import type { RangeFilter, ScreenQuery, SortKey, Universe } from './query.js';
+import { DEFAULT_PER_PAGE } from './request-schema.js';
+import type { Snapshot } from './snapshot.js';
+import { TEMPLATE_DEFINITIONS } from './template-definitions.js';
+
+/** The screen part of a template: everything of a ScreenQuery but paging and output columns. */
+export interface TemplateQuery {
+  universe?: Universe;
+  filters?: RangeFilter[];
+  expression?: string;
+  sort?: SortKey[];
+  per_page?: number;
+}
+
+/** A predefined screen. `required_fields` are the indicators its filters and expression read. */
+export interface ScreenTemplate {
+  id: string;
+  name_ko: string;
+  name_en: string;
+  description: string;
+  query: TemplateQuery;
+  required_fields: readonly string[];
+}
+
+/** What the body of `POST /screen/templates/{id}` may change. `market: 'ALL'` lifts the template's market. */
+export interface TemplateOverrides {
+  market?: 'KOSPI' | 'KOSDAQ' | 'ALL';
+  sort?: SortKey[];
+  page?: number;
+  per_page?: number;
+  fields?: string[];
+}
+
+/** Every template, in display order. */
+export function listTemplates(): readonly ScreenTemplate[] {
+  return TEMPLATE_DEFINITIONS;
+}
+
+/** The template with `id`, or undefined. */
+export function getTemplate(id: string): ScreenTemplate | undefined {
+  return TEMPLATE_DEFINITIONS.find((t) => t.id === id);
+}
+
+/** The template with `id`. Throws NOT_FOUND naming the valid ids. */
+export function requireTemplate(id: string): ScreenTemplate {
+  const template = getTemplate(id);
+  if (template === undefined) throw notFound(`template '${id}'`, { template: id, valid_templates: TEMPLATE_DEFINITIONS.map((t) => t.id) });
+  return template;
+}
+
+/** The complete query of a template with the caller's market, sort, paging and fields applied. */
+export function applyTemplateOverrides(template: ScreenTemplate, overrides: TemplateOverrides = {}): ScreenQuery {
+  const q = template.query;
+  const universe: Universe = structuredClone(q.universe ?? {});
+  if (overrides.market === 'ALL') delete universe.market;
+  else if (overrides.market !== undefined) universe.market = overrides.market;
+  const query: ScreenQuery = {
+    universe,
+    filters: (q.filters ?? []).map((f) => ({ ...f })),
+    sort: (overrides.sort ?? q.sort ?? DEFAULT_SORT).map((s) => ({ ...s })),
+    page: overrides.page ?? 1,
+    per_page: overrides.per_page ?? q.per_page ?? DEFAULT_PER_PAGE,
+    fields: [...(overrides.fields ?? [])],
+  };
+  if (q.expression !== undefined) query.expression = q.expression;
+  return query;
+}
+
+/**
+ * Required fields that no stock in `snapshot` has a value for (e.g. every
+ * valuation input when no financial statements are loaded). With an empty
+ * snapshot every required field is missing.
+ */
+export function missingInputs(template: ScreenTemplate, snapshot: Snapshot): string[] {
+  return template.required_fields.filter((field) => (snapshot.columns.get(field)?.count ?? 0) === 0);
+}

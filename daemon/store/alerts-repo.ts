@@ -1,0 +1,210 @@
+/**
+ * Alerts repository: price alerts (scoped to the owner for the API, unscoped for the
+ * evaluator) and their durable firing history. The active-alert cap is checked inside
+ * the writing transaction so concurrent creates cannot pass it together; a firing is
+ * recorded once per (alert, generation) and only while the alert is still active.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AlertType } from '../alerts/alert-rules.js';
+import type { Db, Queryable } from './db.js';
+
+/** A stored alert. `last_fired_at` is ms since the epoch. */
+export interface Alert {
+  id: string;
+  user_id: string;
+  code: string;
+  /** The stock's name (null when the stock is no longer listed). */
+  name: string | null;
+  alert_type: AlertType;
+  threshold: number;
+  recurring: boolean;
+  cooldown_s: number;
+  note: string | null;
+  active: boolean;
+  /** False after a firing until the condition has been false again. */
+  armed: boolean;
+  /** Number of firings so far: the generation of the next firing. */
+  fire_count: number;
+  last_fired_at: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Fields of a new alert. */
+export type AlertInsert = Pick<Alert, 'code' | 'alert_type' | 'threshold' | 'recurring' | 'cooldown_s' | 'note'>;
+/** Fields an update may change. */
+export type AlertPatch = Partial<Pick<Alert, 'threshold' | 'active' | 'recurring' | 'note' | 'cooldown_s'>>;
+/** Outcome of a write bounded by the active-alert cap. */
+export type AlertWrite = { ok: true; alert: Alert } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'cap'; active: number };
+
+/** List filters and paging. */
+export interface AlertFilter {
+  code?: string;
+  active?: boolean;
+  alert_type?: AlertType;
+  limit: number;
+  offset: number;
+}
+
+/** One recorded firing. `fired_at` is ms since the epoch. */
+export interface AlertFiringRecord {
+  id: string;
+  alert_id: string;
+  user_id: string;
+  generation: number;
+  code: string;
+  alert_type: AlertType;
+  threshold: number;
+  price: number;
+  change_percent: number | null;
+  volume: number | null;
+  message: string;
+  fired_at: number;
+}
+
+/** Alerts repository. */
+export interface AlertsRepo {
+  /** Insert unless the user already has `maxActive` active alerts (null = unlimited). */
+  create(userId: string, input: AlertInsert, maxActive: number | null): Promise<AlertWrite>;
+  get(userId: string, id: string): Promise<Alert | undefined>;
+  /** Any user's alert (the evaluator's reload). */
+  getById(id: string): Promise<Alert | undefined>;
+  list(userId: string, filter: AlertFilter): Promise<{ items: Alert[]; total: number }>;
+  /** Apply `patch`; a new threshold or a reactivation re-arms; activating respects `maxActive`. */
+  update(userId: string, id: string, patch: AlertPatch, maxActive: number | null): Promise<AlertWrite>;
+  delete(userId: string, id: string): Promise<boolean>;
+  /** Every active alert of every user. */
+  listActive(): Promise<Alert[]>;
+  /** Record a firing and advance the alert (disarm; a one-shot becomes inactive). False when already recorded or no longer active. */
+  recordFiring(record: AlertFiringRecord): Promise<boolean>;
+  /** Persist a re-arm, unless the alert has fired again since `generation`. */
+  rearm(id: string, generation: number): Promise<void>;
+  /** The user's firings, newest first. */
+  events(userId: string, filter: { alertId?: string; code?: string; limit: number; offset: number }): Promise<{ items: AlertFiringRecord[]; total: number }>;
+  /** The user's firings with fromMs <= fired_at < toMs, oldest first, at most `limit` (WebSocket session replay). */
+  firedBetween(userId: string, fromMs: number, toMs: number, limit: number): Promise<AlertFiringRecord[]>;
+}
+
+interface AlertRow extends Omit<Alert, 'recurring' | 'active' | 'armed'> {
+  recurring: number;
+  active: number;
+  armed: number;
+}
+
+const toAlert = (r: AlertRow): Alert => ({ ...r, recurring: r.recurring === 1, active: r.active === 1, armed: r.armed === 1 });
+const SELECT = `SELECT a.id, a.user_id, a.stock_code AS code, s.name AS name, a.alert_type, a.threshold, a.recurring, a.cooldown_s, a.note,
+  a.active, a.armed, a.fire_count, a.last_fired_at, a.created_at, a.updated_at FROM alerts a LEFT JOIN stocks s ON s.code = a.stock_code`;
+const EVENT_COLS = 'id, alert_id, user_id, generation, stock_code AS code, alert_type, threshold, price, change_percent, volume, message, fired_at';
+
+async function countActive(q: Queryable, userId: string, exceptId = ''): Promise<number> {
+  return (await q.get<{ n: number }>('SELECT COUNT(*) AS n FROM alerts WHERE user_id = ? AND active = 1 AND id <> ?', [userId, exceptId]))?.n ?? 0;
+}
+
+/** Create the alerts repository. */
+export function createAlertsRepo(db: Db): AlertsRepo {
+  const getById = async (id: string, q: Queryable = db) => {
+    const row = await q.get<AlertRow>(`${SELECT} WHERE a.id = ?`, [id]);
+    return row && toAlert(row);
+  };
+  const get = async (userId: string, id: string, q: Queryable = db) => {
+    const row = await q.get<AlertRow>(`${SELECT} WHERE a.user_id = ? AND a.id = ?`, [userId, id]);
+    return row && toAlert(row);
+  };
+  return {
+    create(userId, input, maxActive) {
+      return db.transaction(async (tx): Promise<AlertWrite> => {
+        const active = await countActive(tx, userId);
+        if (maxActive !== null && active >= maxActive) return { ok: false, reason: 'cap', active };
+        const id = randomUUID();
+        const now = new Date().toISOString();
+        await tx.run(
+          `INSERT INTO alerts (id, user_id, stock_code, alert_type, threshold, recurring, cooldown_s, note, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [id, userId, input.code, input.alert_type, input.threshold, input.recurring ? 1 : 0, input.cooldown_s, input.note, now, now],
+        );
+        return { ok: true, alert: (await getById(id, tx))! };
+      });
+    },
+    get: (userId, id) => get(userId, id),
+    getById: (id) => getById(id),
+    async list(userId, f) {
+      const where = ['a.user_id = ?'];
+      const params: unknown[] = [userId];
+      if (f.code) (where.push('a.stock_code = ?'), params.push(f.code));
+      if (f.active !== undefined) (where.push('a.active = ?'), params.push(f.active ? 1 : 0));
+      if (f.alert_type) (where.push('a.alert_type = ?'), params.push(f.alert_type));
+      const clause = where.join(' AND ');
+      const [rows, count] = await Promise.all([
+        db.all<AlertRow>(`${SELECT} WHERE ${clause} ORDER BY a.created_at DESC, a.${db.dialect.insertionOrder} DESC LIMIT ? OFFSET ?`, [...params, f.limit, f.offset]),
+        db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM alerts a WHERE ${clause}`, params),
+      ]);
+      return { items: rows.map(toAlert), total: count?.n ?? 0 };
+    },
+    update(userId, id, patch, maxActive) {
+      return db.transaction(async (tx): Promise<AlertWrite> => {
+        const current = await get(userId, id, tx);
+        if (!current) return { ok: false, reason: 'not_found' };
+        const activating = patch.active === true && !current.active;
+        if (activating && maxActive !== null) {
+          const active = await countActive(tx, userId, id);
+          if (active >= maxActive) return { ok: false, reason: 'cap', active };
+        }
+        const rearm = activating || (patch.threshold !== undefined && patch.threshold !== current.threshold);
+        const sets: string[] = [];
+        const params: unknown[] = [];
+        for (const k of ['threshold', 'note', 'cooldown_s'] as const) if (patch[k] !== undefined) (sets.push(`${k} = ?`), params.push(patch[k]));
+        for (const k of ['active', 'recurring'] as const) if (patch[k] !== undefined) (sets.push(`${k} = ?`), params.push(patch[k] ? 1 : 0));
+        if (rearm) sets.push('armed = 1');
+        sets.push('updated_at = ?');
+        await tx.run(`UPDATE alerts SET ${sets.join(', ')} WHERE user_id = ? AND id = ?`, [...params, new Date().toISOString(), userId, id]);
+        return { ok: true, alert: (await get(userId, id, tx))! };
+      });
+    },
+    async delete(userId, id) {
+      return (await db.run('DELETE FROM alerts WHERE user_id = ? AND id = ?', [userId, id])).changes === 1;
+    },
+    async listActive() {
+      return (await db.all<AlertRow>(`${SELECT} WHERE a.active = 1`)).map(toAlert);
+    },
+    recordFiring(r) {
+      return db.transaction(async (tx) => {
+        // A deleted or deactivated alert does not fire; the UNIQUE key lets one instance record a firing.
+        if (!(await tx.get('SELECT 1 AS x FROM alerts WHERE id = ? AND active = 1', [r.alert_id]))) return false;
+        const inserted = await tx.run(
+          `INSERT INTO alert_events (id, alert_id, user_id, generation, stock_code, alert_type, threshold, price, change_percent, volume, message, fired_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (alert_id, generation) DO NOTHING`,
+          [r.id, r.alert_id, r.user_id, r.generation, r.code, r.alert_type, r.threshold, r.price, r.change_percent, r.volume, r.message, r.fired_at],
+        );
+        if (inserted.changes === 0) return false;
+        await tx.run(
+          `UPDATE alerts SET fire_count = ${tx.dialect.greatest}(fire_count, ?), last_fired_at = ?, armed = 0,
+             active = CASE WHEN recurring = 1 THEN active ELSE 0 END WHERE id = ?`,
+          [r.generation + 1, r.fired_at, r.alert_id],
+        );
+        return true;
+      });
+    },
+    async rearm(id, generation) {
+      await db.run('UPDATE alerts SET armed = 1 WHERE id = ? AND fire_count = ? AND armed = 0', [id, generation]);
+    },
+    firedBetween(userId, fromMs, toMs, limit) {
+      // Served by the alert_events (user_id, fired_at) index.
+      return db.all<AlertFiringRecord>(
+        `SELECT ${EVENT_COLS} FROM alert_events WHERE user_id = ? AND fired_at >= ? AND fired_at < ? ORDER BY fired_at, ${db.dialect.insertionOrder} LIMIT ?`,
+        [userId, fromMs, toMs, limit],
+      );
+    },
+    async events(userId, f) {
+      const where = ['user_id = ?'];
+      const params: unknown[] = [userId];
+      if (f.alertId) (where.push('alert_id = ?'), params.push(f.alertId));
+      if (f.code) (where.push('stock_code = ?'), params.push(f.code));
+      const clause = where.join(' AND ');
+      const [items, count] = await Promise.all([
+        db.all<AlertFiringRecord>(`SELECT ${EVENT_COLS} FROM alert_events WHERE ${clause} ORDER BY fired_at DESC, ${db.dialect.insertionOrder} DESC LIMIT ? OFFSET ?`, [...params, f.limit, f.offset]),
+        db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM alert_events WHERE ${clause}`, params),
+      ]);
+      return { items, total: count?.n ?? 0 };
+    },
+  };
+}

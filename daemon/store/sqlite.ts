@@ -1,0 +1,134 @@
+/**
+ * The sqlite3 handle: one writer connection (all writes and transactions, serialised
+ * by an async mutex so concurrent requests never interleave inside a transaction) and
+ * one reader connection (WAL lets it read committed data while a write is under way).
+ */
+import sqlite3 from 'sqlite3';
+import type { Db, Dialect, Params, Queryable } from './db.js';
+
+/** sqlite's SQL fragments (see Dialect). */
+export const SQLITE_DIALECT: Dialect = {
+  name: 'sqlite',
+  jsonRows: 'json_each(?)',
+  inTextList: (column) => `${column} IN (SELECT value FROM json_each(?))`,
+  textList: (values) => JSON.stringify(values),
+  insertionOrder: 'rowid',
+  greatest: 'MAX',
+  migrationLock: null,
+};
+
+function open(file: string, mode: number): Promise<sqlite3.Database> {
+  return new Promise((resolve, reject) => {
+    const db = new sqlite3.Database(file, mode, (err) => (err ? reject(err) : resolve(db)));
+  });
+}
+
+function runner(db: sqlite3.Database): Queryable {
+  return {
+    dialect: SQLITE_DIALECT,
+    run: (sql, params = []) =>
+      new Promise((resolve, reject) => {
+        db.run(sql, params as unknown[], function (this: sqlite3.RunResult, err: Error | null) {
+          if (err) reject(err);
+          else resolve({ changes: this.changes });
+        });
+      }),
+    get: <T>(sql: string, params: Params = []) =>
+      new Promise<T | undefined>((resolve, reject) => {
+        db.get(sql, params as unknown[], (err: Error | null, row: T) => (err ? reject(err) : resolve(row)));
+      }),
+    all: <T>(sql: string, params: Params = []) =>
+      new Promise<T[]>((resolve, reject) => {
+        db.all(sql, params as unknown[], (err: Error | null, rows: T[]) => (err ? reject(err) : resolve(rows)));
+      }),
+    exec: (sql) =>
+      new Promise((resolve, reject) => {
+        db.exec(sql, (err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}
+
+/** A FIFO async mutex. */
+function createMutex() {
+  let tail: Promise<void> = Promise.resolve();
+  return async function lock<T>(fn: () => Promise<T>): Promise<T> {
+    const previous = tail;
+    let release!: () => void;
+    tail = new Promise<void>((r) => (release = r));
+    await previous;
+    try {
+      return await fn();
+    } finally {
+      release();
+    }
+  };
+}
+
+const PRAGMAS = 'PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;';
+
+/** How often switching a new file to WAL is tried while other processes hold it. */
+const WAL_ATTEMPTS = 50;
+
+/**
+ * Switch the file to WAL. Several processes opening a new file at once contend for the
+ * exclusive lock this needs, and sqlite answers SQLITE_BUSY without calling the busy
+ * handler (waiting could deadlock), so we retry with a growing pause instead.
+ * @throws the driver's error when it is not SQLITE_BUSY, or after WAL_ATTEMPTS tries
+ */
+async function enableWal(conn: Queryable): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await conn.exec('PRAGMA journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== 'SQLITE_BUSY' || attempt >= WAL_ATTEMPTS) throw err;
+      await new Promise((r) => setTimeout(r, 5 * attempt));
+    }
+  }
+}
+
+/**
+ * Open (creating if needed) the sqlite file with WAL, busy_timeout and foreign keys on.
+ * @throws the driver's error when the file cannot be opened
+ */
+export async function openSqlite(file: string): Promise<Db> {
+  const writerDb = await open(file, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE);
+  const writer = runner(writerDb);
+  await writer.exec(PRAGMAS);
+  await enableWal(writer);
+  const readerDb = await open(file, sqlite3.OPEN_READONLY);
+  const reader = runner(readerDb);
+  await reader.exec('PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+  const lock = createMutex();
+  let closed: Promise<void> | undefined;
+
+  return {
+    dialect: SQLITE_DIALECT,
+    label: file,
+    run: (sql, params) => lock(() => writer.run(sql, params)),
+    exec: (sql) => lock(() => writer.exec(sql)),
+    get: (sql, params) => reader.get(sql, params),
+    ping: async () => void (await reader.get('SELECT 1')),
+    all: (sql, params) => reader.all(sql, params),
+    transaction: (fn) =>
+      lock(async () => {
+        await writer.exec('BEGIN IMMEDIATE');
+        try {
+          const result = await fn(writer);
+          await writer.exec('COMMIT');
+          return result;
+        } catch (err) {
+          await writer.exec('ROLLBACK').catch(() => undefined);
+          throw err;
+        }
+      }),
+    close() {
+      closed ??= lock(async () => {
+        await writer.exec('PRAGMA wal_checkpoint(TRUNCATE)').catch(() => undefined);
+        await new Promise<void>((r) => readerDb.close(() => r()));
+        await new Promise<void>((r) => writerDb.close(() => r()));
+      });
+      return closed;
+    },
+  };
+}

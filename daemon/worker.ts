@@ -1,0 +1,46 @@
+/**
+ * `stockscreend worker`: a process that only runs market-data jobs, sharing Redis (and
+ * the database) with the daemons, so loading and indicator computation scale out.
+ */
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { createMarketParts, SNAPSHOT_CHANNEL } from './daemon.js';
+import { createLogger } from './infra/logger.js';
+import { createNotifier } from './infra/notifier.js';
+import { closeRedis, createRedisFactory } from './infra/redis.js';
+import { createMarketJobs } from './jobs/market-jobs.js';
+import { sampleSource } from './jobs/sample-source.js';
+import { openStore } from './store/open.js';
+
+/** A running worker process. */
+export interface WorkerProcess {
+  close(): Promise<void>;
+}
+
+/** Start `config.workers` (at least 1) job workers. @throws when the database cannot be opened */
+export async function startWorker(config: Config, logger: Logger = createLogger(config.log_level)): Promise<WorkerProcess> {
+  const db = await openStore(config, (err) => logger.warn({ err: err.message }, 'database connection lost; reconnecting on next use'));
+  logger.info({ database: db.label }, 'database open');
+  const redis = createRedisFactory({ url: config.redis_url, prefix: config.redis_prefix, logger });
+  const commands = redis.connect('command', 'worker-api');
+  const notifier = createNotifier(redis, commands, logger);
+  const parts = createMarketParts(db);
+  const jobs = createMarketJobs({ redis, logger });
+  await jobs.startWorkers(Math.max(1, config.workers), {
+    market: parts.market,
+    sample: sampleSource,
+    logger,
+    onIndicatorsComputed: (run) => notifier.publish(SNAPSHOT_CHANNEL, run.version),
+  });
+  logger.info({ workers: Math.max(1, config.workers) }, 'stockscreend worker ready');
+  let closing: Promise<void> | undefined;
+  return {
+    close: () =>
+      (closing ??= (async () => {
+        await jobs.close();
+        await notifier.close();
+        await closeRedis(commands);
+        await db.close();
+      })()),
+  };
+}

@@ -1,0 +1,232 @@
+/**
+ * Per-connection outbound queue ("outbox") and the one flush timer shared by all
+ * connections (spec "Behaviour rules" 1: batching on by default, flushed every 30 ms).
+ *
+ * A flush sends the queue as one `batch` frame (a single message goes unwrapped, and
+ * frames hold at most `maxBatchSize` messages). Sequence numbers are assigned here, at
+ * flush time, in delivery order (see protocol.ts for the batch-frame rule).
+ *
+ * Slow consumers: when the socket's send buffer is above `highWaterBytes` the flush is
+ * skipped and the queue is coalesced — the latest price / order book per code and the
+ * latest status per market replace older ones in place — so the queue is bounded by
+ * the number of distinct keys plus the non-coalescible messages. A consumer still behind
+ * after `maxBehindFlushes` flushes, or whose queue passes `maxQueue`, is reported
+ * through `onOverflow` (the connection closes it with 4008).
+ */
+import { compareStreamIds } from '../market/bus.js';
+import { batchFrame, finalize, type OutMessage } from './protocol.js';
+
+/** Tuning of an outbox. */
+export interface OutboxOptions {
+  /** False: every message is sent on its own, immediately. */
+  batching: boolean;
+  highWaterBytes: number;
+  maxBehindFlushes: number;
+  maxQueue: number;
+  maxBatchSize: number;
+  /** Approximate size limit of one batch frame (a single larger message is still sent). */
+  maxFrameBytes: number;
+}
+
+// `,"sequence":NNNNNNN}` plus the comma between inner messages.
+const SEQUENCE_BYTES = 24;
+
+/** Where an outbox sends, and who it tells. */
+export interface OutboxSink {
+  send(text: string): void;
+  bufferedAmount(): number;
+  /** Clock for the batch frame's timestamp (ms since the epoch). */
+  now(): number;
+  /** Ask for a flush on the next tick. */
+  schedule(outbox: Outbox): void;
+  /** Delivered `messages` in `frames` frames; `oldestBuiltAt` is the performance.now() of the oldest. */
+  onSent(messages: number, frames: number, oldestBuiltAt: number): void;
+  /** An alert message was handed to the socket (the session's alert cursor advances). */
+  onAlertSent?(ref: NonNullable<OutMessage['alert']>): void;
+  /** The consumer cannot keep up; the owner should close the connection. */
+  onOverflow(reason: string, details: { queued: number; buffered_bytes: number; behind_flushes: number }): void;
+}
+
+/** A connection's outbound queue. */
+export interface Outbox {
+  push(message: OutMessage): void;
+  /** Put messages in front of the queue (restoration: `reconnected` and the replay go before held live messages). */
+  unshift(messages: readonly OutMessage[]): void;
+  flush(): void;
+  /** Hold messages (no flush) until resume(). */
+  pause(): void;
+  resume(): void;
+  size(): number;
+  /** Last sequence number assigned (settable when a session is restored). */
+  sequence: number;
+  /** Smallest stream id among queued event messages (not delivered yet). */
+  oldestQueuedStreamId(): string | undefined;
+  /** Drop everything; later pushes are ignored. */
+  dispose(): void;
+}
+
+/** Create an outbox sending through `sink`. */
+export function createOutbox(sink: OutboxSink, options: OutboxOptions): Outbox {
+  let queue: OutMessage[] = [];
+  let keyIndex: Map<string, number> | null = null; // non-null while coalescing
+  let behind = 0;
+  let paused = false;
+  let disposed = false;
+
+  function coalesce(): void {
+    keyIndex = new Map();
+    const kept: OutMessage[] = [];
+    for (const m of queue) {
+      const at = m.key === undefined ? undefined : keyIndex.get(m.key);
+      if (at !== undefined) kept[at] = m;
+      else {
+        if (m.key !== undefined) keyIndex.set(m.key, kept.length);
+        kept.push(m);
+      }
+    }
+    queue = kept;
+  }
+
+  function overflow(reason: string): void {
+    sink.onOverflow(reason, { queued: queue.length, buffered_bytes: sink.bufferedAmount(), behind_flushes: behind });
+  }
+
+  /** Messages [start, end) forming the next frame: up to maxBatchSize messages and about maxFrameBytes. */
+  function chunkEnd(start: number): { end: number; bytes: number } {
+    let end = start;
+    let bytes = 0;
+    const maxMessages = options.batching ? options.maxBatchSize : 1;
+    while (end < queue.length && end - start < maxMessages) {
+      const size = queue[end]!.head.length + SEQUENCE_BYTES;
+      if (end > start && bytes + size > options.maxFrameBytes) break;
+      bytes += size;
+      end++;
+    }
+    return { end, bytes };
+  }
+
+  function sendFrame(chunk: OutMessage[]): void {
+    if (!options.batching || chunk.length === 1) {
+      for (const m of chunk) sink.send(finalize(m, ++outbox.sequence));
+    } else {
+      const frameSequence = ++outbox.sequence;
+      sink.send(batchFrame(frameSequence, chunk.map((m) => finalize(m, ++outbox.sequence)), sink.now()));
+    }
+    if (sink.onAlertSent) for (const m of chunk) if (m.alert) sink.onAlertSent(m.alert);
+  }
+
+  /** Send from the head of the queue until it is empty or `budget` bytes went out; the rest waits. */
+  function sendWithin(budget: number): void {
+    let start = 0;
+    let frames = 0;
+    let oldest = Infinity;
+    while (start < queue.length && budget > 0) {
+      const { end, bytes } = chunkEnd(start);
+      const chunk = queue.slice(start, end);
+      for (const m of chunk) oldest = Math.min(oldest, m.builtAt);
+      sendFrame(chunk);
+      frames += options.batching ? 1 : chunk.length;
+      budget -= bytes;
+      start = end;
+    }
+    queue = start === queue.length ? [] : queue.slice(start);
+    if (start > 0) sink.onSent(start, frames, oldest);
+    if (queue.length > 0) sink.schedule(outbox);
+  }
+
+  const outbox: Outbox = {
+    sequence: 0,
+    push(message) {
+      if (disposed) return;
+      const at = keyIndex && message.key !== undefined ? keyIndex.get(message.key) : undefined;
+      if (at !== undefined) queue[at] = message;
+      else {
+        if (keyIndex && message.key !== undefined) keyIndex.set(message.key, queue.length);
+        queue.push(message);
+      }
+      if (queue.length > options.maxQueue) {
+        if (!keyIndex) coalesce();
+        if (queue.length > options.maxQueue) return overflow('queue limit');
+      }
+      if (!options.batching && !paused && !keyIndex) outbox.flush();
+      else sink.schedule(outbox);
+    },
+    unshift(messages) {
+      if (disposed || messages.length === 0) return;
+      queue = [...messages, ...queue];
+      if (keyIndex) coalesce();
+      sink.schedule(outbox);
+    },
+    flush() {
+      if (disposed || paused || queue.length === 0) return;
+      if (sink.bufferedAmount() >= options.highWaterBytes) {
+        behind++;
+        if (!keyIndex) coalesce();
+        if (behind > options.maxBehindFlushes) return overflow('slow consumer');
+        sink.schedule(outbox);
+        return;
+      }
+      behind = 0;
+      keyIndex = null;
+      // Never put more than the threshold into the socket buffer: what does not fit waits (and coalesces).
+      sendWithin(options.highWaterBytes - sink.bufferedAmount());
+    },
+    pause: () => void (paused = true),
+    resume() {
+      paused = false;
+      if (queue.length > 0) sink.schedule(outbox);
+    },
+    size: () => queue.length,
+    oldestQueuedStreamId() {
+      let oldest: string | undefined;
+      for (const m of queue) if (m.streamId !== undefined && (oldest === undefined || compareStreamIds(m.streamId, oldest) < 0)) oldest = m.streamId;
+      return oldest;
+    },
+    dispose() {
+      disposed = true;
+      queue = [];
+      keyIndex = null;
+    },
+  };
+  return outbox;
+}
+
+/** One timer that flushes every outbox marked dirty, `intervalMs` after the first mark. */
+export interface FlushScheduler {
+  schedule(outbox: Outbox): void;
+  /** Flush everything now (shutdown). */
+  flushAll(): void;
+  stop(): void;
+}
+
+/** Create the shared flush timer. */
+export function createFlushScheduler(intervalMs: number): FlushScheduler {
+  let dirty = new Set<Outbox>();
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  function tick(): void {
+    timer = undefined;
+    const due = dirty;
+    dirty = new Set();
+    for (const outbox of due) outbox.flush();
+  }
+
+  return {
+    schedule(outbox) {
+      if (stopped) return;
+      dirty.add(outbox);
+      timer ??= setTimeout(tick, intervalMs);
+    },
+    flushAll() {
+      if (timer) clearTimeout(timer);
+      tick();
+    },
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      dirty.clear();
+    },
+  };
+}

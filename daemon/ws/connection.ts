@@ -1,0 +1,398 @@
+/**
+ * One WebSocket connection: its state machine, identity, subscriptions, rate limit,
+ * outbox, and what it leaves behind on disconnect.
+ *
+ * States: `opening` (token checked, session restored; client messages wait) → `open`
+ * → `closed`. Client messages are handled one at a time in arrival order (refresh_token
+ * and reconnect are asynchronous). The session {user, subscriptions, last sequence, last
+ * stream id, alert cursor} is checkpointed in Redis while open (on subscription changes
+ * and every checkpoint interval, see checkpoint.ts) and saved on close for
+ * ws_session_ttl_s (spec "States and transitions").
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { WebSocket } from 'ws';
+import type { AuthUser, TokenService } from '../auth/tokens.js';
+import type { Clock } from '../infra/clock.js';
+import { previousStreamId } from '../market/bus.js';
+import type { AlertEvent, MarketStatusEvent, PriceEvent } from '../market/events.js';
+import { advanceAlertCursor, newAlertCursor, type AlertCursor } from './alert-cursor.js';
+import { createOutbox, type FlushScheduler, type Outbox } from './batching.js';
+import { handleClientMessage } from './handlers.js';
+import { topicOf, userTopic, type Hub, type HubMember } from './hub.js';
+import { CLOSE_CODES, serverMessages, type OutMessage, type SubscriptionMap, type WsErrorCode } from './protocol.js';
+import { createMessageRateLimiter, type MessageRateLimiter } from './rate-limit.js';
+import type { ReplaySource } from './replay.js';
+import { restoreSession } from './restore.js';
+import type { SessionOwner, SessionState, SessionStore } from './session-store.js';
+import { createSubscriptionSet, type SubscriptionSet, type Universe } from './subscriptions.js';
+
+/** Per-connection settings (from the daemon config plus gateway tuning). */
+export interface ConnectionSettings {
+  batchIntervalMs: number;
+  rateLimit: number;
+  maxSubscriptions: number;
+  maxTargetsPerRequest: number;
+  sessionTtlS: number;
+  highWaterBytes: number;
+  maxBehindFlushes: number;
+  maxQueue: number;
+  maxBatchSize: number;
+  maxFrameBytes: number;
+  maxReplayMessages: number;
+  maxReplayScan: number;
+  /** Most alert firings replayed from the durable records on one restore. */
+  maxReplayAlerts: number;
+  /** How long a restore waits for the gateway instance holding a live session to prove dead. */
+  ownerWaitMs: number;
+  /** After a 4008/1008 close, the socket is destroyed if the close handshake takes longer. */
+  closeGraceMs: number;
+}
+
+/** What the gateway learns from connections (stats, metrics). */
+export interface ConnectionObserver {
+  onSent(messages: number, frames: number, latencyMs: number): void;
+  onClientMessage(type: string): void;
+  onRateLimit(decision: 'rejected' | 'closed'): void;
+  onSlowConsumer(connection: Connection, details: Record<string, number>): void;
+}
+
+/** Collaborators of a connection. */
+export interface ConnectionDeps {
+  hub: Hub;
+  sessions: SessionStore;
+  tokens: Pick<TokenService, 'verify'>;
+  universe: Universe;
+  bus: ReplaySource & { position(): string | null };
+  /** Latest price of each code (sent instead of a replay that reaches past the history). */
+  snapshot(codes: string[]): Promise<PriceEvent[]>;
+  /** Current status of every market (market status on subscribe and restore); absent: none sent. */
+  marketStatus?(): MarketStatusEvent[];
+  /**
+   * The user's alert firings with fromMs <= fired_at < toMs, oldest first, at most `limit`
+   * (durable records). Absent: alerts are replayed from the bus history like other events.
+   */
+  missedAlerts?(userId: string, fromMs: number, toMs: number, limit: number): Promise<AlertEvent[]>;
+  /** This gateway instance (owner of the session records it writes). */
+  gatewayId: string;
+  /** Asks for a checkpoint of a connection. */
+  checkpoints: { touch(conn: Connection): void };
+  /** A connection of this gateway by id (until its session is saved). */
+  localConnection(id: string): Connection | undefined;
+  scheduler: FlushScheduler;
+  clock: Clock;
+  logger: Logger;
+  settings: ConnectionSettings;
+  observer: ConnectionObserver;
+}
+
+/** Query parameters of the upgrade request (spec "WebSocket and monitoring"). */
+export interface ConnectQuery {
+  token?: string;
+  session_id?: string;
+  /** The last sequence number the client read (numbering continues after it on restore). */
+  last_sequence?: number;
+}
+
+/** A row of `GET /ws/connections`. */
+export interface ConnectionInfo {
+  connection_id: string;
+  session_id: string;
+  user_id: string | null;
+  connected_at: string;
+  subscriptions: SubscriptionMap;
+  message_count: number;
+  messages_received: number;
+  queued_messages: number;
+  last_activity: string;
+}
+
+/** A live connection. */
+export interface Connection extends HubMember {
+  readonly id: string;
+  readonly subscriptions: SubscriptionSet;
+  readonly outbox: Outbox;
+  readonly deps: ConnectionDeps;
+  sessionId: string;
+  user: AuthUser | null;
+  /** Heartbeat: set on pong, cleared on ping. */
+  alive: boolean;
+  /** Replay position while a restoration is in flight (saved instead of the live one if the socket closes meanwhile). */
+  restoringFrom: string | null | undefined;
+  /** When the current session was first opened. */
+  startedAt: number;
+  /** Alert firings sent on the session. */
+  alertCursor: AlertCursor;
+  /** When this connection joined its user's alert topic (null while anonymous). */
+  userSince: number | null;
+  /** Markets whose current status was sent (market-status.ts). */
+  readonly announcedMarkets: Set<string>;
+  /** The session record was taken over elsewhere: this connection no longer writes it. */
+  detached: boolean;
+  /** Whether alert firing `id` was pushed on this connection (recent ones). */
+  hasAlert(id: string): boolean;
+  /** The session as it would be saved now. */
+  sessionState(): SessionState;
+  owner(): SessionOwner;
+  /** Open and writing its session (checkpoints skip others). */
+  checkpointable(): boolean;
+  /** Checkpoint the session soon (subscription and identity changes). */
+  requestCheckpoint(): void;
+  readonly limiter: MessageRateLimiter;
+  isOpen(): boolean;
+  send(message: OutMessage): void;
+  error(code: WsErrorCode, message: string, details?: Record<string, unknown>): void;
+  /** Authenticate as `user` (joins the user's alert topic). */
+  setUser(user: AuthUser): void;
+  joinSubscription(type: Parameters<SubscriptionSet['add']>[0], target: string): void;
+  leaveSubscription(type: Parameters<SubscriptionSet['add']>[0], target: string): void;
+  /** Verify the query token, restore or open the session, then start handling client messages. */
+  start(query: ConnectQuery): Promise<void>;
+  close(code: number, reason: string): void;
+  info(): ConnectionInfo;
+  /** Resolves once the socket closed and the session was saved (or failed to). */
+  readonly finished: Promise<void>;
+}
+
+/** Wrap an accepted socket (messages are buffered until start()). */
+export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connection {
+  const { clock, settings, hub } = deps;
+  const connectedAt = clock.now();
+  let lastActivity = connectedAt;
+  let messageCount = 0;
+  let received = 0;
+  let state: 'opening' | 'open' | 'closed' = 'opening';
+  const pending: string[] = [];
+  let busy = true;
+  let resolveFinished!: () => void;
+  const finished = new Promise<void>((r) => (resolveFinished = r));
+  // Ids of alert firings pushed here lately: a restore does not replay them again.
+  const recentAlerts = new Set<string>();
+
+  const outbox = createOutbox(
+    {
+      send: (text) => {
+        if (ws.readyState === ws.OPEN) ws.send(text);
+      },
+      bufferedAmount: () => ws.bufferedAmount,
+      now: () => clock.now(),
+      schedule: (o) => deps.scheduler.schedule(o),
+      onSent(messages, frames, oldest) {
+        messageCount += messages;
+        deps.observer.onSent(messages, frames, performance.now() - oldest);
+      },
+      onAlertSent(ref) {
+        conn.alertCursor = advanceAlertCursor(conn.alertCursor, ref);
+      },
+      onOverflow(reason, details) {
+        deps.logger.warn({ connection: conn.id, reason, ...details }, 'closing slow WebSocket consumer');
+        deps.observer.onSlowConsumer(conn, details);
+        conn.close(CLOSE_CODES.SLOW_CONSUMER, 'slow consumer');
+      },
+    },
+    {
+      batching: settings.batchIntervalMs > 0,
+      highWaterBytes: settings.highWaterBytes,
+      maxBehindFlushes: settings.maxBehindFlushes,
+      maxQueue: settings.maxQueue,
+      maxBatchSize: settings.maxBatchSize,
+      maxFrameBytes: settings.maxFrameBytes,
+    },
+  );
+
+  function pump(): void {
+    while (!busy && state === 'open' && pending.length > 0) {
+      const result = handleClientMessage(conn, pending.shift()!);
+      if (result) {
+        busy = true;
+        result
+          .catch((err: Error) => deps.logger.error({ err, connection: conn.id }, 'WebSocket message handler failed'))
+          .finally(() => {
+            busy = false;
+            pump();
+          });
+      }
+    }
+  }
+
+  function onMessage(data: Buffer | ArrayBuffer | Buffer[]): void {
+    if (state === 'closed') return;
+    lastActivity = clock.now();
+    received++;
+    const decision = conn.limiter.check();
+    if (!decision.allowed) {
+      deps.observer.onRateLimit('rejected');
+      if (decision.notify) {
+        conn.error('RATE_LIMIT_EXCEEDED', `More than ${settings.rateLimit} messages per second`, {
+          rate_limit: settings.rateLimit,
+          window_ms: 1000,
+          retry_after_ms: decision.retryAfterMs,
+        });
+      }
+      if (decision.close) {
+        deps.observer.onRateLimit('closed');
+        outbox.flush();
+        conn.close(CLOSE_CODES.POLICY_VIOLATION, 'rate limit exceeded repeatedly');
+      }
+      return;
+    }
+    // Binary frames are read as UTF-8 text too: JSON is JSON whatever the opcode.
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+    pending.push(bytes.toString('utf8'));
+    pump();
+  }
+
+  function topics(): string[] {
+    const list = [...conn.subscriptions.entries()].map(([type, target]) => topicOf(type, target));
+    if (conn.user) list.push(userTopic(conn.user.id));
+    return list;
+  }
+
+  /** Every relevant event up to this id was handed to the socket (queued ones were not). */
+  function position(): string | null {
+    if (conn.restoringFrom !== undefined) return conn.restoringFrom;
+    const queuedFrom = outbox.oldestQueuedStreamId();
+    return queuedFrom !== undefined ? previousStreamId(queuedFrom) : deps.bus.position();
+  }
+
+  async function onClose(): Promise<void> {
+    if (state === 'closed') return;
+    state = 'closed';
+    hub.removeMember(conn, topics());
+    const final = conn.sessionState();
+    outbox.dispose();
+    try {
+      if (!conn.detached && !(await deps.sessions.save(conn.sessionId, final, conn.owner()))) {
+        deps.logger.warn({ session: conn.sessionId }, 'WebSocket session not saved: it was restored on another connection');
+      }
+    } catch (err) {
+      deps.logger.warn({ err: (err as Error).message, session: conn.sessionId }, 'WebSocket session not saved');
+    } finally {
+      resolveFinished();
+    }
+  }
+
+  const conn: Connection = {
+    id: randomUUID(),
+    sessionId: randomUUID(),
+    user: null,
+    alive: true,
+    lastDispatch: 0,
+    restoringFrom: undefined,
+    startedAt: connectedAt,
+    alertCursor: newAlertCursor(connectedAt),
+    userSince: null,
+    announcedMarkets: new Set(),
+    detached: false,
+    subscriptions: createSubscriptionSet(),
+    outbox,
+    deps,
+    limiter: createMessageRateLimiter({ limit: settings.rateLimit }, clock),
+    finished,
+    isOpen: () => state !== 'closed',
+    hasSubscriptions: () => conn.subscriptions.count() > 0,
+    deliver(message) {
+      if (message.alert) {
+        recentAlerts.add(message.alert.id);
+        if (recentAlerts.size > 256) recentAlerts.delete(recentAlerts.values().next().value!);
+      }
+      outbox.push(message);
+    },
+    hasAlert: (id) => recentAlerts.has(id),
+    sessionState: () => ({
+      user_id: conn.user?.id ?? null,
+      subscriptions: conn.subscriptions.toMap(),
+      last_sequence: outbox.sequence,
+      last_stream_id: position(),
+      started_at: conn.startedAt,
+      alerts: conn.alertCursor,
+    }),
+    owner: () => ({ gateway: deps.gatewayId, connection: conn.id }),
+    checkpointable: () => state === 'open' && !conn.detached,
+    requestCheckpoint() {
+      if (state === 'open' && !conn.detached) deps.checkpoints.touch(conn);
+    },
+    send: (message) => outbox.push(message),
+    error(code, message, details = {}) {
+      outbox.push(serverMessages.error(code, message, details, clock.now()));
+    },
+    setUser(user) {
+      if (!conn.user && state !== 'closed') {
+        hub.join(conn, userTopic(user.id));
+        conn.userSince = clock.now();
+      }
+      const changed = conn.user?.id !== user.id;
+      conn.user = user;
+      if (changed) conn.requestCheckpoint();
+    },
+    joinSubscription(type, target) {
+      if (conn.subscriptions.add(type, target)) {
+        hub.join(conn, topicOf(type, target));
+        conn.requestCheckpoint();
+      }
+    },
+    leaveSubscription(type, target) {
+      if (conn.subscriptions.delete(type, target)) {
+        hub.leave(conn, topicOf(type, target));
+        conn.requestCheckpoint();
+      }
+    },
+    async start(query) {
+      outbox.pause();
+      if (query.token !== undefined) {
+        try {
+          conn.setUser(await deps.tokens.verify(query.token));
+        } catch (err) {
+          conn.error('INVALID_TOKEN', 'JWT validation failed; continuing as anonymous', { reason: (err as { details?: { reason?: string } }).details?.reason ?? 'invalid' });
+        }
+      }
+      if (!conn.isOpen()) return;
+      const restored = query.session_id !== undefined && (await restoreSession(conn, query.session_id, query.last_sequence));
+      if (!conn.isOpen()) return;
+      if (!restored) outbox.unshift([serverMessages.connected(conn.sessionId, connectedInfo(conn), clock.now())]);
+      outbox.resume();
+      state = 'open';
+      conn.requestCheckpoint();
+      busy = false;
+      pump();
+    },
+    close(code, reason) {
+      if (ws.readyState === ws.CLOSED) return;
+      ws.close(code, reason);
+      setTimeout(() => ws.terminate(), settings.closeGraceMs).unref();
+    },
+    info: () => ({
+      connection_id: conn.id,
+      session_id: conn.sessionId,
+      user_id: conn.user?.id ?? null,
+      connected_at: new Date(connectedAt).toISOString(),
+      subscriptions: conn.subscriptions.toMap(),
+      message_count: messageCount,
+      messages_received: received,
+      queued_messages: outbox.size(),
+      last_activity: new Date(lastActivity).toISOString(),
+    }),
+  };
+
+  hub.addMember(conn);
+  ws.on('message', onMessage);
+  ws.on('pong', () => void (conn.alive = true));
+  ws.on('close', () => void onClose());
+  ws.on('error', (err) => deps.logger.debug({ err: err.message, connection: conn.id }, 'WebSocket error'));
+  return conn;
+}
+
+/** The `connected` message fields of a connection. */
+export function connectedInfo(conn: Connection) {
+  const s = conn.deps.settings;
+  return {
+    connection_id: conn.id,
+    user_id: conn.user?.id ?? null,
+    batching_enabled: s.batchIntervalMs > 0,
+    batch_interval_ms: s.batchIntervalMs,
+    rate_limit: s.rateLimit,
+    max_subscriptions: s.maxSubscriptions,
+    max_targets_per_request: s.maxTargetsPerRequest,
+    session_ttl_s: s.sessionTtlS,
+  };
+}

@@ -1,0 +1,209 @@
+/**
+ * The WebSocket wire protocol (spec "Events"): zod schemas of client messages and
+ * builders of every server message.
+ *
+ * Server messages are built once and shared by every recipient, as JSON text without
+ * the closing brace (`OutMessage.head`); the connection appends `,"sequence":N}` when
+ * it flushes, so the sequence is assigned in delivery order and a message dropped by
+ * coalescing never leaves a gap.
+ *
+ * Sequence rule ("every server message a sequence"): the counter belongs to the session
+ * and advances by one per server message. A `batch` frame is itself a message and takes
+ * the next number BEFORE its inner messages (document order): a batch of 3 after
+ * sequence 10 is `{"type":"batch","sequence":11,…,"messages":[12,13,14]}`. A client that
+ * checks for gaps walks frames and their inner messages in reading order.
+ */
+import { z } from 'zod';
+import type { AlertEvent, MarketStatusEvent, OrderBookEvent, PriceEvent } from '../market/events.js';
+
+/** The kinds of subscription (spec "Client to server"). */
+export const SUBSCRIPTION_TYPES = ['stock', 'market', 'sector'] as const;
+/** A subscription kind. */
+export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number];
+/** Targets per subscription type (the `restored_subscriptions` / `subscriptions` shape). */
+export type SubscriptionMap = Record<SubscriptionType, string[]>;
+
+/** WebSocket error codes (spec "WebSocket error codes"). */
+export const WS_ERROR_CODES = [
+  'INVALID_MESSAGE',
+  'INVALID_TOKEN',
+  'SUBSCRIPTION_FAILED',
+  'RATE_LIMIT_EXCEEDED',
+  'SESSION_RESTORATION_FAILED',
+  'TOKEN_REFRESH_ERROR',
+] as const;
+/** A WebSocket error code. */
+export type WsErrorCode = (typeof WS_ERROR_CODES)[number];
+
+/** Close codes the gateway uses. */
+export const CLOSE_CODES = {
+  /** Server shutting down (CONVENTIONS "Lifecycle"). */
+  GOING_AWAY: 1001,
+  /** Repeated rate-limit abuse. */
+  POLICY_VIOLATION: 1008,
+  /** Frame over the 64 KB limit (sent by `ws` itself). */
+  MESSAGE_TOO_BIG: 1009,
+  /** The client stayed behind: its send buffer did not drain (reason "slow consumer"). */
+  SLOW_CONSUMER: 4008,
+} as const;
+
+const target = z.string().min(1).max(100);
+const subscriptionFields = {
+  subscription_type: z.enum(SUBSCRIPTION_TYPES),
+  targets: z.array(target).min(1),
+};
+
+/** Schema of every client message, by `type` (unknown extra fields such as `timestamp` are ignored). */
+export const clientMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('subscribe'), ...subscriptionFields }),
+  z.object({ type: z.literal('unsubscribe'), ...subscriptionFields }),
+  z.object({ type: z.literal('ping') }),
+  z.object({ type: z.literal('refresh_token'), token: z.string().min(1).max(8192) }),
+  // last_sequence (an extension): the last number the client read, so numbering continues after it (see restore.ts).
+  z.object({ type: z.literal('reconnect'), session_id: z.string().uuid(), last_sequence: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional() }),
+]);
+/** A validated client message. */
+export type ClientMessage = z.output<typeof clientMessageSchema>;
+
+const CLIENT_TYPES = new Set(['subscribe', 'unsubscribe', 'ping', 'refresh_token', 'reconnect']);
+
+/** Result of parsing one client frame. */
+export type ParseResult =
+  | { ok: true; message: ClientMessage }
+  | { ok: false; message: string; details: Record<string, unknown> };
+
+/** Parse and validate one client frame; never throws (failures map to INVALID_MESSAGE). */
+export function parseClientMessage(text: string): ParseResult {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { ok: false, message: 'Malformed JSON', details: {} };
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return { ok: false, message: 'A message must be a JSON object', details: {} };
+  }
+  const type = (raw as { type?: unknown }).type;
+  if (typeof type !== 'string') return { ok: false, message: 'Missing message type', details: { field: 'type' } };
+  if (!CLIENT_TYPES.has(type)) {
+    return { ok: false, message: `Unknown message type: ${type.slice(0, 40)}`, details: { type: type.slice(0, 40), allowed: [...CLIENT_TYPES] } };
+  }
+  const parsed = clientMessageSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.slice(0, 10).map((i) => ({ field: i.path.join('.'), message: i.message }));
+    return { ok: false, message: `Invalid ${type} message`, details: { type, issues } };
+  }
+  return { ok: true, message: parsed.data };
+}
+
+/** Server message types. */
+export type ServerMessageType =
+  | 'connected' | 'subscribed' | 'unsubscribed' | 'price_update' | 'orderbook_update' | 'market_status'
+  | 'alert' | 'error' | 'pong' | 'batch' | 'reconnected' | 'token_refreshed';
+
+/** A server message awaiting its sequence number. */
+export interface OutMessage {
+  readonly type: ServerMessageType;
+  /** JSON of the message without its closing brace (and without `sequence`). */
+  readonly head: string;
+  /** Same key → a later message supersedes an earlier one when a slow consumer is coalesced. */
+  readonly key?: string;
+  /** Stream id of the bus event it was built from (replay bookkeeping). */
+  readonly streamId?: string;
+  /** performance.now() when built, for send-latency figures. */
+  readonly builtAt: number;
+  /** An alert's firing record id and time (the session's alert cursor advances when it is sent). */
+  readonly alert?: AlertRef;
+}
+
+/** Identity of a delivered alert firing. */
+export interface AlertRef {
+  /** The durable firing record's id. */
+  id: string;
+  /** When it fired (ms since the epoch). */
+  ts: number;
+}
+
+/** The `reconnected` fields besides session id and subscriptions (restore.ts explains each). */
+export interface ReconnectedInfo {
+  missed_messages_count: number;
+  /** True when missed_messages_count is an extrapolation (the gap was not read in full). */
+  missed_messages_estimated: boolean;
+  replayed_messages: number;
+  history_truncated: boolean;
+  snapshot_messages: number;
+  /** `saved`: the session was saved on disconnect; `checkpoint`: its instance died, the last checkpoint was used. */
+  restored_from: 'saved' | 'checkpoint';
+}
+
+function out(type: ServerMessageType, body: Record<string, unknown>, extra: { key?: string; streamId?: string; alert?: AlertRef } = {}): OutMessage {
+  const json = JSON.stringify({ type, ...body });
+  return { type, head: json.slice(0, -1), builtAt: performance.now(), ...extra };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+// One flush stamps thousands of batch frames within the same millisecond: format it once.
+let lastFrameMs = NaN;
+let lastFrameIso = '';
+const frameIso = (ms: number) => (ms === lastFrameMs ? lastFrameIso : ((lastFrameMs = ms), (lastFrameIso = iso(ms))));
+
+/** Final JSON text of `message` with its sequence number. */
+export function finalize(message: OutMessage, sequence: number): string {
+  return `${message.head},"sequence":${sequence}}`;
+}
+
+/** A `batch` frame around already-finalized inner messages (which carry their own sequences). */
+export function batchFrame(sequence: number, inner: readonly string[], nowMs: number): string {
+  return `{"type":"batch","sequence":${sequence},"batch_size":${inner.length},"timestamp":"${frameIso(nowMs)}","messages":[${inner.join(',')}]}`;
+}
+
+/** Fields of the `connected` message besides the session id. */
+export interface ConnectedInfo {
+  connection_id: string;
+  user_id: string | null;
+  batching_enabled: boolean;
+  batch_interval_ms: number;
+  rate_limit: number;
+  max_subscriptions: number;
+  max_targets_per_request: number;
+  /** Seconds a saved session stays restorable after disconnect. */
+  session_ttl_s: number;
+}
+
+/** Server messages (spec "Server to client"); timestamps are ISO 8601 UTC. */
+export const serverMessages = {
+  connected: (sessionId: string, info: ConnectedInfo, nowMs: number) =>
+    out('connected', { session_id: sessionId, ...info, timestamp: iso(nowMs) }),
+  subscribed: (type: SubscriptionType, targets: string[], nowMs: number) =>
+    out('subscribed', { subscription_type: type, targets, timestamp: iso(nowMs) }),
+  unsubscribed: (type: SubscriptionType, targets: string[], nowMs: number) =>
+    out('unsubscribed', { subscription_type: type, targets, timestamp: iso(nowMs) }),
+  priceUpdate: (e: PriceEvent, streamId?: string) =>
+    out(
+      'price_update',
+      { code: e.code, name: e.name, price: e.price, change: e.change, change_percent: e.change_percent, volume: e.volume, timestamp: iso(e.ts) },
+      { key: `p:${e.code}`, streamId },
+    ),
+  orderbookUpdate: (e: OrderBookEvent, streamId?: string) =>
+    out('orderbook_update', { code: e.code, bids: e.bids, asks: e.asks, timestamp: iso(e.ts) }, { key: `o:${e.code}`, streamId }),
+  marketStatus: (e: MarketStatusEvent, streamId?: string) =>
+    out('market_status', { market: e.market, status: e.status, timestamp: iso(e.ts) }, { key: `m:${e.market}`, streamId }),
+  alert: (e: AlertEvent, streamId?: string) =>
+    out(
+      'alert',
+      { code: e.code, alert_type: e.alert_type, threshold: e.threshold, current_price: e.current_price, message: e.message, timestamp: iso(e.ts) },
+      { streamId, alert: { id: e.event_id ?? `${e.alert_id}@${e.ts}`, ts: e.ts } },
+    ),
+  error: (code: WsErrorCode, message: string, details: Record<string, unknown>, nowMs: number) =>
+    out('error', { code, message, details, timestamp: iso(nowMs) }),
+  pong: (nowMs: number) => out('pong', { timestamp: iso(nowMs) }),
+  reconnected: (
+    sessionId: string,
+    restored: SubscriptionMap,
+    info: ReconnectedInfo,
+    nowMs: number,
+  ) => out('reconnected', { session_id: sessionId, restored_subscriptions: restored, ...info, timestamp: iso(nowMs) }),
+  tokenRefreshed: (userId: string, expiresAtS: number, nowMs: number) =>
+    out('token_refreshed', { user_id: userId, expires_at: iso(expiresAtS * 1000), timestamp: iso(nowMs) }),
+};

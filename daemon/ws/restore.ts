@@ -1,0 +1,191 @@
+/**
+ * Session restoration onto a connection (issue 6 "Sessions"; spec "States and
+ * transitions"): by `?session_id=` at open or a `reconnect` message later.
+ *
+ * Same user (or both anonymous) → the session record is claimed (session-claim.ts), the
+ * saved subscriptions are joined, and the client gets, in this order:
+ * 1. `reconnected` {session_id, restored_subscriptions, missed_messages_count,
+ *    missed_messages_estimated, replayed_messages, history_truncated, snapshot_messages,
+ *    restored_from};
+ * 2. the replay: the missed bus messages in stream order (replay.ts) merged by time with
+ *    the owner's missed alert firings, read from their durable records (so alerts are
+ *    replayed even when the bus history is not) — or, when the gap reaches past the
+ *    history or the replay caps (`history_truncated: true`), a snapshot: the latest price
+ *    of every restored stock and every member stock of the restored markets and sectors,
+ *    followed by the missed alerts;
+ * 3. `market_status` with the current status of the restored subscriptions' markets.
+ * Live events arriving meanwhile are held and follow. The sequence continues from the
+ * highest of: this connection's own counter, the session's saved one, and the client's
+ * `last_sequence` (query parameter or `reconnect` field) — it never goes back on a socket.
+ * Unknown, expired, in-use or another user's session → SESSION_RESTORATION_FAILED.
+ */
+import type { AlertEvent } from '../market/events.js';
+import { alertReplayFloor, alertSeen } from './alert-cursor.js';
+import type { Connection } from './connection.js';
+import { marketsOfTargets, statusMessages } from './market-status.js';
+import { serverMessages, type OutMessage, type SubscriptionMap } from './protocol.js';
+import { planReplay, type ReplayPlan } from './replay.js';
+import { claimSession } from './session-claim.js';
+import type { RestoreFailure, SavedSession } from './session-store.js';
+import { createSubscriptionSet } from './subscriptions.js';
+
+const FAILURE_TEXT: Record<RestoreFailure | 'unavailable', string> = {
+  unknown: 'Session not found',
+  expired: 'Session expired',
+  other_user: 'Session belongs to another user',
+  in_use: 'Session is in use by an open connection',
+  unavailable: 'Session store unavailable',
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function fail(conn: Connection, sessionId: string, reason: RestoreFailure | 'unavailable'): false {
+  conn.error('SESSION_RESTORATION_FAILED', FAILURE_TEXT[reason], { session_id: sessionId, reason });
+  return false;
+}
+
+/** Join the saved subscriptions within the connection's limit; returns those restored. */
+function joinSaved(conn: Connection, saved: SavedSession): SubscriptionMap {
+  const restored = createSubscriptionSet();
+  const max = conn.deps.settings.maxSubscriptions;
+  for (const [type, target] of createSubscriptionSet(saved.subscriptions).entries()) {
+    if (!conn.subscriptions.has(type, target) && conn.subscriptions.count() >= max) continue;
+    conn.joinSubscription(type, target);
+    restored.add(type, target);
+  }
+  return restored.toMap();
+}
+
+async function replayPlan(conn: Connection, saved: SavedSession, upto: string | null): Promise<ReplayPlan> {
+  const { deps } = conn;
+  try {
+    return await planReplay(
+      deps.bus,
+      {
+        after: saved.last_stream_id, upto, subs: createSubscriptionSet(saved.subscriptions), userId: saved.user_id,
+        alerts: deps.missedAlerts === undefined, afterMs: saved.started_at,
+      },
+      { maxMessages: deps.settings.maxReplayMessages, maxScan: deps.settings.maxReplayScan },
+    );
+  } catch (err) {
+    deps.logger.warn({ err: (err as Error).message }, 'replay history unreadable; sending a snapshot');
+    return { messages: [], missed: 0, estimated: true, truncated: true };
+  }
+}
+
+/** Codes of the snapshot: restored stocks and the members of restored markets and sectors. */
+function snapshotCodes(conn: Connection, subs: SubscriptionMap): string[] {
+  const { universe } = conn.deps;
+  const codes = new Set(subs.stock);
+  for (const market of subs.market) for (const code of universe.members?.('market', market) ?? []) codes.add(code);
+  for (const sector of subs.sector) for (const code of universe.members?.('sector', sector) ?? []) codes.add(code);
+  return [...codes];
+}
+
+async function snapshotMessages(conn: Connection, subs: SubscriptionMap): Promise<OutMessage[]> {
+  const codes = snapshotCodes(conn, subs);
+  if (codes.length === 0) return [];
+  try {
+    return (await conn.deps.snapshot(codes)).map((e) => serverMessages.priceUpdate(e));
+  } catch (err) {
+    conn.deps.logger.warn({ err: (err as Error).message }, 'restoration snapshot failed');
+    return [];
+  }
+}
+
+/**
+ * The owner's firings the session was not sent: from its alert cursor up to the moment
+ * this connection started receiving them live; ones already pushed here are left out.
+ */
+async function missedAlerts(conn: Connection, saved: SavedSession): Promise<AlertEvent[]> {
+  const { deps } = conn;
+  if (!deps.missedAlerts || saved.user_id === null) return [];
+  const from = alertReplayFloor(saved.alerts, saved.started_at);
+  const to = conn.userSince ?? deps.clock.now();
+  if (to <= from) return [];
+  try {
+    const events = await deps.missedAlerts(saved.user_id, from, to, deps.settings.maxReplayAlerts);
+    return events.filter((e) => !(e.event_id && (alertSeen(saved.alerts, e.event_id) || conn.hasAlert(e.event_id))));
+  } catch (err) {
+    deps.logger.warn({ err: (err as Error).message }, 'missed alerts unreadable');
+    return [];
+  }
+}
+
+/** Stream messages (by stream id time) and alerts (by firing time) in one time order. */
+function mergeByTime(stream: OutMessage[], alerts: OutMessage[]): OutMessage[] {
+  if (alerts.length === 0) return stream;
+  const out: OutMessage[] = [];
+  let a = 0;
+  for (const m of stream) {
+    const t = Number(m.streamId?.split('-')[0] ?? 0);
+    while (a < alerts.length && alerts[a]!.alert!.ts <= t) out.push(alerts[a++]!);
+    out.push(m);
+  }
+  while (a < alerts.length) out.push(alerts[a++]!);
+  return out;
+}
+
+/**
+ * Restore `sessionId` onto `conn`; true when restored. Failures are reported to the
+ * client as SESSION_RESTORATION_FAILED (details.reason: unknown, expired, other_user,
+ * in_use, unavailable); never throws.
+ */
+export async function restoreSession(conn: Connection, sessionId: string, clientLastSequence?: number): Promise<boolean> {
+  const { deps } = conn;
+  if (!UUID.test(sessionId)) return fail(conn, sessionId.slice(0, 64), 'unknown');
+  if (sessionId === conn.sessionId) return fail(conn, sessionId, 'in_use');
+  let claim;
+  try {
+    claim = await claimSession(conn, sessionId);
+  } catch (err) {
+    deps.logger.warn({ err: (err as Error).message }, 'session store unavailable');
+    return fail(conn, sessionId, 'unavailable');
+  }
+  if (!claim.ok) return fail(conn, sessionId, claim.reason);
+  const saved = claim.stored.session;
+  if (!conn.isOpen()) {
+    // Closed while the record was claimed: leave it restorable, as it was.
+    await deps.sessions.save(sessionId, { ...saved }, conn.owner()).catch(() => undefined);
+    return false;
+  }
+  conn.outbox.pause();
+  const previousId = conn.sessionId;
+  // From here a close or a checkpoint writes the restored session with its own position and sequence.
+  conn.sessionId = sessionId;
+  conn.outbox.sequence = Math.max(conn.outbox.sequence, saved.last_sequence, clientLastSequence ?? 0);
+  conn.restoringFrom = saved.last_stream_id;
+  conn.startedAt = saved.started_at;
+  conn.alertCursor = saved.alerts;
+  void deps.sessions.release(previousId, conn.owner()).catch(() => undefined);
+  const upto = deps.bus.position();
+  const restored = joinSaved(conn, saved);
+  const [plan, alerts] = await Promise.all([replayPlan(conn, saved, upto), missedAlerts(conn, saved)]);
+  const snapshot = plan.truncated ? await snapshotMessages(conn, saved.subscriptions) : [];
+  if (!conn.isOpen()) return false;
+  conn.restoringFrom = undefined;
+  const alertMessages = alerts.map((e) => serverMessages.alert(e));
+  const replay = plan.truncated ? [...snapshot, ...alertMessages] : mergeByTime(plan.messages, alertMessages);
+  // The status of every market of the connection's subscriptions, announced afresh.
+  conn.announcedMarkets.clear();
+  const all = conn.subscriptions.toMap();
+  const markets = new Set([...marketsOfTargets(deps.universe, 'market', all.market), ...marketsOfTargets(deps.universe, 'stock', all.stock), ...marketsOfTargets(deps.universe, 'sector', all.sector)]);
+  const status = statusMessages(deps.marketStatus, markets, conn.announcedMarkets);
+  const reconnected = serverMessages.reconnected(
+    sessionId,
+    restored,
+    {
+      missed_messages_count: plan.missed + alerts.length,
+      missed_messages_estimated: plan.estimated,
+      replayed_messages: plan.truncated ? alertMessages.length : plan.messages.length + alertMessages.length,
+      history_truncated: plan.truncated,
+      snapshot_messages: snapshot.length,
+      restored_from: claim.stored.state === 'live' ? 'checkpoint' : 'saved',
+    },
+    deps.clock.now(),
+  );
+  conn.outbox.unshift([reconnected, ...replay, ...status]);
+  conn.outbox.resume();
+  conn.requestCheckpoint();
+  return true;
+}

@@ -1,0 +1,78 @@
+/**
+ * The body of `GET /ws/stats` (spec "WebSocket and monitoring": the ten fields) plus the
+ * figures an SRE wants (memory, bytes per connection, messages/s, send latency).
+ * Connection figures are this instance's; `saved_sessions` counts Redis (all instances).
+ */
+import type { Connection, ConnectionSettings } from './connection.js';
+import type { SessionStore } from './session-store.js';
+import { memoryFigures, type LatencySummary, type WsCounters } from './stats.js';
+
+/** The stats body. */
+export interface WsStats {
+  active_connections: number;
+  total_subscriptions: number;
+  subscriptions_by_type: { stock: number; market: number; sector: number };
+  messages_sent: number;
+  /** Saved sessions in Redis not yet expired; null when Redis cannot be asked. */
+  saved_sessions: number | null;
+  batching_enabled: boolean;
+  batch_interval_ms: number;
+  queued_messages: number;
+  rate_limiting_enabled: boolean;
+  rate_limit: number;
+  frames_sent: number;
+  /** Averaged over the last 10 s. */
+  messages_per_second: number;
+  send_latency_ms: LatencySummary;
+  memory: ReturnType<typeof memoryFigures>;
+  /** (RSS now − RSS when the gateway started) / active connections: an estimate; null without connections. */
+  bytes_per_connection: number | null;
+  topics: number;
+  /** Shared compression contexts (null when compression is off). */
+  compression: { contexts: number; busy: number; queued: number } | null;
+}
+
+/** Inputs of the stats. */
+export interface StatsInputs {
+  connections: readonly Connection[];
+  counters: WsCounters;
+  sessions: SessionStore;
+  options: ConnectionSettings;
+  rssAtStart: number;
+  topics: number;
+  deflate: { contexts: number; busy: number; queued: number } | null;
+}
+
+/** Gather the stats; never throws (an unreachable Redis gives saved_sessions null). */
+export async function collectStats(input: StatsInputs): Promise<WsStats> {
+  const { connections, counters, options } = input;
+  const byType = { stock: 0, market: 0, sector: 0 };
+  let queued = 0;
+  for (const c of connections) {
+    byType.stock += c.subscriptions.count('stock');
+    byType.market += c.subscriptions.count('market');
+    byType.sector += c.subscriptions.count('sector');
+    queued += c.outbox.size();
+  }
+  const savedSessions = await input.sessions.count().catch(() => null);
+  const memory = memoryFigures();
+  return {
+    active_connections: connections.length,
+    total_subscriptions: byType.stock + byType.market + byType.sector,
+    subscriptions_by_type: byType,
+    messages_sent: counters.messagesSent(),
+    saved_sessions: savedSessions,
+    batching_enabled: options.batchIntervalMs > 0,
+    batch_interval_ms: options.batchIntervalMs,
+    queued_messages: queued,
+    rate_limiting_enabled: true,
+    rate_limit: options.rateLimit,
+    frames_sent: counters.framesSent(),
+    messages_per_second: counters.messagesPerSecond(),
+    send_latency_ms: counters.latency(),
+    memory,
+    bytes_per_connection: connections.length > 0 ? Math.max(0, Math.round((memory.rss - input.rssAtStart) / connections.length)) : null,
+    topics: input.topics,
+    compression: input.deflate,
+  };
+}

@@ -1,0 +1,37 @@
+/** Waits for a market-data job through BullMQ's QueueEvents (no polling, no sleeps). */
+import { QueueEvents } from 'bullmq';
+import type { Daemon } from '../../daemon/daemon.js';
+import { MARKET_QUEUE } from '../../daemon/jobs/types.js';
+
+/** Resolve with the job's return value once it completes; reject with its failure reason. */
+export async function waitForJob(daemon: Daemon, id: string, timeoutMs = 120_000): Promise<unknown> {
+  const { jobs, redis } = daemon.context();
+  const events = new QueueEvents(MARKET_QUEUE, { connection: redis.connect('bullmq', 'test-events'), prefix: `${redis.prefix}bull` });
+  try {
+    await events.waitUntilReady();
+    const job = await jobs.queue.getJob(id);
+    if (!job) throw new Error(`job ${id} not found`);
+    return await job.waitUntilFinished(events, timeoutMs);
+  } finally {
+    await events.close();
+  }
+}
+
+/** Like waitForJob for a job of daemons in other processes: their Redis URL and key prefix. */
+export async function waitForJobAt(redisUrl: string, prefix: string, id: string, timeoutMs = 120_000): Promise<unknown> {
+  const { Queue } = await import('bullmq');
+  const { Redis } = await import('ioredis');
+  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const events = new QueueEvents(MARKET_QUEUE, { connection: connection.duplicate(), prefix: `${prefix}bull` });
+  const queue = new Queue(MARKET_QUEUE, { connection, prefix: `${prefix}bull` });
+  try {
+    await events.waitUntilReady();
+    const job = await queue.getJob(id);
+    if (!job) throw new Error(`job ${id} not found`);
+    return await job.waitUntilFinished(events, timeoutMs);
+  } finally {
+    await events.close();
+    await queue.close();
+    connection.disconnect();
+  }
+}

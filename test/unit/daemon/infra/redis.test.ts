@@ -1,0 +1,58 @@
+import { once } from 'node:events';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../../daemon/infra/logger.js';
+import { closeRedis, createRedisFactory, isRedisUnavailable, waitReady } from '../../../../daemon/infra/redis.js';
+
+describe('API-side Redis connections', () => {
+  const cleanups: (() => unknown)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  /** A server that accepts connections and never answers (a hung Redis). */
+  async function hungServer(): Promise<number> {
+    const sockets = new Set<Socket>();
+    const srv = createServer((s) => void sockets.add(s.on('error', () => undefined)));
+    srv.listen(0, '127.0.0.1');
+    await once(srv, 'listening');
+    cleanups.push(() => {
+      for (const s of sockets) s.destroy();
+      srv.close();
+    });
+    return (srv.address() as AddressInfo).port;
+  }
+
+  it('fail a command on a hung Redis after the command timeout, with an error the edges map to 503', async () => {
+    // Given a command connection to a Redis that accepts but never answers
+    const port = await hungServer();
+    const factory = createRedisFactory({ url: `redis://127.0.0.1:${port}`, prefix: 't:', logger: createLogger('silent'), commandTimeoutMs: 50 });
+    const client = factory.connect('command', 'test');
+    cleanups.push(() => closeRedis(client));
+    expect(await waitReady(client, 2000)).toBe(true);
+    // When a command is sent
+    const err = await client.get('t:k').then(
+      () => null,
+      (e: unknown) => e,
+    );
+    // Then it is rejected (not left pending), as "Redis unavailable"
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toBe('Command timed out');
+    expect(isRedisUnavailable(err)).toBe(true);
+  });
+
+  it('recognise the fail-fast errors of a down Redis, and nothing else', () => {
+    for (const message of [
+      "Stream isn't writeable and enableOfflineQueue options is false",
+      'Connection is closed.',
+      'Command timed out',
+      'Reached the max retries per request limit (which is 1). Refer to "maxRetriesPerRequest" option for details.',
+      'LOADING Redis is loading the dataset in memory',
+    ]) {
+      expect(isRedisUnavailable(new Error(message)), message).toBe(true);
+    }
+    for (const value of [new Error('ERR wrong number of arguments'), new Error('WRONGTYPE Operation against a key'), 'Connection is closed.', null]) {
+      expect(isRedisUnavailable(value), String(value)).toBe(false);
+    }
+  });
+});

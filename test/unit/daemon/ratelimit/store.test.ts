@@ -1,0 +1,210 @@
+/**
+ * The sliding-window script against a real Redis, with injected time. Reference values are
+ * worked out by hand in comments: minute buckets, a request counts until its bucket is more
+ * than 60 buckets old, i.e. it frees at (its bucket + 61) minutes.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createRateLimitStore, type CounterSpec, type RateLimitStore } from '../../../../daemon/ratelimit/store.js';
+import { deleteKeys, testPrefix } from '../../../helpers/test-daemon.js';
+import { startPrivateRedis } from '../../../helpers/redis-server.js';
+
+const MIN = 60_000;
+const HOUR = 3_600_000;
+/** 2026-03-09T00:00:00Z: a whole number of minutes, hours and days since the epoch. */
+const BASE = Date.UTC(2026, 2, 9);
+
+describe('sliding-window store', () => {
+  const url = inject('redisUrl');
+  const prefix = testPrefix('rl-store');
+  let redis: Redis;
+  let store: RateLimitStore;
+  let n = 0;
+  /** A fresh counter key per test. */
+  const key = () => `${prefix}k${n++}`;
+  const hourly = (limit: number, k = key()): CounterSpec => ({ key: k, limit, windowS: 3600, bucketS: 60 });
+
+  beforeAll(() => {
+    redis = new Redis(url);
+    store = createRateLimitStore(redis);
+  });
+  afterAll(async () => {
+    redis.disconnect();
+    await deleteKeys(url, prefix);
+  });
+
+  async function hitTimes(counters: CounterSpec[], times: number, now: number) {
+    const results = [];
+    for (let i = 0; i < times; i++) results.push(await store.hit(counters, now));
+    return results;
+  }
+
+  it('admits the 100th request of a 100/h limit and rejects the 101st', async () => {
+    const c = hourly(100);
+    const results = await hitTimes([c], 100, BASE);
+    expect(results.every((r) => r.admitted)).toBe(true);
+    expect(results.map((r) => r.counters[0]!.count)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    const over = await store.hit([c], BASE);
+    expect(over.admitted).toBe(false);
+    expect(over.counters[0]!.count).toBe(100);
+  });
+
+  it('does not count rejected requests', async () => {
+    const c = hourly(3);
+    await hitTimes([c], 3, BASE);
+    await hitTimes([c], 10, BASE + MIN); // all rejected
+    expect((await store.peek([c], BASE + MIN)).counters[0]!.count).toBe(3);
+    // At minute 61 the minute-0 bucket has left: the 3 slots are back, all of them and no more.
+    const later = await hitTimes([c], 4, BASE + 61 * MIN);
+    expect(later.map((r) => r.admitted)).toEqual([true, true, true, false]);
+  });
+
+  it('rolls the window: still full after 30 and 60 minutes, free once the bucket leaves, Retry-After shrinking', async () => {
+    const c = hourly(100);
+    const t0 = BASE + 10_000; // 10 s into minute 0
+    await hitTimes([c], 100, t0);
+    // The minute-0 bucket leaves at minute 61: 61·60 s − 10 s = 3,650 s after t0.
+    const r0 = await store.hit([c], t0);
+    expect(r0.counters[0]!.retryMs).toBe(3_650_000);
+    const r30 = await store.hit([c], t0 + 30 * MIN);
+    expect(r30.admitted).toBe(false);
+    expect(r30.counters[0]!.retryMs).toBe(1_850_000); // 3,650 − 1,800
+    const r60 = await store.hit([c], t0 + 60 * MIN);
+    expect(r60.admitted).toBe(false);
+    expect(r60.counters[0]!.retryMs).toBe(50_000); // 3,650 − 3,600
+    const free = await store.hit([c], t0 + 60 * MIN + 50_000);
+    expect(free.admitted).toBe(true);
+    expect(free.counters[0]!.count).toBe(1);
+  });
+
+  it('slides: requests free up minute by minute, not all at once', async () => {
+    const c = hourly(100);
+    await hitTimes([c], 40, BASE); // minute 0
+    await hitTimes([c], 60, BASE + 10 * MIN); // minute 10
+    const r20 = await store.hit([c], BASE + 20 * MIN + 10_000);
+    // Freeing one slot needs the minute-0 bucket to leave (minute 61): 61 min − 20 min 10 s = 2,450 s.
+    expect(r20.counters[0]!.retryMs).toBe(2_450_000);
+    // At minute 61 exactly 40 slots come back (the minute-0 bucket), not 100.
+    const at61 = await hitTimes([c], 41, BASE + 61 * MIN);
+    expect(at61.filter((r) => r.admitted)).toHaveLength(40);
+    // Next free slot: the minute-10 bucket leaves at minute 71, 10 minutes from now.
+    expect(at61[40]!.counters[0]!.retryMs).toBe(10 * MIN);
+  });
+
+  it('applies a daily limit in hour buckets', async () => {
+    const day: CounterSpec = { key: key(), limit: 3, windowS: 86_400, bucketS: 3600 };
+    await hitTimes([day], 2, BASE); // hour 0
+    await hitTimes([day], 1, BASE + 5 * HOUR);
+    const r5 = await store.hit([day], BASE + 5 * HOUR);
+    expect(r5.admitted).toBe(false);
+    // The hour-0 bucket leaves at hour 25: 20 h from hour 5.
+    expect(r5.counters[0]!.retryMs).toBe(20 * HOUR);
+    expect((await store.hit([day], BASE + 24 * HOUR)).admitted).toBe(false);
+    const r25 = await hitTimes([day], 3, BASE + 25 * HOUR);
+    expect(r25.map((r) => r.admitted)).toEqual([true, true, false]);
+  });
+
+  it('admits exactly the limit under 300 concurrent requests from three connections', async () => {
+    const c = hourly(100);
+    const clients = [new Redis(url), new Redis(url), new Redis(url)];
+    try {
+      const stores = clients.map((cl) => createRateLimitStore(cl));
+      const all = await Promise.all(Array.from({ length: 300 }, (_, i) => stores[i % 3]!.hit([c], BASE)));
+      expect(all.filter((r) => r.admitted)).toHaveLength(100);
+      expect((await store.peek([c], BASE)).counters[0]!.count).toBe(100);
+    } finally {
+      for (const cl of clients) cl.disconnect();
+    }
+  });
+
+  it('counts all counters or none, and records when each filled', async () => {
+    const endpoint = hourly(2);
+    const tier = hourly(5);
+    await store.hit([endpoint, tier], BASE + 1_000);
+    await store.hit([endpoint, tier], BASE + 2_000); // endpoint fills here
+    const blocked = await store.hit([endpoint, tier], BASE + 3_000);
+    expect(blocked.admitted).toBe(false);
+    expect((await store.peek([tier], BASE + 3_000)).counters[0]!.count).toBe(2); // tier untouched
+    await hitTimes([tier], 2, BASE + 4_000);
+    await store.hit([tier], BASE + 5_000); // tier fills here (5th)
+    const both = await store.hit([endpoint, tier], BASE + 6_000);
+    expect(both.admitted).toBe(false);
+    expect(both.counters.map((s) => s.filledAtMs)).toEqual([BASE + 2_000, BASE + 5_000]);
+    expect(both.counters.map((s) => s.count)).toEqual([2, 5]);
+  });
+
+  it('falls back to the bucket where the running count passes a lowered limit', async () => {
+    const k = key();
+    await hitTimes([hourly(10, k)], 3, BASE);
+    await hitTimes([hourly(10, k)], 2, BASE + 2 * MIN);
+    // Limit lowered to 4 with 5 counted: running count 3 (minute 0), 5 (minute 2) → reached in minute 2.
+    const r = await store.hit([hourly(4, k)], BASE + 5 * MIN);
+    expect(r.admitted).toBe(false);
+    expect(r.counters[0]!.filledAtMs).toBe(BASE + 2 * MIN);
+    // One more request needs 5 − 4 + 1 = 2 to leave: the minute-0 bucket (3) at minute 61.
+    expect(r.counters[0]!.retryMs).toBe(56 * MIN);
+  });
+
+  it('keeps memory bounded: one small string per counter, expiring one window plus one bucket after the last write', async () => {
+    const c = hourly(100_000);
+    // 200 simulated minutes, 50 requests each: far more requests than buckets.
+    for (let m = 0; m < 200; m++) await Promise.all(Array.from({ length: 50 }, () => store.hit([c], BASE + m * MIN)));
+    // Only the last 61 minutes count: 61 × 50 = 3,050.
+    expect((await store.peek([c], BASE + 199 * MIN)).counters[0]!.count).toBe(3_050);
+    // 32-byte header + 61 four-byte slots.
+    expect(await redis.strlen(c.key)).toBe(32 + 61 * 4);
+    const ttl = await redis.pttl(c.key);
+    expect(ttl).toBeGreaterThan(3_600_000);
+    expect(ttl).toBeLessThanOrEqual(3_660_000);
+  });
+
+  it('counts a request made with a clock that went backwards in the newest bucket', async () => {
+    const c = hourly(10);
+    await store.hit([c], BASE + 30 * MIN);
+    const back = await store.hit([c], BASE + 5 * MIN);
+    expect(back.admitted).toBe(true);
+    expect(back.counters[0]!.count).toBe(2);
+    // Both sit in the minute-30 bucket: free at minute 91, i.e. 86 minutes after minute 5.
+    expect(back.counters[0]!.resetMs).toBe(86 * MIN);
+  });
+
+  it('uses Redis TIME when no time is given', async () => {
+    const before = Date.now();
+    const r = await store.hit([hourly(10)]);
+    expect(r.nowMs).toBeGreaterThanOrEqual(before - 2_000);
+    expect(r.nowMs).toBeLessThanOrEqual(Date.now() + 2_000);
+    // One request in the current minute leaves 60–61 minutes from now.
+    expect(r.counters[0]!.resetMs).toBeGreaterThan(3_600_000);
+    expect(r.counters[0]!.resetMs).toBeLessThanOrEqual(3_660_000);
+  });
+
+  // On a private Redis: SCRIPT FLUSH and a possibly busy script must not disturb other test files.
+  describe.skipIf(!inject('redisServerBin'))('on a private Redis', () => {
+    let own: Awaited<ReturnType<typeof startPrivateRedis>>;
+    let client: Redis;
+    let s: RateLimitStore;
+    beforeAll(async () => {
+      own = await startPrivateRedis(inject('redisServerBin')!);
+      client = new Redis(own.url);
+      s = createRateLimitStore(client);
+    });
+    afterAll(async () => {
+      client?.disconnect();
+      await own?.stop();
+    });
+
+    it('loads the script again after SCRIPT FLUSH (EVALSHA falls back to EVAL)', async () => {
+      expect((await s.hit([hourly(5)], BASE)).admitted).toBe(true);
+      await client.script('FLUSH');
+      expect((await s.hit([hourly(5)], BASE)).admitted).toBe(true);
+    });
+
+    it('discards a corrupt value of the right size instead of trusting its header', async () => {
+      const c = hourly(5);
+      await client.set(c.key, 'x'.repeat(32 + 61 * 4));
+      const r = await s.hit([c], BASE);
+      expect(r.admitted).toBe(true);
+      expect(r.counters[0]!.count).toBe(1);
+    });
+  });
+});

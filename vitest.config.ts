@@ -1,0 +1,54 @@
+import { createConnection } from 'node:net';
+import { configDefaults, defineConfig, type TestProjectConfiguration, type ViteUserConfig } from 'vitest/config';
+
+/** PostgreSQL server of the `postgres` pass (see test/helpers/postgres-setup.ts). */
+const PG_URL = process.env.STOCKSCREEN_TEST_PG_URL ?? 'postgres://127.0.0.1:5432/postgres';
+
+/** Whether something listens on the URL's host and port (the setup then checks it really is PostgreSQL). */
+function answers(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: hostname || '127.0.0.1', port: Number(port || 5432), timeout: 2000 });
+    const done = (ok: boolean) => (socket.destroy(), resolve(ok));
+    socket.once('connect', () => done(true)).once('error', () => done(false)).once('timeout', () => done(false));
+  });
+}
+
+export default defineConfig(async (): Promise<ViteUserConfig> => {
+  // Two passes: everything on sqlite, and the integration suite again on PostgreSQL.
+  // STOCKSCREEN_TEST_BACKENDS=sqlite skips the second; without a server it is skipped with a notice.
+  const wanted = (process.env.STOCKSCREEN_TEST_BACKENDS ?? 'sqlite,postgres').split(',').map((s) => s.trim());
+  const postgres = wanted.includes('postgres') && (await answers(PG_URL));
+  // (vitest evaluates this file more than once; one notice is enough)
+  if (wanted.includes('postgres') && !postgres && !process.env.STOCKSCREEN_TEST_PG_NOTICE) {
+    process.env.STOCKSCREEN_TEST_PG_NOTICE = '1';
+    process.stderr.write(`\n[stockscreen tests] no PostgreSQL answers at ${PG_URL.replace(/:[^:@/]*@/, ':***@')}: the postgres pass is skipped (start one, or set STOCKSCREEN_TEST_PG_URL)\n\n`);
+  }
+  const include = ['test/**/*.test.ts', 'test/**/*.test.tsx'];
+  const projects: TestProjectConfiguration[] = [];
+  // test/postgres holds what only PostgreSQL has (a network link to cut, say).
+  if (wanted.includes('sqlite')) projects.push({ extends: true, test: { name: 'sqlite', include, exclude: [...configDefaults.exclude, 'test/postgres/**'] } });
+  if (postgres) {
+    projects.push({
+      extends: true,
+      test: {
+        name: 'postgres',
+        include: ['test/integration/**/*.test.ts', 'test/integration/**/*.test.tsx', 'test/postgres/**/*.test.ts'],
+        env: { STOCKSCREEN_TEST_DB: 'postgres' },
+        globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/postgres-setup.ts'],
+      },
+    });
+  }
+  return {
+    test: {
+      globalSetup: ['test/helpers/global-setup.ts'],
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+      pool: 'forks',
+      // Two cores on CI: a few files at a time keeps real servers responsive.
+      maxWorkers: 2,
+      reporters: ['default'],
+      projects,
+    },
+  };
+});
