@@ -27,8 +27,11 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 500;
 
 /** Creates role-specific connections and prefixed key names. */
 export interface RedisFactory {
-  /** Creates a new connection for `role`; the caller owns and closes it. */
-  connect(role: RedisRole, name: string): Redis;
+  /**
+   * Creates a new connection for `role`; the caller owns and closes it. `commandTimeoutMs`
+   * overrides the factory's for a `command` connection whose reads are long on purpose.
+   */
+  connect(role: RedisRole, name: string, overrides?: { commandTimeoutMs?: number }): Redis;
   /** Key under the deployment prefix, e.g. key('rl', 'user', id) → "stockscreen:rl:user:<id>". */
   key(...parts: (string | number)[]): string;
   readonly prefix: string;
@@ -43,7 +46,7 @@ export function createRedisFactory(options: RedisFactoryOptions): RedisFactory {
     prefix,
     url,
     key: (...parts) => prefix + parts.join(':'),
-    connect(role, name) {
+    connect(role, name, overrides) {
       const base: RedisOptions = {
         connectionName: `stockscreen:${name}`,
         lazyConnect: false,
@@ -54,7 +57,7 @@ export function createRedisFactory(options: RedisFactoryOptions): RedisFactory {
         // when the socket closes mid-connect; a fail-fast connection does not need it.
         // Auto-pipelining: commands issued in the same tick (revocation checks, rate-limit scripts
         // of concurrent requests) go out in one socket write instead of one write each.
-        command: { enableOfflineQueue: false, enableReadyCheck: false, enableAutoPipelining: true, maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout },
+        command: { enableOfflineQueue: false, enableReadyCheck: false, enableAutoPipelining: true, maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: overrides?.commandTimeoutMs ?? commandTimeout },
         // No ready check: a SUBSCRIBE sent while the check is pending would make its INFO fail
         // ("Connection in subscriber mode") and drop the subscription.
         subscriber: { maxRetriesPerRequest: null, enableReadyCheck: false },

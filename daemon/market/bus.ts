@@ -48,10 +48,17 @@ export interface MarketBusDeps {
   maxLen: number;
   /** Events fetched per XREAD (default 1000). */
   readCount?: number;
+  /**
+   * Command timeout of the history connection (replay reads, default 5000 ms). Replays run
+   * on their own connection so a reconnect storm's reads neither delay publishes nor hit
+   * the fail-fast timeout of the command connections.
+   */
+  historyTimeoutMs?: number;
 }
 
 const FIELD = 'e';
 const BLOCK_MS = 5000;
+const HISTORY_TIMEOUT_MS = 5000;
 
 /** Compare two stream ids ("ms-seq"); negative when a < b. */
 export function compareStreamIds(a: string, b: string): number {
@@ -95,6 +102,7 @@ export function createMarketBus(deps: MarketBusDeps): StreamMarketBus {
   const { redis, logger, maxLen } = deps;
   const streamKey = redis.key('events');
   const commands: Redis = redis.connect('command', 'bus');
+  const history: Redis = redis.connect('command', 'bus-history', { commandTimeoutMs: deps.historyTimeoutMs ?? HISTORY_TIMEOUT_MS });
   let reader: Redis | undefined;
   const handlers = new Set<(id: string, event: MarketEvent) => void>();
   let closed = false;
@@ -103,8 +111,8 @@ export function createMarketBus(deps: MarketBusDeps): StreamMarketBus {
   let markReady!: () => void;
   const readyPromise = new Promise<void>((resolve) => (markReady = resolve));
 
-  async function ensureReady(): Promise<void> {
-    if (commands.status !== 'ready') await waitReady(commands, 2000);
+  async function ensureReady(conn: Redis = commands): Promise<void> {
+    if (conn.status !== 'ready') await waitReady(conn, 2000);
   }
 
   function dispatch(id: string, event: MarketEvent): void {
@@ -169,8 +177,8 @@ export function createMarketBus(deps: MarketBusDeps): StreamMarketBus {
       return () => void handlers.delete(handler);
     },
     async range(afterId, count) {
-      await ensureReady();
-      const entries = await commands.xrange(streamKey, `(${afterId}`, '+', 'COUNT', count);
+      await ensureReady(history);
+      const entries = await history.xrange(streamKey, `(${afterId}`, '+', 'COUNT', count);
       const out: Array<[string, MarketEvent]> = [];
       for (const [id, fields] of entries) {
         const event = decode(fields, logger, id);
@@ -179,8 +187,8 @@ export function createMarketBus(deps: MarketBusDeps): StreamMarketBus {
       return out;
     },
     async firstId() {
-      await ensureReady();
-      const first = await commands.xrange(streamKey, '-', '+', 'COUNT', 1);
+      await ensureReady(history);
+      const first = await history.xrange(streamKey, '-', '+', 'COUNT', 1);
       return first[0]?.[0] ?? null;
     },
     async removedCount() {
@@ -208,7 +216,7 @@ export function createMarketBus(deps: MarketBusDeps): StreamMarketBus {
       reader?.disconnect();
       // With Redis down the pending XREAD may never settle: do not let it hold up shutdown.
       await Promise.race([loop, new Promise((r) => setTimeout(r, 1000).unref())]);
-      await closeRedis(commands);
+      await Promise.all([closeRedis(commands), closeRedis(history)]);
     },
   };
 }

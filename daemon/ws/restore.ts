@@ -19,6 +19,8 @@
  * `last_sequence` (query parameter or `reconnect` field) — it never goes back on a socket.
  * Unknown, expired, in-use or another user's session → SESSION_RESTORATION_FAILED.
  */
+import type { Logger } from 'pino';
+import { throttledWarning } from '../infra/throttled-warning.js';
 import type { AlertEvent } from '../market/events.js';
 import { alertReplayFloor, alertSeen } from './alert-cursor.js';
 import type { Connection } from './connection.js';
@@ -56,6 +58,17 @@ function joinSaved(conn: Connection, saved: SavedSession): SubscriptionMap {
   return restored.toMap();
 }
 
+/**
+ * A reconnect storm against a struggling Redis fails many restorations at once: one warning
+ * per logger and interval, with the count of those suppressed.
+ */
+const replayWarnings = new WeakMap<Logger, (err: string) => void>();
+function warnReplayUnreadable(logger: Logger, err: string): void {
+  let warn = replayWarnings.get(logger);
+  if (!warn) replayWarnings.set(logger, (warn = throttledWarning(logger, 'replay history unreadable; sending a snapshot')));
+  warn(err);
+}
+
 async function replayPlan(conn: Connection, saved: SavedSession, upto: string | null): Promise<ReplayPlan> {
   const { deps } = conn;
   try {
@@ -68,7 +81,7 @@ async function replayPlan(conn: Connection, saved: SavedSession, upto: string | 
       { maxMessages: deps.settings.maxReplayMessages, maxScan: deps.settings.maxReplayScan },
     );
   } catch (err) {
-    deps.logger.warn({ err: (err as Error).message }, 'replay history unreadable; sending a snapshot');
+    warnReplayUnreadable(deps.logger, (err as Error).message);
     return { messages: [], missed: 0, estimated: true, truncated: true };
   }
 }

@@ -41,6 +41,23 @@ describe('API-side Redis connections', () => {
     expect(isRedisUnavailable(err)).toBe(true);
   });
 
+  it('let a connection of long reads (replay history) wait longer than the fail-fast default', async () => {
+    // Given a hung Redis, a default command connection (50 ms) and one overriding it (400 ms)
+    const port = await hungServer();
+    const factory = createRedisFactory({ url: `redis://127.0.0.1:${port}`, prefix: 't:', logger: createLogger('silent'), commandTimeoutMs: 50 });
+    const fast = factory.connect('command', 'fast');
+    const patient = factory.connect('command', 'history', { commandTimeoutMs: 400 });
+    cleanups.push(() => closeRedis(fast), () => closeRedis(patient));
+    expect(await waitReady(fast, 2000)).toBe(true);
+    expect(await waitReady(patient, 2000)).toBe(true);
+    // When both send a command at once
+    const settled: string[] = [];
+    const track = (name: string, p: Promise<unknown>) => p.then(() => settled.push(`${name} ok`), (e: Error) => settled.push(`${name} ${e.message}`));
+    await Promise.all([track('patient', patient.get('t:k')), track('fast', fast.get('t:k'))]);
+    // Then the fast one gives up first, the patient one later, both with the timeout error
+    expect(settled).toEqual(['fast Command timed out', 'patient Command timed out']);
+  });
+
   it('recognise the fail-fast errors of a down Redis, and nothing else', () => {
     for (const message of [
       "Stream isn't writeable and enableOfflineQueue options is false",
