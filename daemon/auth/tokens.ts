@@ -41,6 +41,14 @@ export interface TokenService {
   sign(user: { id: string; tier: Tier; role: Role }): Promise<{ token: string; jti: string; exp: number; expiresIn: number }>;
   /** @throws AppError UNAUTHORIZED for a missing, malformed, tampered, expired or revoked token */
   verify(token: string): Promise<AuthUser>;
+  /**
+   * The first half of `verify`: signature, issuer, expiry and claims, without the revocation
+   * lookup (a store round trip), so a caller can run that lookup alongside other work.
+   * @throws AppError UNAUTHORIZED for a malformed, tampered or expired token
+   */
+  verifySignature(token: string): Promise<AuthUser>;
+  /** The second half of `verify`. @throws AppError UNAUTHORIZED when the token was revoked */
+  checkRevoked(user: AuthUser): Promise<void>;
 }
 
 const ALG = 'HS256';
@@ -52,6 +60,31 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
   // (measured: 290 µs per verify with bytes, 150 µs with a CryptoKey).
   const keyPromise = crypto.subtle.importKey('raw', new TextEncoder().encode(options.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   const nowS = () => Math.floor(options.clock.now() / 1000);
+  async function verifySignature(token: string): Promise<AuthUser> {
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(token, await keyPromise, {
+        algorithms: [ALG],
+        issuer: ISSUER,
+        currentDate: new Date(options.clock.now()),
+      }));
+    } catch (err) {
+      const expired = err instanceof joseErrors.JWTExpired;
+      throw new AppError('UNAUTHORIZED', expired ? 'Access token expired' : 'Invalid access token', {
+        reason: expired ? 'expired' : 'invalid',
+      });
+    }
+    const { sub, jti, exp, tier, role } = payload;
+    if (!sub || !jti || !exp || !TIERS.includes(tier as Tier) || !ROLES.includes(role as Role)) {
+      throw new AppError('UNAUTHORIZED', 'Invalid access token', { reason: 'invalid' });
+    }
+    return { id: sub, jti, exp, tier: tier as Tier, role: role as Role };
+  }
+  async function checkRevoked(user: AuthUser): Promise<void> {
+    if (await options.isRevoked(user.jti)) {
+      throw new AppError('UNAUTHORIZED', 'Access token revoked', { reason: 'revoked' });
+    }
+  }
   return {
     async sign(user) {
       const jti = randomUUID();
@@ -67,28 +100,12 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
         .sign(await keyPromise);
       return { token, jti, exp, expiresIn: options.ttlSeconds };
     },
+    verifySignature,
+    checkRevoked,
     async verify(token) {
-      let payload;
-      try {
-        ({ payload } = await jwtVerify(token, await keyPromise, {
-          algorithms: [ALG],
-          issuer: ISSUER,
-          currentDate: new Date(options.clock.now()),
-        }));
-      } catch (err) {
-        const expired = err instanceof joseErrors.JWTExpired;
-        throw new AppError('UNAUTHORIZED', expired ? 'Access token expired' : 'Invalid access token', {
-          reason: expired ? 'expired' : 'invalid',
-        });
-      }
-      const { sub, jti, exp, tier, role } = payload;
-      if (!sub || !jti || !exp || !TIERS.includes(tier as Tier) || !ROLES.includes(role as Role)) {
-        throw new AppError('UNAUTHORIZED', 'Invalid access token', { reason: 'invalid' });
-      }
-      if (await options.isRevoked(jti)) {
-        throw new AppError('UNAUTHORIZED', 'Access token revoked', { reason: 'revoked' });
-      }
-      return { id: sub, jti, exp, tier: tier as Tier, role: role as Role };
+      const user = await verifySignature(token);
+      await checkRevoked(user);
+      return user;
     },
   };
 }

@@ -16,7 +16,7 @@ import { decide, peekHeaders, staticHeaders, type Verdict } from '../../ratelimi
 import { classifyRequest, compileEndpointRules, addressKey, planChecks, type CheckSpec, type Identity } from '../../ratelimit/policy.js';
 import { createRateLimitStore, type WindowResult } from '../../ratelimit/store.js';
 import { API_PREFIXES } from '../app.js';
-import { authenticate, bearerToken, type AuthGuardDeps } from './auth.js';
+import { bearerToken, identifyCaller, type AuthGuardDeps } from './auth.js';
 
 /** Collaborators of the rate limiter. */
 export interface RateLimiterDeps {
@@ -56,7 +56,9 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
     const address = (): Identity => ({ kind: 'address', address: addressKey(req.ip ?? req.socket.remoteAddress) });
     if (!bearerToken(req)) return address();
     try {
-      const user = await authenticate(deps.authGuard, req);
+      // Not awaiting the token's revocation lookup: it shares the counters' round trip. A
+      // signed but logged-out token is therefore counted against its user; the route answers 401.
+      const user = await identifyCaller(deps.authGuard, req);
       // Read with the account by authenticate (null while the database is unreachable: the tier's default applies).
       const custom = user.tier === 'enterprise' ? (req.customRateLimit ?? null) : null;
       return { kind: 'user', id: user.id, tier: user.tier, customPerHour: custom };
