@@ -166,6 +166,7 @@ function* crossSectionSteps(values: Iterable<IndicatorValues>): Generator<void, 
   }
   yield;
   const magic = magicFormulaRanks(rows);
+  yield;
   rows.forEach((row, i) => {
     const parts = categories.map(([id]) => row[id]).filter((v): v is number => v != null);
     row.overall_score = parts.length >= 2 ? Math.round(parts.reduce((a, b) => a + b, 0) / parts.length) : null;

@@ -68,8 +68,18 @@ export type ProgressFn = (done: number, total: number) => void | Promise<void>;
 
 /** History the indicators need: 252 trading days for 12-month figures plus slack. */
 const HISTORY_DAYS = 300;
-/** Stocks per chunk between event-loop yields (each chunk takes a few ms). */
-const CHUNK = 25;
+/**
+ * Bars per read during the computation. The sqlite driver turns a whole result into JS
+ * objects in one callback on the main thread (~5 µs a row: 25 stocks × 260 days held the
+ * event loop ~30 ms), so a read covers as many stocks as fit ~750 bars of history.
+ */
+const BARS_PER_READ = 750;
+/** Most stocks per read (bounds the financial rows read alongside). */
+const MAX_STOCKS_PER_READ = 50;
+/** Longest stretch of indicator computation (ms) before the event loop gets a turn. */
+const SLICE_MS = 4;
+/** Least time between two progress reports (each is a Redis write for a job). */
+const PROGRESS_MS = 250;
 
 /** Market data service. */
 export interface MarketDataService {
@@ -175,12 +185,21 @@ export function createMarketDataService(deps: MarketDataDeps): MarketDataService
       const asOf = maxDate(latest, ...[...halts.values()].map((h) => h.trade_date));
       const index = Object.fromEntries(await Promise.all(MARKETS.map(async (m) => [m, await deps.index.series(m)] as const)));
       const out = new Map<string, IndicatorValues>();
-      // Read and compute a few stocks at a time: no single step holds the event loop for long.
-      for (let i = 0; i < stocks.length; i += CHUNK) {
-        const chunk = stocks.slice(i, i + CHUNK);
+      // Read a few stocks at a time and compute under a time budget: no single step holds
+      // the event loop for more than a few milliseconds (issue 3).
+      // Stocks per read: sized from the longest history a stock can have, then from what the
+      // reads return (a market with 10 days of history reads many stocks at a time).
+      let group = Math.max(1, Math.floor(BARS_PER_READ / HISTORY_DAYS));
+      let sliceStart = performance.now();
+      let reportedAt = -Infinity;
+      for (let i = 0; i < stocks.length; ) {
+        const chunk = stocks.slice(i, i + group);
+        i += chunk.length;
         const codes = chunk.map((s) => s.code);
-        const bars = groupBy(await deps.prices.barsFor(codes, from ?? ''));
-        const financials = await deps.financials.all(codes);
+        const [rows, financials] = await Promise.all([deps.prices.barsFor(codes, from ?? ''), deps.financials.all(codes)]);
+        const bars = groupBy(rows);
+        group = Math.min(MAX_STOCKS_PER_READ, Math.max(1, Math.floor(BARS_PER_READ / Math.max(1, rows.length / chunk.length))));
+        sliceStart = performance.now();
         for (const s of chunk) {
           const halt = halts.get(s.code);
           const series: StockSeries = {
@@ -194,9 +213,16 @@ export function createMarketDataService(deps: MarketDataDeps): MarketDataService
             halted: halt !== undefined && halt.trade_date === asOf,
           };
           out.set(s.code, computeStockIndicators(series, index[s.market], asOf ?? '9999-12-31'));
+          if (performance.now() - sliceStart >= SLICE_MS) {
+            await yieldToLoop();
+            sliceStart = performance.now();
+          }
         }
-        await onProgress?.(Math.min(i + CHUNK, stocks.length), stocks.length);
-        await yieldToLoop();
+        const done = i;
+        if (onProgress && (done === stocks.length || performance.now() - reportedAt >= PROGRESS_MS)) {
+          reportedAt = performance.now();
+          await onProgress(done, stocks.length);
+        }
       }
       await applyCrossSectionalScoresAsync(out.values(), yieldToLoop);
       const run: IndicatorRun = {
