@@ -95,7 +95,13 @@ describe(`two daemons and a worker in separate processes on ${testBackend()}`, (
     // The worker process loads a small sample market; both daemons pick up its snapshot.
     const job = await call(a, '/api/v1/admin/jobs', { json: { type: 'load-sample', stocks: 30, days: 80, seed: 7 }, token: admin });
     expect(job.status, JSON.stringify(job.body)).toBe(202);
-    await waitForJobAt(redisUrl, prefix, job.body.data.id);
+    const loaded = (await waitForJobAt(redisUrl, prefix, job.body.data.id)) as { indicators: { version: string } };
+    // The job is done when the worker has committed; each daemon swaps its snapshot after that,
+    // on the worker's notice: wait for B to serve the new version (its stock list comes from it).
+    await until('B to serve the loaded market', async () => {
+      const screened = await call(b, '/api/v1/screen', { json: { filters: { market: 'ALL' }, limit: 1 }, token: admin });
+      return screened.body.meta?.snapshot_version === loaded.indicators.version ? true : undefined;
+    });
     codes = (await call(b, '/api/v1/stocks?limit=5', { token: admin })).body.data.map((s: { code: string }) => s.code);
     expect(codes.length).toBe(5);
   }, 120_000);
