@@ -33,6 +33,8 @@ export interface TickRun {
   ticks_per_s: number;
   requests: number;
   failed: number;
+  /** Why the first failed request failed (status and error message, or the network error). */
+  first_failure: string | null;
   latency_ms: HistogramSummary;
 }
 
@@ -63,26 +65,34 @@ async function alertOwner(api: ApiClient, adminToken: string, signal: AbortSigna
 /** Send batches of ticks closed loop for `seconds`; the quotes keep advancing across runs. */
 async function tickRun(o: AlertTickOptions, quotes: Quote[], seconds: number): Promise<TickRun> {
   const h = new Histogram();
-  let cursor = 0;
   let accepted = 0;
   let requests = 0;
   let failed = 0;
+  let firstFailure: string | null = null;
   const started = performance.now();
   const deadline = started + seconds * 1000;
-  const lane = async () => {
-    while (performance.now() < deadline && !o.signal.aborted) {
-      const ticks = Array.from({ length: o.batch }, () => nextTick(quotes[cursor++ % quotes.length]!));
+  // Each lane owns a share of the stocks: a stock's cumulative volume must not go down, so
+  // its ticks must arrive in order, which requests in flight at once do not guarantee.
+  const lane = async (mine: Quote[]) => {
+    let cursor = 0;
+    while (performance.now() < deadline && !o.signal.aborted && mine.length > 0) {
+      const ticks = Array.from({ length: Math.min(o.batch, mine.length) }, () => nextTick(mine[cursor++ % mine.length]!));
       const t0 = performance.now();
-      const res = await o.api.call('/api/v1/admin/ticks', { json: { ticks }, token: o.adminToken, timeoutMs: 10_000, signal: o.signal }).catch(() => null);
+      const res = await o.api.call<{ error?: { message?: string } }>('/api/v1/admin/ticks', { json: { ticks }, token: o.adminToken, timeoutMs: 10_000, signal: o.signal })
+        .catch((err: Error) => err);
       requests++;
-      if (res && res.status >= 200 && res.status < 300) {
+      if (!(res instanceof Error) && res.status >= 200 && res.status < 300) {
         h.record((performance.now() - t0) * 1000);
         accepted += ticks.length;
-      } else failed++;
+      } else {
+        failed++;
+        firstFailure ??= res instanceof Error ? res.message : `${res.status} ${res.body?.error?.message ?? ''}`.trim();
+      }
     }
   };
-  await Promise.all(Array.from({ length: o.inFlight }, lane));
-  return { ticks_per_s: accepted / ((performance.now() - started) / 1000), requests, failed, latency_ms: h.summary(1000) };
+  const lanes = Math.max(1, Math.min(o.inFlight, quotes.length));
+  await Promise.all(Array.from({ length: lanes }, (_, i) => lane(quotes.filter((_, k) => k % lanes === i))));
+  return { ticks_per_s: accepted / ((performance.now() - started) / 1000), requests, failed, first_failure: firstFailure, latency_ms: h.summary(1000) };
 }
 
 /** Create the alert mix through POST /alerts, 8 at a time; resolves with created and failed counts. */
@@ -141,7 +151,7 @@ export function alertTickRows(r: AlertTickResult): ReportRow[] {
   const failed = r.without_alerts.failed + r.with_alerts.failed;
   return [
     makeRow(S, 'active alerts', r.alerts_created, '', null, {
-      note: `over ${r.codes} stocks; ${r.in_flight} requests of ${r.batch} ticks in flight${r.alerts_failed ? `; ${r.alerts_failed} alerts not created` : ''}${failed ? `; ${failed} tick requests failed` : ''}`,
+      note: `over ${r.codes} stocks; ${r.in_flight} requests of ${r.batch} ticks in flight${r.alerts_failed ? `; ${r.alerts_failed} alerts not created` : ''}${failed ? `; ${failed} tick requests failed (first: ${r.without_alerts.first_failure ?? r.with_alerts.first_failure})` : ''}`,
     }),
     makeRow(S, 'alerts created/s (POST /alerts)', r.create_per_s, 'alert/s'),
     makeRow(S, 'ticks/s without alerts', r.without_alerts.ticks_per_s, 'tick/s'),
