@@ -1,6 +1,7 @@
 /** Computed indicator values per stock (the input of the screening snapshot). */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Db, Queryable } from './db.js';
+import { keysetPages } from './keyset-pages.js';
 
 /**
  * Longest stretch of JSON work (ms) before giving the event loop a turn: a full
@@ -73,12 +74,10 @@ const PAGE_ROWS = 200;
 /** Every row, paged by code so no single driver callback or parse run blocks for long. */
 async function readAllSliced(db: Db): Promise<Map<string, IndicatorValues>> {
   const out = new Map<string, IndicatorValues>();
-  let after = '';
-  for (;;) {
-    const rows = await db.all<{ stock_code: string; values_json: string }>(
-      'SELECT stock_code, values_json FROM stock_indicators WHERE stock_code > ? ORDER BY stock_code LIMIT ?',
-      [after, PAGE_ROWS],
-    );
+  const pages = keysetPages<{ stock_code: string; values_json: string }>(
+    db, 'SELECT stock_code, values_json FROM stock_indicators WHERE stock_code > ? ORDER BY stock_code LIMIT ?', (r) => r.stock_code, PAGE_ROWS,
+  );
+  for await (const rows of pages) {
     let sliceStart = performance.now();
     for (const r of rows) {
       out.set(r.stock_code, JSON.parse(r.values_json) as IndicatorValues);
@@ -87,10 +86,8 @@ async function readAllSliced(db: Db): Promise<Map<string, IndicatorValues>> {
         sliceStart = performance.now();
       }
     }
-    const last = rows[rows.length - 1];
-    if (last === undefined || rows.length < PAGE_ROWS) return out;
-    after = last.stock_code;
   }
+  return out;
 }
 
 async function lastRunId(db: Db): Promise<string | null> {

@@ -1,6 +1,7 @@
 /** Stocks repository: listed issues with partial-update merges from loaders. */
 import type { StockRecord } from '../market/records.js';
 import type { Db, Queryable } from './db.js';
+import { keysetPages } from './keyset-pages.js';
 
 /** A partial update: `code` plus only the fields a source carries (absent = keep). */
 export type StockUpdate = { code: string } & Partial<Omit<StockRecord, 'code'>>;
@@ -78,17 +79,14 @@ export function createStocksRepo(db: Db): StocksRepo {
       return row && toRecord(row);
     },
     async all() {
-      // Paged by code: the sqlite driver builds a whole result's objects in one main-thread
-      // callback (2,700 stocks in one read held the event loop ~20 ms). Pages are separate
-      // reads, so a load committing meanwhile may show in later pages only; every caller
-      // (indicator run, snapshot build) is followed by another run after such a load.
+      // Paged (2,700 stocks in one read held the event loop ~20 ms). A load committing between
+      // pages may show in later pages only; every caller (indicator run, snapshot build) is
+      // followed by another run after such a load.
       const out: StockRecord[] = [];
-      for (let after = ''; ; ) {
-        const page = await db.all<StockRow>('SELECT * FROM stocks WHERE code > ? ORDER BY code LIMIT ?', [after, ALL_PAGE_ROWS]);
+      for await (const page of keysetPages<StockRow>(db, 'SELECT * FROM stocks WHERE code > ? ORDER BY code LIMIT ?', (r) => r.code, ALL_PAGE_ROWS)) {
         for (const row of page) out.push(toRecord(row));
-        if (page.length < ALL_PAGE_ROWS) return out;
-        after = page[page.length - 1]!.code;
       }
+      return out;
     },
     async count() {
       return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM stocks'))?.n ?? 0;
