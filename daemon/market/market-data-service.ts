@@ -186,11 +186,10 @@ export function createMarketDataService(deps: MarketDataDeps): MarketDataService
       const index = Object.fromEntries(await Promise.all(MARKETS.map(async (m) => [m, await deps.index.series(m)] as const)));
       const out = new Map<string, IndicatorValues>();
       // Read a few stocks at a time and compute under a time budget: no single step holds
-      // the event loop for more than a few milliseconds (issue 3).
-      // Stocks per read: sized from the longest history a stock can have, then from what the
-      // reads return (a market with 10 days of history reads many stocks at a time).
+      // the event loop for more than a few milliseconds (issue 3). Stocks per read: sized from
+      // the longest history a stock can have, then from what the reads return (a market with
+      // 10 days of history reads many stocks at a time).
       let group = Math.max(1, Math.floor(BARS_PER_READ / HISTORY_DAYS));
-      let sliceStart = performance.now();
       let reportedAt = -Infinity;
       for (let i = 0; i < stocks.length; ) {
         const chunk = stocks.slice(i, i + group);
@@ -199,7 +198,7 @@ export function createMarketDataService(deps: MarketDataDeps): MarketDataService
         const [rows, financials] = await Promise.all([deps.prices.barsFor(codes, from ?? ''), deps.financials.all(codes)]);
         const bars = groupBy(rows);
         group = Math.min(MAX_STOCKS_PER_READ, Math.max(1, Math.floor(BARS_PER_READ / Math.max(1, rows.length / chunk.length))));
-        sliceStart = performance.now();
+        let sliceStart = performance.now();
         for (const s of chunk) {
           const halt = halts.get(s.code);
           const series: StockSeries = {
@@ -218,10 +217,9 @@ export function createMarketDataService(deps: MarketDataDeps): MarketDataService
             sliceStart = performance.now();
           }
         }
-        const done = i;
-        if (onProgress && (done === stocks.length || performance.now() - reportedAt >= PROGRESS_MS)) {
+        if (onProgress && (i === stocks.length || performance.now() - reportedAt >= PROGRESS_MS)) {
           reportedAt = performance.now();
-          await onProgress(done, stocks.length);
+          await onProgress(i, stocks.length);
         }
       }
       await applyCrossSectionalScoresAsync(out.values(), yieldToLoop);

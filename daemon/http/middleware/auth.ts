@@ -42,9 +42,7 @@ export async function authenticate(deps: AuthGuardDeps, req: Request): Promise<A
  * @throws AppError UNAUTHORIZED for a missing, invalid or expired token, or a deleted account
  */
 export function identifyCaller(deps: AuthGuardDeps, req: Request): Promise<AuthUser> {
-  if (req.user) return Promise.resolve(req.user);
-  req.identifying ??= resolveCaller(deps, req);
-  return req.identifying;
+  return (req.identifying ??= resolveCaller(deps, req));
 }
 
 async function resolveCaller(deps: AuthGuardDeps, req: Request): Promise<AuthUser> {

@@ -59,7 +59,7 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
       // Not awaiting the token's revocation lookup: it shares the counters' round trip. A
       // signed but logged-out token is therefore counted against its user; the route answers 401.
       const user = await identifyCaller(deps.authGuard, req);
-      // Read with the account by authenticate (null while the database is unreachable: the tier's default applies).
+      // Read with the account by identifyCaller (null while the database is unreachable: the tier's default applies).
       const custom = user.tier === 'enterprise' ? (req.customRateLimit ?? null) : null;
       return { kind: 'user', id: user.id, tier: user.tier, customPerHour: custom };
     } catch {
