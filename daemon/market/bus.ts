@@ -192,10 +192,10 @@ export function createMarketBus(deps: MarketBusDeps): StreamMarketBus {
       return first[0]?.[0] ?? null;
     },
     async removedCount() {
-      await ensureReady();
+      await ensureReady(history);
       let info: unknown[];
       try {
-        info = (await commands.xinfo('STREAM', streamKey)) as unknown[];
+        info = (await history.xinfo('STREAM', streamKey)) as unknown[];
       } catch (err) {
         if (/no such key/i.test((err as Error).message)) return null;
         throw err;
