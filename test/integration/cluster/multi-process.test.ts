@@ -70,6 +70,12 @@ describe(`two daemons and a worker in separate processes on ${testBackend()}`, (
     await c.next(ofType('subscribed'));
     return { c, sessionId };
   };
+  /** The snapshot version a daemon screens on now. */
+  const servedVersion = async (d: DaemonProcess): Promise<string> =>
+    (await call(d, '/api/v1/screen', { json: { filters: { market: 'ALL' }, limit: 1 }, token: admin })).body.meta.snapshot_version;
+  /** Waits until `d` screens on `version` (daemons swap snapshots on a notice, after the job). */
+  const untilServing = (d: DaemonProcess, version: string, what: string) =>
+    until(what, async () => ((await servedVersion(d)) === version ? version : undefined));
   const isMarker = (tick: { code: string; volume: number }) => (m: Msg) => m.type === 'price_update' && m.code === tick.code && m.volume === tick.volume;
 
   beforeAll(async () => {
@@ -98,10 +104,7 @@ describe(`two daemons and a worker in separate processes on ${testBackend()}`, (
     const loaded = (await waitForJobAt(redisUrl, prefix, job.body.data.id)) as { indicators: { version: string } };
     // The job is done when the worker has committed; each daemon swaps its snapshot after that,
     // on the worker's notice: wait for B to serve the new version (its stock list comes from it).
-    await until('B to serve the loaded market', async () => {
-      const screened = await call(b, '/api/v1/screen', { json: { filters: { market: 'ALL' }, limit: 1 }, token: admin });
-      return screened.body.meta?.snapshot_version === loaded.indicators.version ? true : undefined;
-    });
+    await untilServing(b, loaded.indicators.version, 'B to serve the loaded market');
     codes = (await call(b, '/api/v1/stocks?limit=5', { token: admin })).body.data.map((s: { code: string }) => s.code);
     expect(codes.length).toBe(5);
   }, 120_000);
@@ -206,15 +209,11 @@ describe(`two daemons and a worker in separate processes on ${testBackend()}`, (
   });
 
   it('refreshes B\'s screening snapshot after an indicator recomputation requested on A', async () => {
-    const query = { filters: { market: 'ALL' }, limit: 1 };
-    const before = (await call(b, '/api/v1/screen', { json: query, token: admin })).body.meta.snapshot_version;
+    const before = await servedVersion(b);
     const job = await call(a, '/api/v1/admin/jobs', { json: { type: 'compute-indicators' }, token: admin });
     const result = (await waitForJobAt(redisUrl, prefix, job.body.data.id)) as { indicators: { version: string } };
     expect(result.indicators.version).not.toBe(before);
-    const seen = await until('B to serve the new snapshot', async () => {
-      const v = (await call(b, '/api/v1/screen', { json: query, token: admin })).body.meta.snapshot_version;
-      return v === result.indicators.version ? v : undefined;
-    });
+    const seen = await untilServing(b, result.indicators.version, 'B to serve the new snapshot');
     expect(seen).toBe(result.indicators.version);
   });
 
