@@ -12,10 +12,10 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createAuthService, type AuthService } from './auth/auth-service.js';
 import { createTokenService, type TokenService } from './auth/tokens.js';
+import { createRevocations } from './auth/revocations.js';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './infra/clock.js';
 import { createLogger } from './infra/logger.js';
-import { throttledWarning } from './infra/throttled-warning.js';
 import { createMetrics, JOB_STATES, registerJobCounts, type Metrics } from './infra/metrics.js';
 import { closeRedis, createRedisFactory, waitReady, type RedisFactory } from './infra/redis.js';
 import { buildApp, type BuiltApp, type RouteRegistrar } from './http/app.js';
@@ -220,19 +220,12 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
     const notifier = createNotifier(redis, commands, logger);
     opened.push(['notifier', () => notifier.close()]);
     const users = createCachedUsersRepo(createUsersRepo(db), { notifier, clock });
-    const warnRevocationSkipped = throttledWarning(logger, 'revocation check skipped: redis unavailable (fail open)');
+    const revocations = createRevocations({ redis: commands, key: redis.key, clock, logger });
     const tokens = createTokenService({
       secret: await loadOrCreateSecret(config, db),
       ttlSeconds: config.access_token_ttl_s,
       clock,
-      isRevoked: async (jti) => {
-        try {
-          return (await commands.exists(redis.key('revoked', jti))) === 1;
-        } catch (err) {
-          warnRevocationSkipped((err as Error).message);
-          return false;
-        }
-      },
+      isRevoked: (token) => revocations.isRevoked(token),
     });
     const auth = createAuthService({
       users,
@@ -240,10 +233,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       tokens,
       clock,
       refreshTtlSeconds: config.refresh_token_ttl_s,
-      revokeAccess: async (jti, exp) => {
-        const ttl = Math.max(1, exp - Math.floor(clock.now() / 1000));
-        await commands.set(redis.key('revoked', jti), '1', 'EX', ttl);
-      },
+      revokeAccess: (token) => revocations.revoke(token),
     });
     if (config.admin_email && config.admin_password) {
       await auth.ensureAdmin(config.admin_email, config.admin_password);
@@ -354,6 +344,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       // Production windows use Redis TIME (one clock for every daemon); tests inject theirs.
       clock: overrides.clock,
       authGuard: { tokens, users },
+      revocationKey: revocations.key,
       // Spec "Rate-limit rules" 4: a screen, template or preset run answered from the result cache
       // counts against nothing; a CSV export is never served from the cache, so it always counts.
       isFreeRequest: createCachedRunCheck({ screens, knownFields, presets }),

@@ -27,8 +27,8 @@ export interface AuthServiceDeps {
   tokens: TokenService;
   clock: Clock;
   refreshTtlSeconds: number;
-  /** Remembers a revoked access-token id until `exp` (seconds since epoch). */
-  revokeAccess(jti: string, exp: number): Promise<void>;
+  /** Remembers a revoked access token until its `exp` (seconds since epoch). */
+  revokeAccess(token: { id: string; jti: string; exp: number }): Promise<void>;
 }
 
 /** Account and session operations. */
@@ -125,7 +125,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
         const row = await refreshTokens.find(refreshToken.split('.')[0] ?? '');
         if (row && row.user_id === caller.id) await refreshTokens.revokeFamily(row.family_id, iso());
       }
-      await deps.revokeAccess(caller.jti, caller.exp);
+      await deps.revokeAccess(caller);
     },
 
     async ensureAdmin(email, password) {

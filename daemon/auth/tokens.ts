@@ -32,8 +32,8 @@ export interface TokenServiceOptions {
   secret: string;
   ttlSeconds: number;
   clock: Clock;
-  /** True when the token id has been revoked; should not throw (fail open on store errors). */
-  isRevoked(jti: string): Promise<boolean>;
+  /** True when the token has been revoked; should not throw (fail open on store errors). */
+  isRevoked(token: { id: string; jti: string }): Promise<boolean>;
 }
 
 /** Signs and verifies access tokens. */
@@ -49,6 +49,11 @@ export interface TokenService {
   verifySignature(token: string): Promise<AuthUser>;
   /** The second half of `verify`. @throws AppError UNAUTHORIZED when the token was revoked */
   checkRevoked(user: AuthUser): Promise<void>;
+}
+
+/** The 401 for a token that was revoked (logout), wherever its revocation was found. */
+export function revokedTokenError(): AppError {
+  return new AppError('UNAUTHORIZED', 'Access token revoked', { reason: 'revoked' });
 }
 
 const ALG = 'HS256';
@@ -81,9 +86,7 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
     return { id: sub, jti, exp, tier: tier as Tier, role: role as Role };
   }
   async function checkRevoked(user: AuthUser): Promise<void> {
-    if (await options.isRevoked(user.jti)) {
-      throw new AppError('UNAUTHORIZED', 'Access token revoked', { reason: 'revoked' });
-    }
+    if (await options.isRevoked(user)) throw revokedTokenError();
   }
   return {
     async sign(user) {

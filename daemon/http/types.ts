@@ -10,12 +10,12 @@ declare global {
     interface Request {
       /** Request id (echoed from a valid X-Request-Id, else a new uuid). */
       id: string;
-      /** The caller, when a correctly signed bearer token was sent (see `revocationCheck`). */
+      /** The caller, when a correctly signed bearer token was sent (see `tokenRevoked`). */
       user?: AuthUser;
       /** The caller being resolved (identifyCaller's memo). */
       identifying?: Promise<AuthUser>;
-      /** The token's revocation lookup, started with the caller's resolution; rejects when revoked. */
-      revocationCheck?: Promise<void>;
+      /** Whether the caller's token was revoked, once something read it (the rate limiter's call). */
+      tokenRevoked?: boolean;
       /** Set when tier and role came from the token alone because the database was unreachable. */
       authFromToken?: boolean;
       /** The caller's custom hourly limit (enterprise), read with the account. */

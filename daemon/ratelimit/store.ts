@@ -31,27 +31,35 @@ export interface WindowResult {
   /** The time the script used (Redis TIME or the injected clock), epoch ms. */
   nowMs: number;
   counters: CounterState[];
+  /** With a probe key: whether that key exists (read in the same atomic call). */
+  probed?: boolean;
 }
 
 /** Sliding-window counters in Redis. */
 export interface RateLimitStore {
   /**
-   * Admit and count one request if every counter has room; else count nothing.
+   * Admit and count one request if every counter has room; else count nothing. `probe`, a key
+   * whose existence the same call reports (`probed`): the token's revocation mark, which then
+   * costs no command of its own.
    * @throws the Redis client's error when Redis is unreachable
    */
-  hit(counters: readonly CounterSpec[], nowMs?: number): Promise<WindowResult>;
+  hit(counters: readonly CounterSpec[], nowMs?: number, probe?: string): Promise<WindowResult>;
   /** Read the counters without counting (for requests that are free). @throws like hit */
-  peek(counters: readonly CounterSpec[], nowMs?: number): Promise<WindowResult>;
+  peek(counters: readonly CounterSpec[], nowMs?: number, probe?: string): Promise<WindowResult>;
 }
 
 const SHA = createHash('sha1').update(WINDOW_SCRIPT).digest('hex');
 
 /** Create the store over an API-side command connection (which should fail fast when Redis is down). */
 export function createRateLimitStore(redis: Redis): RateLimitStore {
-  async function run(mode: 'hit' | 'peek', counters: readonly CounterSpec[], nowMs: number | undefined): Promise<WindowResult> {
+  async function run(mode: 'hit' | 'peek', counters: readonly CounterSpec[], nowMs: number | undefined, probe: string | undefined): Promise<WindowResult> {
     const args: (string | number)[] = [nowMs === undefined ? '' : Math.floor(nowMs), mode];
-    for (const c of counters) args.push(c.limit, c.bucketS * 1000, c.windowS / c.bucketS);
-    const keys = counters.map((c) => c.key);
+    const keys: string[] = [];
+    for (const c of counters) {
+      keys.push(c.key);
+      args.push(c.limit, c.bucketS * 1000, c.windowS / c.bucketS);
+    }
+    if (probe !== undefined) keys.push(probe);
     let reply: unknown;
     try {
       reply = await redis.evalsha(SHA, keys.length, ...keys, ...args);
@@ -59,19 +67,21 @@ export function createRateLimitStore(redis: Redis): RateLimitStore {
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
       reply = await redis.eval(WINDOW_SCRIPT, keys.length, ...keys, ...args);
     }
-    return parse(reply as number[], counters.length);
+    return parse(reply as number[], counters.length, probe !== undefined);
   }
   return {
-    hit: (counters, nowMs) => run('hit', counters, nowMs),
-    peek: (counters, nowMs) => run('peek', counters, nowMs),
+    hit: (counters, nowMs, probe) => run('hit', counters, nowMs, probe),
+    peek: (counters, nowMs, probe) => run('peek', counters, nowMs, probe),
   };
 }
 
-function parse(reply: number[], n: number): WindowResult {
+function parse(reply: number[], n: number, probed: boolean): WindowResult {
   const counters: CounterState[] = [];
   for (let i = 0; i < n; i++) {
     const at = 2 + i * 4;
     counters.push({ count: reply[at]!, resetMs: reply[at + 1]!, retryMs: reply[at + 2]!, filledAtMs: reply[at + 3]! });
   }
-  return { admitted: reply[0] === 1, nowMs: reply[1]!, counters };
+  const result: WindowResult = { admitted: reply[0] === 1, nowMs: reply[1]!, counters };
+  if (probed) result.probed = reply[2 + n * 4] === 1;
+  return result;
 }

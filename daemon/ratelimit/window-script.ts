@@ -39,7 +39,11 @@
  * clock that goes backwards counts the request in the newest bucket written.
  */
 
-/** Lua source. KEYS: counters. ARGV: now ms or '', 'hit' | 'peek', then limit, bucket ms, K per key. */
+/**
+ * Lua source. KEYS: the counters, then optionally one more key whose existence is reported (the
+ * caller's token revocation mark, so that lookup needs no command of its own). ARGV: now ms or
+ * '', 'hit' | 'peek', then limit, bucket ms, K per counter.
+ */
 export const WINDOW_SCRIPT = `
 local now
 if ARGV[1] == '' then
@@ -50,72 +54,79 @@ else
 end
 local hit = ARGV[2] == 'hit'
 local HDR = 32
+local N = (#ARGV - 2) / 3
+-- One MGET reads the counters and, when given, the probe key (its value only says it exists).
 local raws = redis.call('MGET', unpack(KEYS))
+local unpack4, pack4 = struct.unpack, struct.pack
 
 local function slot(raw, b, size)
-  return (struct.unpack('>I4', raw, HDR + (b % size) * 4 + 1))
+  return (unpack4('>I4', raw, HDR + (b % size) * 4 + 1))
 end
 local function setSlot(raw, b, size, v)
   local p = HDR + (b % size) * 4 + 1
-  return raw:sub(1, p - 1) .. struct.pack('>I4', v) .. raw:sub(p + 4)
+  return raw:sub(1, p - 1) .. pack4('>I4', v) .. raw:sub(p + 4)
 end
 
 -- Load one counter and roll it forward to the current bucket (in memory only).
 local function load(i)
   local base = 3 + (i - 1) * 3
-  local c = { limit = tonumber(ARGV[base]), bms = tonumber(ARGV[base + 1]), k = tonumber(ARGV[base + 2]) }
-  c.size = c.k + 1
-  local cur = math.floor(now / c.bms)
+  local limit, bms, k = tonumber(ARGV[base]), tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2])
+  local size = k + 1
+  local cur = math.floor(now / bms)
   local raw = raws[i]
   local n, o, s, f
-  if raw and #raw == HDR + 4 * c.size then n, o, s, f = struct.unpack('>dddd', raw) end
+  if raw and #raw == HDR + 4 * size then n, o, s, f = unpack4('>dddd', raw) end
   -- Anything but a header this script wrote is discarded: every loop below then runs at
   -- most K + 1 times (a corrupt header must never turn into a busy script blocking Redis).
-  if not (n and n == math.floor(n) and n >= 0 and n < 1e15 and o == math.floor(o) and o <= n and o >= n - c.k
+  if not (n and n == math.floor(n) and n >= 0 and n < 1e15 and o == math.floor(o) and o <= n and o >= n - k
       and s >= 0 and s < 1e15 and f >= -1 and f < 1e16) then
-    raw, n, o, s, f = string.rep('\\0', HDR + 4 * c.size), cur, cur, 0, -1
+    raw, n, o, s, f = string.rep('\\0', HDR + 4 * size), cur, cur, 0, -1
   end
   if cur < n then cur = n end
-  local oldest = cur - c.k
-  if n < oldest then
-    raw, o, s = string.rep('\\0', HDR + 4 * c.size), cur, 0
-  elseif o < oldest then
-    for b = o, oldest - 1 do
-      local v = slot(raw, b, c.size)
-      if v > 0 then
-        s = s - v
-        raw = setSlot(raw, b, c.size, 0)
+  local oldest = cur - k
+  -- Within the newest bucket written (the common case under load) nothing has left the window
+  -- and o is already the oldest non-empty bucket: no roll forward.
+  if n < cur then
+    if n < oldest then
+      raw, o, s = string.rep('\\0', HDR + 4 * size), cur, 0
+    elseif o < oldest then
+      for b = o, oldest - 1 do
+        local v = slot(raw, b, size)
+        if v > 0 then
+          s = s - v
+          raw = setSlot(raw, b, size, 0)
+        end
       end
+      o = oldest
     end
-    o = oldest
+    if s == 0 then o = cur end
+    while o < cur and slot(raw, o, size) == 0 do o = o + 1 end
+  elseif s == 0 then
+    o = cur
   end
-  if s == 0 then o = cur end
-  while o < cur and slot(raw, o, c.size) == 0 do o = o + 1 end
-  c.raw, c.cur, c.oldest, c.o, c.count, c.full = raw, cur, oldest, o, s, f
-  return c
+  return { limit = limit, bms = bms, k = k, size = size, raw = raw, cur = cur, oldest = oldest, o = o, count = s, full = f }
 end
 
 local C, admit = {}, true
-for i = 1, #KEYS do
-  C[i] = load(i)
-  if C[i].count + 1 > C[i].limit then admit = false end
+for i = 1, N do
+  local c = load(i)
+  C[i] = c
+  if c.count + 1 > c.limit then admit = false end
 end
 if hit and admit then
-  for i = 1, #KEYS do
+  for i = 1, N do
     local c = C[i]
-    if c.count == 0 then c.o = c.cur end
     local p = HDR + (c.cur % c.size) * 4 + 1
-    local v = struct.unpack('>I4', c.raw, p) + 1
+    local v = unpack4('>I4', c.raw, p) + 1
     c.count = c.count + 1
     if c.count == c.limit then c.full = now end
-    local header = struct.pack('>dddd', c.cur, c.o, c.count, c.full)
-    c.raw = header .. c.raw:sub(HDR + 1, p - 1) .. struct.pack('>I4', v) .. c.raw:sub(p + 4)
+    c.raw = pack4('>dddd', c.cur, c.o, c.count, c.full) .. c.raw:sub(HDR + 1, p - 1) .. pack4('>I4', v) .. c.raw:sub(p + 4)
     redis.call('SET', KEYS[i], c.raw, 'PX', c.size * c.bms)
   end
 end
 
 local out = { admit and 1 or 0, now }
-for i = 1, #KEYS do
+for i = 1, N do
   local c = C[i]
   local reset, retry, filled = c.k * c.bms, -1, -1
   if c.count > 0 then reset = (c.o + c.size) * c.bms - now end
@@ -140,5 +151,6 @@ for i = 1, #KEYS do
   out[#out + 1] = retry
   out[#out + 1] = filled
 end
+if #KEYS > N then out[#out + 1] = raws[N + 1] and 1 or 0 end
 return out
 `;

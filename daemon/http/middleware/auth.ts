@@ -7,7 +7,7 @@
  */
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../errors.js';
-import type { AuthUser, TokenService } from '../../auth/tokens.js';
+import { revokedTokenError, type AuthUser, type TokenService } from '../../auth/tokens.js';
 import { isStoreUnavailable } from '../../store/db.js';
 import type { UserRow, UsersRepo } from '../../store/users-repo.js';
 
@@ -30,15 +30,16 @@ export function bearerToken(req: Request): string | undefined {
  */
 export async function authenticate(deps: AuthGuardDeps, req: Request): Promise<AuthUser> {
   const user = await identifyCaller(deps, req);
-  await req.revocationCheck;
+  if (req.tokenRevoked === undefined) await deps.tokens.checkRevoked(user);
+  else if (req.tokenRevoked) throw revokedTokenError();
   return user;
 }
 
 /**
  * The caller a correctly signed token names, with tier and role from the account — before
- * its revocation is known: the lookup starts here and is left on `req.revocationCheck`
- * (`authenticate` awaits it), so the rate limiter can count the request in the same Redis
- * round trip instead of one after it. Memoised per request.
+ * its revocation is known: the rate limiter reads the revocation mark in the Redis call that
+ * counts the request (`req.tokenRevoked`), and `authenticate` looks it up only when nothing
+ * did. Memoised per request.
  * @throws AppError UNAUTHORIZED for a missing, invalid or expired token, or a deleted account
  */
 export function identifyCaller(deps: AuthGuardDeps, req: Request): Promise<AuthUser> {
@@ -49,10 +50,6 @@ async function resolveCaller(deps: AuthGuardDeps, req: Request): Promise<AuthUse
   const token = bearerToken(req);
   if (!token) throw new AppError('UNAUTHORIZED', 'Authentication required: send Authorization: Bearer <token>', { reason: 'missing' });
   const claims = await deps.tokens.verifySignature(token);
-  const revocation = deps.tokens.checkRevoked(claims);
-  // Awaited by authenticate; a request answered before that (a 429, say) must not leave it unhandled.
-  revocation.catch(() => undefined);
-  req.revocationCheck = revocation;
   let row: UserRow | undefined;
   try {
     row = await deps.users.findById(claims.id);

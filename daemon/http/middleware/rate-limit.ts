@@ -15,6 +15,7 @@ import type { Metrics } from '../../infra/metrics.js';
 import { decide, peekHeaders, staticHeaders, type Verdict } from '../../ratelimit/decision.js';
 import { classifyRequest, compileEndpointRules, addressKey, planChecks, type CheckSpec, type Identity } from '../../ratelimit/policy.js';
 import { createRateLimitStore, type WindowResult } from '../../ratelimit/store.js';
+import type { TokenRef } from '../../auth/revocations.js';
 import { API_PREFIXES } from '../app.js';
 import { bearerToken, identifyCaller, type AuthGuardDeps } from './auth.js';
 
@@ -30,8 +31,13 @@ export interface RateLimiterDeps {
   /** Time source for the windows; omit in production to use Redis TIME (one clock for all daemons). */
   clock?: Clock;
   authGuard: AuthGuardDeps;
-  /** True when the request will be served without work worth counting (a result-cache hit). */
-  isFreeRequest?: (req: Request) => Promise<boolean>;
+  /**
+   * The Redis key of a token's revocation mark (Revocations.key): read in the counters' call and
+   * left on `req.tokenRevoked`, so an authenticated request costs one Redis command, not two.
+   */
+  revocationKey?: (token: TokenRef) => string;
+  /** True when the request will be served without work worth counting (a result-cache hit); may answer synchronously. */
+  isFreeRequest?: (req: Request) => boolean | Promise<boolean>;
 }
 
 /** The limiter: one middleware for `beforeApi`. */
@@ -52,63 +58,83 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
   const store = createRateLimitStore(deps.redis);
   const warn = throttledWarning(deps.logger, 'rate limit store unavailable: allowing requests (fail open)');
 
-  async function identify(req: Request): Promise<Identity> {
-    const address = (): Identity => ({ kind: 'address', address: addressKey(req.ip ?? req.socket.remoteAddress) });
+  /** The caller, and the key of its token's revocation mark when it has a signed token. */
+  async function identify(req: Request): Promise<{ identity: Identity; probe?: string }> {
+    const address = () => ({ identity: { kind: 'address', address: addressKey(req.ip ?? req.socket.remoteAddress) } as const });
     if (!bearerToken(req)) return address();
     try {
-      // Not awaiting the token's revocation lookup: it shares the counters' round trip. A
-      // signed but logged-out token is therefore counted against its user; the route answers 401.
+      // The token's revocation is read in the counters' call: a signed but logged-out token is
+      // therefore counted against its user; the route answers 401.
       const user = await identifyCaller(deps.authGuard, req);
       // Read with the account by identifyCaller (null while the database is unreachable: the tier's default applies).
       const custom = user.tier === 'enterprise' ? (req.customRateLimit ?? null) : null;
-      return { kind: 'user', id: user.id, tier: user.tier, customPerHour: custom };
+      return { identity: { kind: 'user', id: user.id, tier: user.tier, customPerHour: custom }, probe: deps.revocationKey?.(user) };
     } catch {
       // An invalid token only makes the caller anonymous here; the route's guard answers 401.
       return address();
     }
   }
 
-  async function isFree(req: Request): Promise<boolean> {
+  const freeCheckFailed = (err: unknown) => {
+    deps.logger.warn({ err: (err as Error).message }, 'rate limit: isFreeRequest failed; counting the request');
+    return false;
+  };
+  /** Whether the request is free; synchronous when the check is (most requests: no promise, no await). */
+  function isFree(req: Request): boolean | Promise<boolean> {
     if (!deps.isFreeRequest) return false;
     try {
-      return await deps.isFreeRequest(req);
+      const free = deps.isFreeRequest(req);
+      return typeof free === 'boolean' ? free : free.catch(freeCheckFailed);
     } catch (err) {
-      deps.logger.warn({ err: (err as Error).message }, 'rate limit: isFreeRequest failed; counting the request');
-      return false;
+      return freeCheckFailed(err);
     }
   }
+  // Bound once: labelling a counter on every request hashes its labels each time.
+  const decided = {
+    allowed: metrics.rateLimitDecisions.labels({ decision: 'allowed', limit: 'none' }),
+    free: metrics.rateLimitDecisions.labels({ decision: 'free', limit: 'none' }),
+    failedOpen: metrics.rateLimitDecisions.labels({ decision: 'failed_open', limit: 'none' }),
+  };
 
   const middleware: RequestHandler = async (req, res, next) => {
     const kind = classifyRequest(req.method, req.originalUrl.split('?', 1)[0]!, rules, API_PREFIXES);
     if (kind.exempt) return next();
-    const identity = await identify(req);
+    const { identity, probe } = await identify(req);
     const checks = planChecks(config, identity, kind.endpoint, deps.key);
-    const free = await isFree(req);
+    const freeCheck = isFree(req);
+    const free = typeof freeCheck === 'boolean' ? freeCheck : await freeCheck;
     let result: WindowResult;
     try {
       const nowMs = deps.clock?.now();
-      result = await withTimeout(free ? store.peek(checks, nowMs) : store.hit(checks, nowMs), config.timeout_ms);
+      result = await withTimeout(free ? store.peek(checks, nowMs, probe) : store.hit(checks, nowMs, probe), config.timeout_ms);
+      // Without an answer (fail open below), authenticate looks the revocation up itself.
+      if (result.probed !== undefined) req.tokenRevoked = result.probed;
     } catch (err) {
-      metrics.rateLimitDecisions.inc({ decision: 'failed_open', limit: 'none' });
+      decided.failedOpen.inc();
       warn((err as Error).message);
-      res.set(staticHeaders(checks));
+      setHeaders(res, staticHeaders(checks));
       return next();
     }
     if (free) {
-      metrics.rateLimitDecisions.inc({ decision: 'free', limit: 'none' });
-      res.set(peekHeaders(checks, result));
+      decided.free.inc();
+      setHeaders(res, peekHeaders(checks, result));
       return next();
     }
     const verdict = decide(checks, result, identity);
-    res.set(verdict.headers);
+    setHeaders(res, verdict.headers);
     if (verdict.allowed) {
-      metrics.rateLimitDecisions.inc({ decision: 'allowed', limit: 'none' });
+      decided.allowed.inc();
       return next();
     }
     reject(res, verdict, metrics);
   };
 
   return { middleware };
+}
+
+/** Plain string headers straight onto the response (express's res.set re-checks each for content-type and charset). */
+function setHeaders(res: Parameters<RequestHandler>[1], headers: Record<string, string>): void {
+  for (const name in headers) res.setHeader(name, headers[name]!);
 }
 
 function reject(res: Parameters<RequestHandler>[1], verdict: Verdict, metrics: Metrics): void {

@@ -71,34 +71,36 @@ export interface CachedRunCheckDeps {
  * cached now. `req.path` is relative to the API mount; a preset run needs `req.user`
  * (set by the limiter's authentication). Invalid requests and CSV exports are never free.
  */
-export function createCachedRunCheck(deps: CachedRunCheckDeps): (req: Request) => Promise<boolean> {
-  return async (req) => {
-    // A CSV export is never answered from the cache, so it always counts.
-    if (req.method !== 'POST' || wantsCsv(req)) return false;
-    const body: unknown = req.body ?? {};
-    if (/^\/(screen|screening)\/?$/i.test(req.path)) return deps.screens.isCached(body);
-    const template = /^\/screen\/templates\/([a-z0-9-]{1,64})\/?$/.exec(req.path)?.[1];
-    if (template !== undefined) {
-      const found = getTemplate(template);
-      if (!found) return false;
-      try {
-        return await deps.screens.isCachedQuery(applyTemplateOverrides(found, parseTemplateOverrides(body, deps.knownFields)));
-      } catch {
-        return false;
-      }
+export function createCachedRunCheck(deps: CachedRunCheckDeps): (req: Request) => boolean | Promise<boolean> {
+  // A CSV export is never answered from the cache, so it always counts. Synchronous for
+  // requests that cannot be screening runs (most requests: no promise, no await).
+  return (req) => (req.method !== 'POST' || wantsCsv(req) ? false : isCachedRun(deps, req));
+}
+
+async function isCachedRun(deps: CachedRunCheckDeps, req: Request): Promise<boolean> {
+  const body: unknown = req.body ?? {};
+  if (/^\/(screen|screening)\/?$/i.test(req.path)) return deps.screens.isCached(body);
+  const template = /^\/screen\/templates\/([a-z0-9-]{1,64})\/?$/.exec(req.path)?.[1];
+  if (template !== undefined) {
+    const found = getTemplate(template);
+    if (!found) return false;
+    try {
+      return await deps.screens.isCachedQuery(applyTemplateOverrides(found, parseTemplateOverrides(body, deps.knownFields)));
+    } catch {
+      return false;
     }
-    const preset = /^\/screen\/presets\/([0-9a-f-]{36})\/run\/?$/i.exec(req.path)?.[1];
-    if (preset !== undefined && deps.presets && req.user) {
-      const saved = await deps.presets.get(req.user.id, preset);
-      if (!saved) return false;
-      try {
-        return await deps.screens.isCachedQuery(deps.screens.parse(saved.query));
-      } catch {
-        return false;
-      }
+  }
+  const preset = /^\/screen\/presets\/([0-9a-f-]{36})\/run\/?$/i.exec(req.path)?.[1];
+  if (preset !== undefined && deps.presets && req.user) {
+    const saved = await deps.presets.get(req.user.id, preset);
+    if (!saved) return false;
+    try {
+      return await deps.screens.isCachedQuery(deps.screens.parse(saved.query));
+    } catch {
+      return false;
     }
-    return false;
-  };
+  }
+  return false;
 }
 
 /** Send a screen answer in the envelope plus the spec's shape-B top-level fields. */

@@ -40,6 +40,28 @@ describe('rate limits in the running daemon', () => {
     expect((await screen({ min_roe: 1 })).status).toBe(200);
   });
 
+  it('refuses a logged-out token: its revocation is read in the call that counts the request', async () => {
+    // Given a signed-in user whose requests are counted
+    const session = await t.login();
+    const me = () => t.request('/api/v1/users/me', { token: session.access_token });
+    const before = await me();
+    expect(before.status).toBe(200);
+    const remaining = Number(before.headers.get('x-ratelimit-remaining'));
+    // When the user logs out
+    const out = await t.request('/api/v1/auth/logout', { method: 'POST', json: { refresh_token: session.refresh_token }, token: session.access_token });
+    expect(out.status).toBe(204);
+    // Then the access token is refused as revoked, on a counted route and on a cached (free) screen alike
+    const after = await me();
+    expect(after.status).toBe(401);
+    expect(((await after.json()) as { error: { details: { reason: string } } }).error.details.reason).toBe('revoked');
+    // (the logout and the refused request were counted against the user, as the README says)
+    expect(Number(after.headers.get('x-ratelimit-remaining'))).toBe(remaining - 2);
+    const cached = await t.request('/api/v1/screen', { method: 'POST', json: { min_roe: 1 }, token: session.access_token });
+    expect(cached.status).toBe(401);
+    // And a fresh login of the same user works
+    expect((await t.request('/api/v1/users/me', { token: (await t.login(session.email)).access_token })).status).toBe(200);
+  });
+
   it('leaves health and templates without rate-limit headers', async () => {
     expect((await t.request('/health')).headers.get('x-ratelimit-limit')).toBeNull();
     expect((await t.request('/api/v1/screen/templates', { token })).headers.get('x-ratelimit-limit')).toBeNull();

@@ -4,7 +4,7 @@ import { systemClock } from '../../../../daemon/infra/clock.js';
 
 describe('access tokens: signature and revocation as two steps', () => {
   const revoked = new Set<string>();
-  const tokens = createTokenService({ secret: 'tokens-unit-test-secret-0123456789abcdef', ttlSeconds: 60, clock: systemClock, isRevoked: async (jti) => revoked.has(jti) });
+  const tokens = createTokenService({ secret: 'tokens-unit-test-secret-0123456789abcdef', ttlSeconds: 60, clock: systemClock, isRevoked: async ({ jti }) => revoked.has(jti) });
 
   it('names the caller of a signed token before its revocation is known, and refuses it once revoked', async () => {
     // Given a signed token whose id is then revoked (a logout)

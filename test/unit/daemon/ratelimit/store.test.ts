@@ -178,6 +178,47 @@ describe('sliding-window store', () => {
     expect(r.counters[0]!.resetMs).toBeLessThanOrEqual(3_660_000);
   });
 
+  it('reports whether a probe key exists in the same call, counting and writing nothing for it', async () => {
+    const c = hourly(2);
+    const probe = key();
+    // Absent probe: reported false, the request counted as usual
+    const first = await store.hit([c], BASE, probe);
+    expect(first).toMatchObject({ admitted: true, probed: false });
+    expect(first.counters[0]!.count).toBe(1);
+    expect(await redis.exists(probe)).toBe(0);
+    // Present probe (a revocation mark): reported true, by hit and peek, whether or not admitted
+    await redis.set(probe, '1');
+    expect(await store.hit([c], BASE, probe)).toMatchObject({ admitted: true, probed: true });
+    expect(await store.hit([c], BASE, probe)).toMatchObject({ admitted: false, probed: true });
+    const peeked = await store.peek([c], BASE, probe);
+    expect(peeked.probed).toBe(true);
+    expect(peeked.counters[0]!.count).toBe(2);
+    expect(await redis.get(probe)).toBe('1');
+    // Without a probe there is no such field
+    expect((await store.peek([c], BASE)).probed).toBeUndefined();
+  });
+
+  it('rolls forward correctly within the newest bucket and across minute boundaries', async () => {
+    const c = hourly(1000);
+    // 3 in minute 0, 2 in minute 1, 1 in minute 59
+    for (const [minute, times] of [[0, 3], [1, 2], [59, 1]] as const) await hitTimes([c], times, BASE + minute * MIN + 1000);
+    let r = await store.peek([c], BASE + 59 * MIN + 2000);
+    expect(r.counters[0]!.count).toBe(6);
+    // The oldest bucket (minute 0) frees at minute 61: 61 min − 59 min 2 s
+    expect(r.counters[0]!.resetMs).toBe(61 * MIN - (59 * MIN + 2000));
+    // At minute 61 minute 0 has left (3 freed); minute 1 is the oldest, freeing at minute 62
+    r = await store.hit([c], BASE + 61 * MIN);
+    expect(r.counters[0]!.count).toBe(4);
+    expect(r.counters[0]!.resetMs).toBe(MIN);
+    // At minute 62 minute 1 has left too; the oldest non-empty bucket is minute 59 (frees at 120)
+    r = await store.hit([c], BASE + 62 * MIN);
+    expect(r.counters[0]!.count).toBe(3);
+    expect(r.counters[0]!.resetMs).toBe(120 * MIN - 62 * MIN);
+    // Long after everything left: an empty window, reset = the window
+    r = await store.peek([c], BASE + 500 * MIN);
+    expect(r.counters[0]!).toMatchObject({ count: 0, resetMs: 60 * MIN });
+  });
+
   // On a private Redis: SCRIPT FLUSH and a possibly busy script must not disturb other test files.
   describe.skipIf(!inject('redisServerBin'))('on a private Redis', () => {
     let own: Awaited<ReturnType<typeof startPrivateRedis>>;
