@@ -54,6 +54,11 @@ function value(rows: readonly ReportRow[], scenario: string, metric: string): nu
 const share = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : (a / b) * 100);
 const minus = (a: number | null, b: number | null) => (a === null || b === null ? null : a - b);
 
+/** A run's server-side CPU per request as rows of its scenario (see process-cpu.ts). */
+export function serverCpuRows(scenario: string, cpu: { daemonUs: number | null; redisUs: number | null }): ReportRow[] {
+  return [makeRow(scenario, 'daemon CPU per request', cpu.daemonUs, 'µs'), makeRow(scenario, 'Redis CPU per request', cpu.redisUs, 'µs')];
+}
+
 /** Rows reading the platform against the baselines. */
 export function baselineRows(rows: readonly ReportRow[]): ReportRow[] {
   const S = 'vs baseline';
@@ -79,10 +84,20 @@ export function limiterRows(rows: readonly ReportRow[]): ReportRow[] {
   const kept = share(on('throughput'), off('throughput'));
   const invalid = [on('failed requests'), off('failed requests')].some((f) => f !== null && f > 1);
   const judgement = invalid ? { valid: false } : {};
+  const server = (get: (m: string) => number | null) => {
+    const daemon = get('daemon CPU per request');
+    const redis = get('Redis CPU per request');
+    return daemon === null || redis === null ? null : daemon + redis;
+  };
+  const cpuOn = server(on);
+  const cpuOff = server(off);
   return [
     makeRow(S, 'p50 added', minus(on('latency p50'), off('latency p50')), 'ms', ISSUE_TARGETS.limiterP50AddedMs, judgement),
     makeRow(S, 'p99 added', minus(on('latency p99'), off('latency p99')), 'ms'),
     makeRow(S, 'throughput with limits, % of without', kept, '%'),
     makeRow(S, 'throughput lost', kept === null ? null : 100 - kept, '%', ISSUE_TARGETS.limiterThroughputCostPercent, judgement),
+    // What the limiter costs the service itself (daemon + Redis CPU), apart from the load
+    // generator, which shares the machine and parses the extra headers in JavaScript.
+    makeRow(S, 'server CPU per request added', cpuOn === null || cpuOff === null || cpuOff === 0 ? null : (cpuOn / cpuOff - 1) * 100, '%'),
   ];
 }

@@ -21,11 +21,12 @@ import { runLoadtest } from '../runner.js';
 import type { ProgressEvent, Report, ReportRow, ScenarioSummary } from '../types.js';
 import { alertTickRows, runAlertTickBench } from './alert-ticks.js';
 import { alertEvaluationRows, loadAlertStocks, runAlertEvaluationBench } from './alerts.js';
-import { averageRuns, baselineRows, LABELS, limiterRows, relabel } from './compare.js';
+import { averageRuns, baselineRows, LABELS, limiterRows, relabel, serverCpuRows } from './compare.js';
 import { engineRows } from './engine-timing.js';
 import { startChild, type BenchChild } from './children.js';
 import { adminLogin } from './market.js';
 import { marketRows, runMarketBench } from './market-load.js';
+import { cpuPerRequestWatch, localRedisPid } from './process-cpu.js';
 import { benchDaemonConfig, planFor, type BenchPlan, type BenchDaemonSettings } from './plan.js';
 import { packageRoot, resultsFile, saveResults } from './paths.js';
 import { deletePrefix, ensureBenchRedis } from './redis.js';
@@ -118,20 +119,24 @@ async function runBaselines(s: Stage, into: Collected): Promise<void> {
   collect(into, ws, 'ws-fanout', LABELS.wsBaseline, true);
 }
 
-async function compareLimiter(on: Stage, off: BenchChild, into: Collected): Promise<void> {
+/** Interleaved rounds of the limiter comparison (each side once per round; the bench box is noisy). */
+const LIMITER_ROUNDS = 3;
+
+async function compareLimiter(on: Stage, off: BenchChild, redisPid: number | null, into: Collected): Promise<void> {
   const { plan } = on;
   const runs: Record<'on' | 'off', ReportRow[][]> = { on: [], off: [] };
-  for (let round = 0; round < 2; round++) {
+  for (let round = 0; round < LIMITER_ROUNDS; round++) {
     for (const [side, child] of [['on', on.child], ['off', off]] as const) {
+      const cpu = cpuPerRequestWatch({ daemon: child.pid, redis: redisPid }, progressLogger(on.io));
       const report = await runLoadtest(
         { url: child.urls.http!, scenarios: ['auth-get'], admin: on.admin, duration: plan.rest.duration, warmup: plan.rest.warmup, connections: plan.rest.connections },
-        { signal: on.signal, onProgress: progressLogger(on.io) },
+        { signal: on.signal, onProgress: cpu.listener },
       );
       const label = side === 'on' ? LABELS.limiterOn : LABELS.limiterOff;
       const relabelled = relabel(report, 'auth-get', label);
       into.scenarios.push(...relabelled.scenarios);
       for (const n of report.notes) into.notes.add(n);
-      runs[side].push(relabelled.rows);
+      runs[side].push([...relabelled.rows, ...serverCpuRows(label, cpu.result())]);
     }
   }
   into.rows.push(...averageRuns(runs.on, LABELS.limiterOn), ...averageRuns(runs.off, LABELS.limiterOff));
@@ -227,7 +232,10 @@ async function runOnDaemon(stage: Stage, settings: BenchDaemonSettings, dataDir:
   await clock.step('REST scenarios', () => runRestScenarios(stage, into));
   // Rate limiter on (this daemon) against off (a second daemon on the same data, otherwise
   // configured alike), interleaved, before the WebSocket load leaves anything behind.
-  if (!signal.aborted) await clock.step('rate limiter on/off', () => withDaemon({ ...settings, rateLimit: false }, 0, (off) => compareLimiter(stage, off, into)));
+  if (!signal.aborted) {
+    const redisPid = await localRedisPid(settings.redisUrl);
+    await clock.step('rate limiter on/off', () => withDaemon({ ...settings, rateLimit: false }, 0, (off) => compareLimiter(stage, off, redisPid, into)));
+  }
   if (!signal.aborted) await clock.step('WebSocket scenarios', () => runWsScenarios(stage, into));
   // Last on this daemon: the alerts stay active once created.
   if (!signal.aborted) await clock.step('alert evaluation', () => runAlertBench(stage, dataDir, into));

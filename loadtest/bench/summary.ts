@@ -60,10 +60,10 @@ export function benchSummary(rows: readonly ReportRow[], timing: BenchTiming): s
     ...section('Rate limiter, GET /users/me (issue 5; target: < 0.5 ms p50 and < 15 % throughput)', rows, [
       ['limits on', LABELS.limiterOn],
       ['limits off', LABELS.limiterOff],
-    ], [['throughput', 'throughput'], ['p50', 'latency p50'], ['p99', 'latency p99'], ['failed', 'failed requests']]),
+    ], [['throughput', 'throughput'], ['p50', 'latency p50'], ['p99', 'latency p99'], ['failed', 'failed requests'], ['daemon CPU/req', 'daemon CPU per request'], ['Redis CPU/req', 'Redis CPU per request']]),
     ...align([
       ['', ''],
-      ['cost', `p50 +${inline(rows, 'rate limiter cost', 'p50 added')}, p99 +${inline(rows, 'rate limiter cost', 'p99 added')}, throughput −${inline(rows, 'rate limiter cost', 'throughput lost')}`],
+      ['cost', `p50 +${inline(rows, 'rate limiter cost', 'p50 added')}, p99 +${inline(rows, 'rate limiter cost', 'p99 added')}, throughput −${inline(rows, 'rate limiter cost', 'throughput lost')}, server CPU per request +${inline(rows, 'rate limiter cost', 'server CPU per request added')}`],
     ]).slice(1),
     '',
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { averageRuns, baselineRows, LABELS, limiterRows, relabel } from '../../../../loadtest/bench/compare.js';
+import { averageRuns, baselineRows, LABELS, limiterRows, relabel, serverCpuRows } from '../../../../loadtest/bench/compare.js';
 import { correctness, makeRow, SPEC_TARGETS } from '../../../../loadtest/targets.js';
 import type { Report, ReportRow } from '../../../../loadtest/types.js';
 
@@ -44,6 +44,18 @@ describe('bench comparisons', () => {
     // Issue 5's targets: under 0.5 ms p50 (0.5 is not under) and under 15 % throughput
     expect(out.find((r) => r.metric === 'p50 added')).toMatchObject({ target: { op: '<', value: 0.5, source: 'issue' }, pass: false });
     expect(out.find((r) => r.metric === 'throughput lost')).toMatchObject({ target: { op: '<', value: 15, source: 'issue' }, pass: true });
+  });
+
+  it('prices the limiter on the server side: daemon plus Redis CPU per request, on against off', () => {
+    const rows = [
+      ...serverCpuRows(LABELS.limiterOn, { daemonUs: 330, redisUs: 30 }),
+      ...serverCpuRows(LABELS.limiterOff, { daemonUs: 290, redisUs: 10 }),
+    ];
+    // (330 + 30) / (290 + 10) = 1.2: 20 % more CPU per request
+    expect(value(limiterRows(rows), 'server CPU per request added')).toBeCloseTo(20, 10);
+    // Unknown where /proc could not tell (another OS, a remote Redis)
+    const partial = [...serverCpuRows(LABELS.limiterOn, { daemonUs: 330, redisUs: null }), ...serverCpuRows(LABELS.limiterOff, { daemonUs: 290, redisUs: null })];
+    expect(value(limiterRows(partial), 'server CPU per request added')).toBeNull();
   });
 
   it('fails the limiter targets when either side of the comparison had too many failed requests', () => {

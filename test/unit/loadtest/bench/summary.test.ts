@@ -21,6 +21,8 @@ const ROWS: ReportRow[] = [
   ...http(LABELS.limiterOn, 1.3, 2000),
   ...http(LABELS.limiterOff, 1.1, 2200),
   makeRow('rate limiter cost', 'p50 added', 0.2, 'ms'), makeRow('rate limiter cost', 'p99 added', 0.6, 'ms'), makeRow('rate limiter cost', 'throughput lost', 9.1, '%'),
+  makeRow(LABELS.limiterOn, 'daemon CPU per request', 330, 'µs'), makeRow(LABELS.limiterOff, 'daemon CPU per request', 290, 'µs'),
+  makeRow('rate limiter cost', 'server CPU per request added', 12.5, '%'),
   makeRow('alert evaluation (in process)', 'active alerts', 10_000, ''),
   makeRow('alert evaluation (in process)', 'ticks/s with alerts', 250_000, 'tick/s'),
   makeRow('alert evaluation (POST /admin/ticks)', 'added per tick p50', 3.5, 'µs'),
@@ -43,7 +45,9 @@ describe('the bench summary', () => {
   it('shows the limiter on and off and its cost', () => {
     expect(line('limits on')).toMatch(/2,000 req\/s\s+1\.30 ms\s+3\.90 ms/);
     expect(line('limits off')).toMatch(/2,200 req\/s\s+1\.10 ms/);
-    expect(line('cost').trim()).toBe('cost   p50 +0.20 ms, p99 +0.60 ms, throughput −9.10%');
+    expect(line('limits on')).toMatch(/330 µs\s+—$/); // daemon CPU per request; Redis's unknown
+    expect(line('limits off')).toMatch(/290 µs\s+—$/);
+    expect(line('cost').trim()).toBe('cost   p50 +0.20 ms, p99 +0.60 ms, throughput −9.10%, server CPU per request +12.5%');
   });
 
   it('shows the alert figures, the KRX counts and the wall time with its steps', () => {
