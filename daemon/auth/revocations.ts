@@ -10,6 +10,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { throttledWarning } from '../infra/throttled-warning.js';
+import { userTag } from '../infra/key-tags.js';
 import type { Clock } from '../infra/clock.js';
 
 /** The parts of an access token that name its revocation mark. */
@@ -46,7 +47,7 @@ export interface RevocationsDeps {
 /** Create the revocation list over Redis. */
 export function createRevocations(deps: RevocationsDeps): Revocations {
   const warnSkipped = throttledWarning(deps.logger, 'revocation check skipped: redis unavailable (fail open)');
-  const key = (token: TokenRef) => deps.key('revoked', `{u:${token.id}}`, token.jti);
+  const key = (token: TokenRef) => deps.key('revoked', userTag(token.id), token.jti);
   return {
     key,
     async isRevoked(token) {

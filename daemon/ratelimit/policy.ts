@@ -4,6 +4,7 @@
  * Pure: no express, no Redis. The middleware feeds it method, path and identity.
  */
 import type { Tier } from '../auth/tokens.js';
+import { addressTag, userTag } from '../infra/key-tags.js';
 
 /** A rolling window counted in buckets (see README.md for the precision this gives). */
 export interface WindowShape {
@@ -193,7 +194,7 @@ export function planChecks(
   endpoint: EndpointMatch | undefined,
   key: (...parts: string[]) => string,
 ): CheckSpec[] {
-  const subject = identity.kind === 'user' ? `{u:${identity.id}}` : `{a:${identity.address}}`;
+  const subject = identity.kind === 'user' ? userTag(identity.id) : addressTag(identity.address);
   const tier = tierName(identity);
   const { perHour, perDay } = tierLimits(settings, identity);
   const checks: CheckSpec[] = [];
