@@ -35,6 +35,8 @@
  *   left the window or never happened (the limit was lowered), the start of the bucket
  *   where the oldest-first running count reaches the limit.
  *
+ * Then, when a probe key was given: 1 if it exists, else 0.
+ *
  * Time is Redis `TIME` unless the caller passes milliseconds (tests inject a clock). A
  * clock that goes backwards counts the request in the newest bucket written.
  */
@@ -85,24 +87,24 @@ local function load(i)
   if cur < n then cur = n end
   local oldest = cur - k
   -- Within the newest bucket written (the common case under load) nothing has left the window
-  -- and o is already the oldest non-empty bucket: no roll forward.
-  if n < cur then
-    if n < oldest then
-      raw, o, s = string.rep('\\0', HDR + 4 * size), cur, 0
-    elseif o < oldest then
-      for b = o, oldest - 1 do
-        local v = slot(raw, b, size)
-        if v > 0 then
-          s = s - v
-          raw = setSlot(raw, b, size, 0)
-        end
+  -- and o is already the oldest non-empty bucket: no roll forward, no search for o.
+  local rolled = n < cur
+  if rolled and n < oldest then
+    raw, o, s = string.rep('\\0', HDR + 4 * size), cur, 0
+  elseif rolled and o < oldest then
+    for b = o, oldest - 1 do
+      local v = slot(raw, b, size)
+      if v > 0 then
+        s = s - v
+        raw = setSlot(raw, b, size, 0)
       end
-      o = oldest
     end
-    if s == 0 then o = cur end
-    while o < cur and slot(raw, o, size) == 0 do o = o + 1 end
-  elseif s == 0 then
+    o = oldest
+  end
+  if s == 0 then
     o = cur
+  elseif rolled then
+    while o < cur and slot(raw, o, size) == 0 do o = o + 1 end
   end
   return { limit = limit, bms = bms, k = k, size = size, raw = raw, cur = cur, oldest = oldest, o = o, count = s, full = f }
 end

@@ -97,7 +97,7 @@ export function limiterRows(rows: readonly ReportRow[]): ReportRow[] {
     makeRow(S, 'throughput with limits, % of without', kept, '%'),
     makeRow(S, 'throughput lost', kept === null ? null : 100 - kept, '%', ISSUE_TARGETS.limiterThroughputCostPercent, judgement),
     // What the limiter costs the service itself (daemon + Redis CPU), apart from the load
-    // generator, which shares the machine and parses the extra headers in JavaScript.
+    // generator, which shares the machine's cores.
     makeRow(S, 'server CPU per request added', cpuOn === null || cpuOff === null || cpuOff === 0 ? null : (cpuOn / cpuOff - 1) * 100, '%'),
   ];
 }
