@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
+import { isLoopbackHost } from '../guard.js';
 import type { ProgressListener } from '../types.js';
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on every Linux build Node supports). */
@@ -26,8 +27,7 @@ export function processCpuMs(pid: number): number | null {
 
 /** The pid of the Redis at `url` when it runs on this machine (INFO process_id, seen in /proc); else null. */
 export async function localRedisPid(url: string): Promise<number | null> {
-  const host = new URL(url).hostname;
-  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host)) return null;
+  if (!isLoopbackHost(new URL(url).hostname)) return null;
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
   try {
     await redis.connect();

@@ -3,8 +3,9 @@
  * watched process here is this test's own, made busy between ticks by a known amount of work.
  */
 import { describe, expect, it } from 'vitest';
-import { cpuPerRequestWatch, processCpuMs } from '../../../../loadtest/bench/process-cpu.js';
+import { cpuPerRequestWatch, localRedisPid, processCpuMs } from '../../../../loadtest/bench/process-cpu.js';
 import type { ProgressEvent } from '../../../../loadtest/types.js';
+import { testRedisUrl } from '../../../helpers/test-daemon.js';
 
 const onLinux = process.platform === 'linux';
 
@@ -53,5 +54,13 @@ describe.runIf(onLinux)('server CPU per request', () => {
     watch.listener({ type: 'phase', scenario: 'auth-get', phase: 'measure' });
     watch.listener(tick(500));
     expect(watch.result()).toEqual({ daemonUs: null, redisUs: null });
+  });
+
+  it("finds the pid of the suite's Redis on this machine, and none for a Redis on another host", async () => {
+    const pid = await localRedisPid(testRedisUrl());
+    expect(pid).toBeGreaterThan(0);
+    expect(processCpuMs(pid!)).not.toBeNull();
+    // Not loopback: decided from the URL, nothing is contacted.
+    expect(await localRedisPid('redis://192.0.2.1:6379')).toBeNull();
   });
 });
