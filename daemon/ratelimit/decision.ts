@@ -71,16 +71,8 @@ export function policyHeader(checks: readonly CheckSpec[]): string {
   return checks.map((c) => `${sfString(c.name)};q=${c.limit};w=${c.windowS}`).join(', ');
 }
 
-/** Quoted policy names: a handful (tiers × windows, configured endpoints), so kept once each. */
-const quoted = new Map<string, string>();
-
 function sfString(s: string): string {
-  let q = quoted.get(s);
-  if (q === undefined) {
-    q = `"${s.replace(/[\\"]/g, '\\$&')}"`;
-    quoted.set(s, q);
-  }
-  return q;
+  return `"${s.replace(/[\\"]/g, '\\$&')}"`;
 }
 
 function baseHeaders(checks: readonly CheckSpec[], states: readonly CounterState[], shown: number, remainingShown: number): Record<string, string> {
