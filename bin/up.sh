@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "==> installing dependencies"
-npm install --no-fund --no-audit
+bash bin/install-deps.sh
 echo "==> building"
 npm run build --silent
 echo "==> checking Redis"
