@@ -64,8 +64,13 @@ const rateLimitSchema = z
       })
       .prefault({}),
     endpoints: endpointLimits,
-    /** A hung Redis never stalls a request longer than this; past it the request is allowed (fail open). */
-    timeout_ms: int(1, 10000).default(150),
+    /**
+     * A limit or revocation check whose Redis reply is still missing this long after the command was
+     * sent (judged after the daemon has read its sockets, so our own load never counts) fails open.
+     */
+    timeout_ms: int(1, 60000).default(1000),
+    /** After this many consecutive failed checks Redis counts as down: checks fail open at once until one succeeds. */
+    failures_to_fail_open: int(1, 1000).default(3),
   })
   .prefault({});
 

@@ -18,9 +18,10 @@ import { systemClock, type Clock } from './infra/clock.js';
 import { createLogger } from './infra/logger.js';
 import { createMetrics, JOB_STATES, registerJobCounts, type Metrics } from './infra/metrics.js';
 import { closeRedis, createRedisFactory, waitReady, type RedisFactory } from './infra/redis.js';
+import { createRedisGuard, type RedisGuard } from './infra/redis-guard.js';
 import { buildApp, type BuiltApp, type RouteRegistrar } from './http/app.js';
 import { registerAdminUserRoutes } from './http/routes/admin-users.js';
-import { createRateLimiter } from './http/middleware/rate-limit.js';
+import { createRateLimiter, type RateLimiter } from './http/middleware/rate-limit.js';
 import { alertEventOf, createAlertEvaluator, type AlertEvaluator } from './alerts/evaluator.js';
 import { createAlertService } from './alerts/alert-service.js';
 import { createAverageVolumes } from './alerts/average-volume.js';
@@ -51,7 +52,7 @@ import { createMarketDataService, type MarketDataService } from './market/market
 import { createScreenService, type ScreenService } from './screening/screen-service.js';
 import { createSnapshotService, type SnapshotService } from './screening/snapshot-service.js';
 import { registerPresetRoutes } from './http/routes/presets.js';
-import { createCachedRunCheck, registerScreenRoutes } from './http/routes/screen.js';
+import { registerScreenRoutes } from './http/routes/screen.js';
 import { createPresetsRepo } from './store/presets-repo.js';
 import type { SnapshotRow } from './screening/snapshot.js';
 import { createFinancialsRepo, type FinancialsRepo } from './store/financials-repo.js';
@@ -82,10 +83,14 @@ export interface DaemonContext {
   redis: RedisFactory;
   /** The API-side command connection (fails fast when Redis is down). */
   commands: Redis;
+  /** The guarded connection of the checks that fail open (rate limits, revocation lookups). */
+  guard: RedisGuard;
   users: UsersRepo;
   tokens: TokenService;
   auth: AuthService;
   http: BuiltApp;
+  /** The rate limiter the route table was built with. */
+  limiter: RateLimiter;
   notifier: Notifier;
   stocks: StocksRepo;
   prices: PricesRepo;
@@ -106,6 +111,9 @@ export interface DaemonContext {
 
 /** Redis pub/sub channel announcing a new indicator snapshot version. */
 export const SNAPSHOT_CHANNEL = 'snapshot';
+
+/** Redis pub/sub channel announcing a revoked access token ({jti, exp}) to every daemon. */
+export const REVOKED_CHANNEL = 'revoked';
 
 /** Build the market-data parts over an open database (shared by the daemon and `stockscreend worker`). */
 export function createMarketParts(db: Db) {
@@ -220,7 +228,15 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
     const notifier = createNotifier(redis, commands, logger);
     opened.push(['notifier', () => notifier.close()]);
     const users = createCachedUsersRepo(createUsersRepo(db), { notifier, clock });
-    const revocations = createRevocations({ redis: commands, key: redis.key, clock, logger });
+    // The checks that fail open (limits, revocation) get a connection of their own with no
+    // command timeout: the guard judges lateness after our event loop has read the socket.
+    const guardConnection = redis.connect('command', 'guard', { commandTimeoutMs: 0 });
+    opened.push(['redis guard', () => closeRedis(guardConnection)]);
+    const guard = createRedisGuard(guardConnection, { timeoutMs: config.rate_limit.timeout_ms, failuresToTrip: config.rate_limit.failures_to_fail_open });
+    const revocations = createRevocations({
+      redis: commands, guard, key: redis.key, clock, logger,
+      announce: (token) => notifier.publish(REVOKED_CHANNEL, JSON.stringify({ jti: token.jti, exp: token.exp })),
+    });
     const tokens = createTokenService({
       secret: await loadOrCreateSecret(config, db),
       ttlSeconds: config.access_token_ttl_s,
@@ -234,6 +250,14 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       clock,
       refreshTtlSeconds: config.refresh_token_ttl_s,
       revokeAccess: (token) => revocations.revoke(token),
+    });
+    notifier.subscribe(REVOKED_CHANNEL, (message) => {
+      try {
+        const { jti, exp } = JSON.parse(message) as { jti: unknown; exp: unknown };
+        if (typeof jti === 'string' && typeof exp === 'number') tokens.markRevoked({ jti, exp });
+      } catch {
+        logger.warn('malformed revocation announcement ignored');
+      }
     });
     if (config.admin_email && config.admin_password) {
       await auth.ensureAdmin(config.admin_email, config.admin_password);
@@ -336,7 +360,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       (api) => registerAdminExportRoute(api, parts),
     ];
     const limiter = createRateLimiter({
-      redis: commands,
+      guard,
       key: redis.key,
       config: config.rate_limit,
       logger,
@@ -345,9 +369,6 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       clock: overrides.clock,
       authGuard: { tokens, users },
       revocationKey: revocations.key,
-      // Spec "Rate-limit rules" 4: a screen, template or preset run answered from the result cache
-      // counts against nothing; a CSV export is never served from the cache, so it always counts.
-      isFreeRequest: createCachedRunCheck({ screens, knownFields, presets }),
     });
     const http = buildApp({
       logger,
@@ -359,7 +380,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       version: VERSION,
       isDraining: () => draining,
       registrars,
-      beforeApi: [limiter.middleware],
+      limiter: limiter.forRoute,
       health: {
         pingDb: () => db.ping().then(() => true, () => false),
         pingRedis: async () => {
@@ -372,7 +393,8 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
         },
       },
     });
-    ctx = { config, clock, logger, metrics, db, redis, commands, users, tokens, auth, http, notifier, ...parts, snapshot, screens, jobs, bus, quotes, feed, marketClock, alerts, gateway };
+    for (const name of limiter.unusedEndpointLimits()) logger.warn({ endpoint: name }, 'rate_limit.endpoints names a route that does not exist: ignored');
+    ctx = { config, clock, logger, metrics, db, redis, commands, guard, users, tokens, auth, http, limiter, notifier, ...parts, snapshot, screens, jobs, bus, quotes, feed, marketClock, alerts, gateway };
     server = createServer(http.app);
     server.on('error', (err) => logger.error({ err }, 'http server error'));
     await new Promise<void>((resolve, reject) => {
@@ -421,7 +443,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       ['jobs', async () => ctx?.jobs.close()],
       ['bus', async () => ctx?.bus.close()],
       ['notifier', async () => ctx?.notifier.close()],
-      ['redis', async () => ctx && closeRedis(ctx.commands)],
+      ['redis', async () => ctx && Promise.all([closeRedis(ctx.commands), closeRedis(ctx.guard.redis)])],
       ['database', async () => ctx?.db.close()],
     ];
     for (const [name, step] of steps) {

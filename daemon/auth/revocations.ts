@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { throttledWarning } from '../infra/throttled-warning.js';
 import { userTag } from '../infra/key-tags.js';
 import type { Clock } from '../infra/clock.js';
+import type { RedisGuard } from '../infra/redis-guard.js';
 
 /** The parts of an access token that name its revocation mark. */
 export interface TokenRef {
@@ -36,8 +37,12 @@ export interface Revocations {
 
 /** Collaborators of the revocation list. */
 export interface RevocationsDeps {
-  /** A command connection that fails fast when Redis is down. */
+  /** A command connection that fails fast when Redis is down (writes the marks). */
   redis: Redis;
+  /** The guarded connection lookups go through: they fail open only when Redis is unavailable. */
+  guard?: RedisGuard;
+  /** Tells every daemon at once (pub/sub) after a mark is written; failures are only logged. */
+  announce?: (token: TokenRef & { exp: number }) => Promise<void>;
   /** Prefixed key builder, e.g. RedisFactory.key. */
   key: (...parts: string[]) => string;
   clock: Clock;
@@ -52,7 +57,8 @@ export function createRevocations(deps: RevocationsDeps): Revocations {
     key,
     async isRevoked(token) {
       try {
-        return (await deps.redis.exists(key(token))) === 1;
+        const exists = deps.guard ? deps.guard.run(() => deps.guard!.redis.exists(key(token))) : deps.redis.exists(key(token));
+        return (await exists) === 1;
       } catch (err) {
         warnSkipped((err as Error).message);
         return false;
@@ -61,6 +67,7 @@ export function createRevocations(deps: RevocationsDeps): Revocations {
     async revoke(token) {
       const ttl = Math.max(1, token.exp - Math.floor(deps.clock.now() / 1000));
       await deps.redis.set(key(token), '1', 'EX', ttl);
+      await deps.announce?.(token).catch((err: Error) => deps.logger.warn({ err: err.message }, 'revocation not announced to other daemons (they still read the mark)'));
     },
   };
 }

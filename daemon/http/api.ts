@@ -1,15 +1,28 @@
 /**
- * One place that both mounts a route and describes it in OpenAPI, from the same zod
- * schemas that validate the request — so the document cannot drift from the router.
+ * The route table: each route declares, in one place, its method and path, who may call it,
+ * its body/query/params schemas and body limit, its rate-limit class (exempt, endpoint limit,
+ * free when answered from a cache), and its OpenAPI description. The router, the rate limiter
+ * and the OpenAPI document all read these declarations; nothing else recognises paths.
+ *
+ * Every route runs the same chain, cheapest refusal first (issue 16):
+ * size and media-type gate (413/415 from headers alone) → identify the caller (401, no body
+ * read) → parse the JSON body (route limit) → validate → rate limit (counts the request and
+ * reads the token's revocation mark in one Redis call) → confirm (revoked 401, admin 403) →
+ * handlers.
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
-import { requireAuth, type AuthGuardDeps } from './middleware/auth.js';
+import { confirmCaller, requireCaller, type AuthGuardDeps } from './middleware/auth.js';
+import { bodyGate, jsonBody } from './middleware/body.js';
 import { validate } from './middleware/validate.js';
+import { createMethodTable, type MethodTable } from './method-table.js';
 
 /** Who may call a route. */
 export type Access = 'public' | 'user' | 'admin';
+
+/** Body limit of a route that declares none (bytes); the daemon's `body_limit` caps every route. */
+export const DEFAULT_ROUTE_BODY_LIMIT = 16 * 1024;
 
 /** A route's contract. `path` uses express syntax (`/stocks/:code`). */
 export interface RouteSpec {
@@ -22,6 +35,14 @@ export interface RouteSpec {
   body?: z.ZodType;
   query?: z.ZodObject;
   params?: z.ZodObject;
+  /**
+   * Turns the parsed JSON body into the value handlers read from `req.valid.body`, in place of
+   * validating it with `body` (which still documents it). Runs after params and query are
+   * validated and the caller is known; may be async. @throws AppError for a bad body
+   */
+  parseBody?: (body: unknown, req: Request) => unknown;
+  /** Largest JSON body accepted, in bytes (default DEFAULT_ROUTE_BODY_LIMIT; never above the daemon's body_limit). */
+  bodyLimit?: number;
   /** Schema of `data` in the success envelope (or of the whole body when `raw`). */
   response?: z.ZodType;
   /** Success status (default 200; 204 has no body). */
@@ -36,16 +57,41 @@ export interface RouteSpec {
   errorBodies?: Readonly<Partial<Record<number, { description: string; schema: z.ZodType }>>>;
   /** Exempt from rate limiting (spec "Rate-limit rules" 5). */
   rateLimitExempt?: boolean;
+  /** The endpoint limit this route counts under, as a config key (default its own, e.g. 'POST /screen'). */
+  limitAs?: string;
+  /**
+   * True when this request will be answered without work worth counting (spec "Rate-limit
+   * rules" 4: a result-cache hit). Runs after validation, so it reads `req.valid`.
+   */
+  freeWhen?: (req: Request, res: Response) => boolean | Promise<boolean>;
+}
+
+/** What the rate limiter is told about a route when the route table is built. */
+export interface LimitedRoute {
+  /** 'GET', 'POST', … */
+  method: string;
+  /** OpenAPI-style template without the API prefix, e.g. '/stocks/{code}'. */
+  template: string;
+  limitAs?: string;
+  freeWhen?: RouteSpec['freeWhen'];
+}
+
+/** Builds a route's rate-limit step (undefined: the route is not limited). */
+export type RouteLimiter = (route: LimitedRoute) => RequestHandler | undefined;
+
+/** What every route of a builder is wrapped in. */
+export interface RouteGuards extends AuthGuardDeps {
+  /** The daemon's `body_limit` in bytes: no route accepts more. */
+  maxBodyBytes: number;
+  /** The rate limiter (absent: nothing on this builder is limited). */
+  limiter?: RouteLimiter;
 }
 
 /** A router plus its OpenAPI registrations. */
 export interface ApiBuilder {
   readonly router: Router;
-  /**
-   * Answers OPTIONS for every registered path with 204 and `Allow` (mount it before
-   * `router`), instead of express's automatic `200 text/plain` answer.
-   */
-  readonly options: Router;
+  /** Which methods each registered path answers (OPTIONS and 405 answers read it). */
+  readonly methods: MethodTable;
   readonly routes: RouteSpec[];
   route(spec: RouteSpec, ...handlers: RequestHandler[]): void;
 }
@@ -75,60 +121,38 @@ const ERROR_TEXT: Record<number, string> = {
   503: 'Dependency unavailable',
 };
 
-/** Create a route builder mounted at `prefix` (used only for the OpenAPI paths). */
-export function createApiBuilder(prefix: string, guard: AuthGuardDeps): ApiBuilder {
+/** Create a route builder mounted at `prefix` (used for the OpenAPI paths). */
+export function createApiBuilder(prefix: string, guards: RouteGuards): ApiBuilder {
   const router = Router();
   const routes: RouteSpec[] = [];
-  const { options, allow } = createOptionsRouter();
+  const methods = createMethodTable();
   return {
     router,
-    options,
+    methods,
     routes,
     route(spec, ...handlers) {
       routes.push({ ...spec, path: prefix + spec.path });
-      allow(spec.path, spec.method);
-      const chain: RequestHandler[] = [];
-      if (spec.access !== 'public') chain.push(requireAuth(guard, spec.access));
-      if (spec.body || spec.query || spec.params) chain.push(validate(spec));
-      router[spec.method](spec.path, ...chain, ...handlers);
+      methods.add(spec.path, spec.method);
+      router[spec.method](spec.path, ...routeChain(spec, guards), ...handlers);
     },
   };
 }
 
-/**
- * The OPTIONS answer: one collecting route per registered path (several templates may
- * match one URL, e.g. `/stocks/:code` and `/stocks/search`: their methods are united),
- * then a responder that sends 204 with `Allow` when any matched.
- */
-function createOptionsRouter(): { options: Router; allow(path: string, method: RouteSpec['method']): void } {
-  const collect = Router();
-  const byPath = new Map<string, Set<string>>();
-  const respond: RequestHandler = (req, res, next) => {
-    const allowed = res.locals.allow as Set<string> | undefined;
-    if (req.method !== 'OPTIONS' || !allowed) return next();
-    res.setHeader('Allow', [...allowed, 'OPTIONS'].sort().join(', '));
-    res.status(204).end();
-  };
-  const options = Router();
-  options.use(collect, respond);
-  return {
-    options,
-    allow(path, method) {
-      let methods = byPath.get(path);
-      if (!methods) {
-        const set = (methods = new Set<string>());
-        byPath.set(path, set);
-        collect.options(path, (_req, res, next) => {
-          const seen = (res.locals.allow ??= new Set<string>()) as Set<string>;
-          for (const m of set) seen.add(m);
-          next();
-        });
-      }
-      methods.add(method.toUpperCase());
-      // Express answers HEAD with the GET handler.
-      if (method === 'get') methods.add('HEAD');
-    },
-  };
+/** The steps every request of `spec` passes before its handlers (see the file comment). */
+function routeChain(spec: RouteSpec, guards: RouteGuards): RequestHandler[] {
+  const chain: RequestHandler[] = [];
+  const takesBody = spec.body !== undefined || spec.parseBody !== undefined;
+  const limit = Math.min(spec.bodyLimit ?? DEFAULT_ROUTE_BODY_LIMIT, guards.maxBodyBytes);
+  if (takesBody) chain.push(bodyGate(limit));
+  if (spec.access !== 'public') chain.push(requireCaller(guards));
+  if (takesBody) chain.push(jsonBody(limit));
+  if (takesBody || spec.query || spec.params) chain.push(validate(spec));
+  const limiter = spec.rateLimitExempt ? undefined : guards.limiter?.({
+    method: spec.method.toUpperCase(), template: toOpenApiPath(spec.path), limitAs: spec.limitAs, freeWhen: spec.freeWhen,
+  });
+  if (limiter) chain.push(limiter);
+  if (spec.access !== 'public') chain.push(confirmCaller(guards, spec.access));
+  return chain;
 }
 
 /** Express `/a/:b` → OpenAPI `/a/{b}`. */

@@ -1,13 +1,15 @@
 /**
- * The express application: request id, drain guard, metrics, body limit, root routes
- * (health, docs, metrics), and one versioned router mounted at both `/api/v1` and `/v1`
- * (spec "Path prefix").
+ * The express application: request id, drain guard, metrics, root routes (health, docs,
+ * metrics), and one versioned router mounted at both `/api/v1` and `/v1` (spec "Path
+ * prefix"). Bodies are parsed per route, after authentication (see api.ts), never here.
  */
 import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import './types.js';
 import type { Metrics } from '../infra/metrics.js';
-import { buildOpenApiDocument, createApiBuilder, type ApiBuilder, type RouteSpec } from './api.js';
+import { buildOpenApiDocument, createApiBuilder, type ApiBuilder, type RouteLimiter, type RouteSpec } from './api.js';
+import { methodNotAllowed, optionsResponder } from './method-table.js';
+import { API_PREFIXES } from './prefixes.js';
 import { errorBody } from './envelope.js';
 import type { AuthGuardDeps } from './middleware/auth.js';
 import { errorHandler, notFoundHandler } from './middleware/errors.js';
@@ -15,8 +17,7 @@ import { requestId } from './middleware/request-id.js';
 import { registerDocsRoutes } from './routes/docs.js';
 import { registerHealthRoutes, type HealthDeps } from './routes/health.js';
 
-/** The REST prefixes; both serve the same router. */
-export const API_PREFIXES = ['/api/v1', '/v1'] as const;
+export { API_PREFIXES };
 
 /** Adds a feature's routes to the versioned router. */
 export type RouteRegistrar = (api: ApiBuilder) => void;
@@ -26,7 +27,8 @@ export interface AppDeps extends AuthGuardDeps {
   logger: Logger;
   metrics: Metrics;
   health: HealthDeps;
-  bodyLimit: string;
+  /** The largest body any route accepts (`body_limit`: '1mb', '512kb', or bytes). */
+  bodyLimit: string | number;
   /**
    * Proxies trusted for X-Forwarded-For: false, a hop count, or their addresses/CIDRs.
    * `true` is taken as one hop: trusting every hop would let the client pick its address.
@@ -37,8 +39,8 @@ export interface AppDeps extends AuthGuardDeps {
   isDraining(): boolean;
   /** Feature route modules for the versioned router. */
   registrars: RouteRegistrar[];
-  /** Middleware run before every versioned route (rate limiting plugs in here). */
-  beforeApi?: RequestHandler[];
+  /** The rate limiter's per-route step builder (absent: no limits). */
+  limiter?: RouteLimiter;
 }
 
 /** The built app plus the route list (for OpenAPI and its completeness test). */
@@ -73,6 +75,15 @@ function recordMetrics(metrics: Metrics): RequestHandler {
   };
 }
 
+/** '1mb' / '512kb' / '100b' or a number of bytes → bytes. */
+export function parseBytes(limit: string | number): number {
+  if (typeof limit === 'number') return limit;
+  const m = /^(\d+)(b|kb|mb)?$/i.exec(limit.trim());
+  if (!m) throw new Error(`body limit "${limit}" must look like 1mb, 512kb or 100b`);
+  const unit = (m[2] ?? 'b').toLowerCase();
+  return Number(m[1]) * (unit === 'mb' ? 1024 * 1024 : unit === 'kb' ? 1024 : 1);
+}
+
 function trustSetting(trust: AppDeps['trustProxy']): false | number | string[] {
   if (trust === true) return 1;
   if (trust === false || typeof trust === 'number') return trust;
@@ -84,11 +95,13 @@ export function buildApp(deps: AppDeps): BuiltApp {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustSetting(deps.trustProxy));
+  // No ETag: responses are per request (meta.timestamp, request_id), so a hash of each body buys nothing.
+  app.set('etag', false);
   app.use(requestId(), drainGuard(deps.isDraining), recordMetrics(deps.metrics));
-  app.use(express.json({ limit: deps.bodyLimit, type: ['application/json', 'application/*+json'] }));
 
-  const root = createApiBuilder('', deps);
-  const api = createApiBuilder(API_PREFIXES[0], deps);
+  const maxBodyBytes = parseBytes(deps.bodyLimit);
+  const root = createApiBuilder('', { tokens: deps.tokens, users: deps.users, maxBodyBytes });
+  const api = createApiBuilder(API_PREFIXES[0], { tokens: deps.tokens, users: deps.users, maxBodyBytes, limiter: deps.limiter });
   let document: unknown;
   const openapi = () =>
     (document ??= buildOpenApiDocument([...root.routes, ...api.routes], {
@@ -108,8 +121,8 @@ export function buildApp(deps: AppDeps): BuiltApp {
   );
   for (const register of deps.registrars) register(api);
 
-  app.use(root.options, root.router);
-  for (const prefix of API_PREFIXES) app.use(prefix, ...(deps.beforeApi ?? []), api.options, api.router);
+  app.use(optionsResponder(root.methods), root.router, methodNotAllowed(root.methods));
+  for (const prefix of API_PREFIXES) app.use(prefix, optionsResponder(api.methods), api.router, methodNotAllowed(api.methods));
   app.use(notFoundHandler());
   app.use(errorHandler(deps.logger));
   return { app, routes: [...root.routes, ...api.routes], api, root, openapi };

@@ -29,7 +29,7 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 500;
 export interface RedisFactory {
   /**
    * Creates a new connection for `role`; the caller owns and closes it. `commandTimeoutMs`
-   * overrides the factory's for a `command` connection whose reads are long on purpose.
+   * overrides the factory's for a `command` connection whose reads are long on purpose (0: none).
    */
   connect(role: RedisRole, name: string, overrides?: { commandTimeoutMs?: number }): Redis;
   /** Key under the deployment prefix, e.g. key('rl', 'user', id) → "stockscreen:rl:user:<id>". */
@@ -57,7 +57,8 @@ export function createRedisFactory(options: RedisFactoryOptions): RedisFactory {
         // when the socket closes mid-connect; a fail-fast connection does not need it.
         // Auto-pipelining: commands issued in the same tick (revocation checks, rate-limit scripts
         // of concurrent requests) go out in one socket write instead of one write each.
-        command: { enableOfflineQueue: false, enableReadyCheck: false, enableAutoPipelining: true, maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: overrides?.commandTimeoutMs ?? commandTimeout },
+        // A commandTimeoutMs of 0 means none (ioredis would take 0 as "time out at once").
+        command: { enableOfflineQueue: false, enableReadyCheck: false, enableAutoPipelining: true, maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: positive(overrides?.commandTimeoutMs ?? commandTimeout) },
         // No ready check: a SUBSCRIBE sent while the check is pending would make its INFO fail
         // ("Connection in subscriber mode") and drop the subscription.
         subscriber: { maxRetriesPerRequest: null, enableReadyCheck: false },
@@ -77,6 +78,10 @@ export function createRedisFactory(options: RedisFactoryOptions): RedisFactory {
       return client;
     },
   };
+}
+
+function positive(ms: number): number | undefined {
+  return ms > 0 ? ms : undefined;
 }
 
 /** Resolves when `client` is ready, or false after `timeoutMs`. Never throws. */

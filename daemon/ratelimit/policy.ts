@@ -1,22 +1,25 @@
 /**
- * Which limits apply to a request (spec "Limits"): exemptions, the endpoint-limit table
- * matched against route templates, the caller's tier limits and the counters to check.
- * Pure: no express, no Redis. The middleware feeds it method, path and identity.
+ * Which limits apply to a request (spec "Limits"): the endpoint-limit table looked up by a
+ * route's declared template (the route table says which routes are exempt), the caller's tier
+ * limits and the counters to check. Pure: no express, no Redis.
  */
 import type { Tier } from '../auth/tokens.js';
 import { addressTag, userTag } from '../infra/key-tags.js';
 
-/** A rolling window counted in buckets (see README.md for the precision this gives). */
+/** A rolling window; `bucketS` 0 is an exact log of request times (see window-script.ts). */
 export interface WindowShape {
   /** Window length in seconds. */
   windowS: number;
-  /** Bucket width in seconds; the window keeps windowS / bucketS + 1 buckets. */
+  /** Bucket width in seconds (the window keeps windowS / bucketS buckets), or 0 for an exact log. */
   bucketS: number;
 }
 
-/** The two windows in use: one hour in minute buckets, one day in hour buckets. */
+/**
+ * The two windows in use: the hour as an exact log (a request counts for exactly 3600 s), the
+ * day in hour buckets (a request counts for 23–24 h: never longer than the day).
+ */
 export const WINDOWS = {
-  hour: { windowS: 3600, bucketS: 60 },
+  hour: { windowS: 3600, bucketS: 0 },
   day: { windowS: 86_400, bucketS: 3600 },
 } as const satisfies Record<string, WindowShape>;
 
@@ -28,21 +31,12 @@ export interface RateLimitSettings {
   endpoints: Record<string, number>;
 }
 
-/** Templates that share another endpoint's counter (spec "Endpoint reference": /screening is /screen). */
-export const ENDPOINT_ALIASES: Readonly<Record<string, readonly string[]>> = {
-  'POST /screen': ['/screening'],
-};
-
-/** One endpoint limit, compiled for matching. */
+/** One endpoint limit. */
 export interface EndpointRule {
   /** The config key, e.g. 'POST /screen' (also the policy name in RateLimit headers). */
   name: string;
   /** Safe counter id, e.g. 'post_screen'. */
   id: string;
-  method: string;
-  /** The path template this pattern matches (an alias keeps its own template). */
-  template: string;
-  pattern: RegExp;
   limit: number;
 }
 
@@ -53,76 +47,43 @@ export interface EndpointMatch {
   path: string;
 }
 
-/** How a request relates to the limiter. */
-export type RequestClass = { exempt: true } | { exempt: false; endpoint?: EndpointMatch };
-
-/** Exempt routes (spec "Rate-limit rules" 5), matched on the path without the API prefix. */
-const EXEMPT: readonly { methods?: readonly string[]; pattern: RegExp }[] = [
-  { pattern: /^\/health(?:\/(?:db|redis))?\/?$/i },
-  { pattern: /^\/docs(?:\/.*)?$/i },
-  { pattern: /^\/redoc(?:\/.*)?$/i },
-  { pattern: /^\/openapi\.json$/i },
-  { pattern: /^\/metrics\/?$/i },
-  { methods: ['GET', 'HEAD'], pattern: /^\/screen\/templates\/?$/i },
-  // Monitoring, like /metrics: `stockscreen ws-stats --watch` polls it every second.
-  { methods: ['GET', 'HEAD'], pattern: /^\/ws\/stats\/?$/i },
-];
-
 const CONFIG_KEY = /^(GET|POST|PUT|PATCH|DELETE)\s+(\/\S*)$/i;
 
-/** Express-like matching: case-insensitive, optional trailing slash, `{p}` or `:p` = one segment. */
-function templatePattern(template: string): RegExp {
-  const body = template
+/**
+ * The lookup form of 'METHOD /template': method upper-case, path lower-case without a trailing
+ * slash, every parameter (`{code}` or `:code`) as `{}` — so a config key and a route's
+ * declared template meet whatever their parameters are called.
+ * @throws Error when `key` is not of the form 'METHOD /path'
+ */
+export function endpointKey(key: string): string {
+  const m = CONFIG_KEY.exec(key.trim());
+  if (!m) throw new Error(`rate_limit.endpoints: "${key}" must look like "POST /screen" or "GET /stocks/{code}"`);
+  const path = m[2]!
     .replace(/\/+$/, '')
     .split('/')
-    .map((seg) => (/^\{[^}]+\}$|^:\w+$/.test(seg) ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .map((seg) => (/^\{[^}]+\}$|^:\w+$/.test(seg) ? '{}' : seg.toLowerCase()))
     .join('/');
-  return new RegExp(`^${body}/?$`, 'i');
+  return `${m[1]!.toUpperCase()} ${path || '/'}`;
 }
 
 /**
- * Compile the configured endpoint limits (plus aliases) into match rules.
- * @throws Error when a key is not of the form 'METHOD /path'
+ * Compile the configured endpoint limits into rules keyed by `endpointKey`.
+ * @throws Error when a key is malformed
  */
-export function compileEndpointRules(
-  endpoints: Record<string, number>,
-  aliases: Readonly<Record<string, readonly string[]>> = ENDPOINT_ALIASES,
-): EndpointRule[] {
-  const rules: EndpointRule[] = [];
+export function compileEndpointRules(endpoints: Record<string, number>): Map<string, EndpointRule> {
+  const rules = new Map<string, EndpointRule>();
   for (const [name, limit] of Object.entries(endpoints)) {
-    const m = CONFIG_KEY.exec(name.trim());
-    if (!m) throw new Error(`rate_limit.endpoints: "${name}" must look like "POST /screen" or "GET /stocks/{code}"`);
-    const method = m[1]!.toUpperCase();
-    const id = `${method}${m[2]!}`.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/_+$/, '');
-    for (const template of [m[2]!, ...(aliases[name] ?? [])]) {
-      rules.push({ name, id, method, template, pattern: templatePattern(template), limit });
-    }
+    const key = endpointKey(name);
+    const id = key.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/_+$/, '');
+    rules.set(key, { name, id, limit });
   }
   return rules;
 }
 
-/** Split '/API/V1/screen' into the canonical prefix and the rest (express mounts match case-insensitively). */
-export function splitPrefix(path: string, prefixes: readonly string[]): { prefix: string; rest: string } {
-  const lower = path.toLowerCase();
-  for (const prefix of prefixes) {
-    if (lower === prefix || lower.startsWith(prefix + '/')) return { prefix, rest: path.slice(prefix.length) || '/' };
-  }
-  return { prefix: '', rest: path };
-}
-
-/**
- * Classify a request by method and path (query string excluded) without consulting the
- * router, so exemptions hold even for routes registered later.
- */
-export function classifyRequest(method: string, path: string, rules: readonly EndpointRule[], prefixes: readonly string[]): RequestClass {
-  const verb = method.toUpperCase();
-  const { prefix, rest } = splitPrefix(path, prefixes);
-  if (EXEMPT.some((e) => (!e.methods || e.methods.includes(verb)) && e.pattern.test(rest))) return { exempt: true };
-  // Express answers HEAD with the GET handler, so HEAD counts as GET.
-  const asMethod = verb === 'HEAD' ? 'GET' : verb;
-  if (!prefix) return { exempt: false };
-  const rule = rules.find((r) => r.method === asMethod && r.pattern.test(rest));
-  return rule ? { exempt: false, endpoint: { rule, path: prefix + rule.template } } : { exempt: false };
+/** The canonical API prefix of a router mount as the client typed it ('/API/V1' → '/api/v1'). */
+export function canonicalPrefix(baseUrl: string, prefixes: readonly string[]): string {
+  const lower = baseUrl.toLowerCase();
+  return prefixes.find((p) => p === lower) ?? baseUrl;
 }
 
 /** Who is counted: a user (valid token) or a client address. */
@@ -199,9 +160,9 @@ export function planChecks(
   const { perHour, perDay } = tierLimits(settings, identity);
   const checks: CheckSpec[] = [];
   if (endpoint) {
-    checks.push({ kind: 'endpoint', name: endpoint.rule.name, key: key('rl', subject, 'e', endpoint.rule.id), limit: endpoint.rule.limit, endpointPath: endpoint.path, ...WINDOWS.hour });
+    checks.push({ kind: 'endpoint', name: endpoint.rule.name, key: key('rl', subject, 'el', endpoint.rule.id), limit: endpoint.rule.limit, endpointPath: endpoint.path, ...WINDOWS.hour });
   }
-  checks.push({ kind: 'tier_hour', name: `${tier}-hourly`, key: key('rl', subject, 'h'), limit: perHour, ...WINDOWS.hour });
-  if (perDay !== null) checks.push({ kind: 'tier_day', name: `${tier}-daily`, key: key('rl', subject, 'd'), limit: perDay, ...WINDOWS.day });
+  checks.push({ kind: 'tier_hour', name: `${tier}-hourly`, key: key('rl', subject, 'hl'), limit: perHour, ...WINDOWS.hour });
+  if (perDay !== null) checks.push({ kind: 'tier_day', name: `${tier}-daily`, key: key('rl', subject, 'd24'), limit: perDay, ...WINDOWS.day });
   return checks;
 }

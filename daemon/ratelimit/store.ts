@@ -57,7 +57,9 @@ export function createRateLimitStore(redis: Redis): RateLimitStore {
     const keys: string[] = [];
     for (const c of counters) {
       keys.push(c.key);
-      args.push(c.limit, c.bucketS * 1000, c.windowS / c.bucketS);
+      // A log takes its window in ms; a ring its bucket width and the buckets before the current one.
+      if (c.bucketS === 0) args.push(c.limit, 0, c.windowS * 1000);
+      else args.push(c.limit, c.bucketS * 1000, c.windowS / c.bucketS - 1);
     }
     if (probe !== undefined) keys.push(probe);
     let reply: unknown;

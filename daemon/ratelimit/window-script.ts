@@ -1,12 +1,21 @@
 /**
  * The sliding-window Lua script: every counter a request must pass, checked and (when all
  * pass) incremented in one atomic call — one round trip, no race between check and count.
+ * A counter is one of two kinds:
  *
- * ## Algorithm
+ * ## Exact log (bucket width 0: the hourly limits)
+ *
+ * A sorted set of the admitted requests' times (ms). A request counts for exactly `W`
+ * seconds: it is in the window while `now - t < W`. Retry-After is when the oldest request
+ * that must leave does, so it is never above `W`. Memory: one entry per request in the
+ * window (at most the limit); entries older than the window are trimmed on every admission
+ * and the key expires `W` after its last write.
+ *
+ * ## Ring of buckets (the daily limits)
  *
  * Time is cut into buckets of `B` seconds (bucket index = `floor(t / B)`). A window of
- * `W` seconds holds the current bucket and the `K = W / B` before it: 61 minute buckets
- * for the hour, 25 hour buckets for the day. Each counter is one Redis string: a 32-byte
+ * `W` seconds holds the current bucket and the `K = W / B - 1` before it: 24 hour buckets
+ * for the day. Each counter is one Redis string: a 32-byte
  * header (newest bucket written, oldest non-empty bucket, sum of the window, fill time)
  * and a ring of `K + 1` bucket counts, 4 bytes each, bucket `b` in slot `b mod (K + 1)`.
  * A call rolls the ring forward to the current bucket — zeroing the slots of buckets that
@@ -19,11 +28,12 @@
  * incremented and written back. A rejected request writes nothing (spec: rejection does
  * not consume quota).
  *
- * ## Precision
+ * ## Precision of the ring
  *
- * A request counts until its bucket leaves the window: between W and W + B after it was
- * made (60–61 min for the hour, 24–25 h for the day). So no W-second interval ever admits
- * more than the limit (strictly safe), and a slot is released at most B late.
+ * A request counts until its bucket leaves the window, at (its bucket + K + 1)·B: between
+ * W − B and W after it was made (23–24 h for the day). Retry-After therefore never exceeds
+ * W; the price is that a W-second span may admit up to one bucket's requests more than the
+ * limit (the daily limit is the backstop behind the exact hourly one).
  *
  * ## Returned per counter
  *
@@ -44,7 +54,8 @@
 /**
  * Lua source. KEYS: the counters, then optionally one more key whose existence is reported (the
  * caller's token revocation mark, so that lookup needs no command of its own). ARGV: now ms or
- * '', 'hit' | 'peek', then limit, bucket ms, K per counter.
+ * '', 'hit' | 'peek', then limit, bucket ms (0: exact log), K (buckets before the current one;
+ * for a log, the window in ms) per counter.
  */
 export const WINDOW_SCRIPT = `
 local now
@@ -57,8 +68,19 @@ end
 local hit = ARGV[2] == 'hit'
 local HDR = 32
 local N = (#ARGV - 2) / 3
--- One MGET reads the counters and, when given, the probe key (its value only says it exists).
-local raws = redis.call('MGET', unpack(KEYS))
+-- One MGET reads the ring counters and, when given, the probe key (its value only says it exists).
+local ringKeys, ringAt = {}, {}
+for i = 1, #KEYS do
+  if i > N or tonumber(ARGV[3 + (i - 1) * 3 + 1]) > 0 then
+    ringKeys[#ringKeys + 1] = KEYS[i]
+    ringAt[i] = #ringKeys
+  end
+end
+local raws = {}
+if #ringKeys > 0 then
+  local got = redis.call('MGET', unpack(ringKeys))
+  for i, at in pairs(ringAt) do raws[i] = got[at] end
+end
 local unpack4, pack4 = struct.unpack, struct.pack
 
 local function slot(raw, b, size)
@@ -69,10 +91,23 @@ local function setSlot(raw, b, size, v)
   return raw:sub(1, p - 1) .. pack4('>I4', v) .. raw:sub(p + 4)
 end
 
+-- An exact log: the requests of the last wms milliseconds (a request at t counts while now - t < wms).
+local function loadLog(i, limit, wms)
+  local cut = '(' .. (now - wms)
+  return { log = true, key = KEYS[i], limit = limit, wms = wms, cut = cut, count = redis.call('ZCOUNT', KEYS[i], cut, '+inf') }
+end
+
+-- The time of the n-th oldest request (1-based) in a log's window.
+local function nth(c, n)
+  local got = redis.call('ZRANGEBYSCORE', c.key, c.cut, '+inf', 'WITHSCORES', 'LIMIT', n - 1, 1)
+  return tonumber(got[2])
+end
+
 -- Load one counter and roll it forward to the current bucket (in memory only).
 local function load(i)
   local base = 3 + (i - 1) * 3
   local limit, bms, k = tonumber(ARGV[base]), tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2])
+  if bms == 0 then return loadLog(i, limit, k) end
   local size = k + 1
   local cur = math.floor(now / bms)
   local raw = raws[i]
@@ -118,19 +153,47 @@ end
 if hit and admit then
   for i = 1, N do
     local c = C[i]
+    if c.log then
+      redis.call('ZREMRANGEBYSCORE', c.key, '-inf', now - c.wms)
+      local member = now .. ':' .. c.count
+      while redis.call('ZSCORE', c.key, member) do member = member .. '+' end
+      redis.call('ZADD', c.key, now, member)
+      redis.call('PEXPIRE', c.key, c.wms)
+      c.count = c.count + 1
+    else
     local p = HDR + (c.cur % c.size) * 4 + 1
     local v = unpack4('>I4', c.raw, p) + 1
     c.count = c.count + 1
     if c.count == c.limit then c.full = now end
     c.raw = pack4('>dddd', c.cur, c.o, c.count, c.full) .. c.raw:sub(HDR + 1, p - 1) .. pack4('>I4', v) .. c.raw:sub(p + 4)
     redis.call('SET', KEYS[i], c.raw, 'PX', c.size * c.bms)
+    end
   end
+end
+
+-- A log's figures: reset when its oldest request leaves; on rejection, when enough have left
+-- for one more, and when the window's running count reached the limit.
+local function logFigures(c)
+  local reset, retry, filled = c.wms, -1, -1
+  if c.count > 0 then reset = nth(c, 1) + c.wms - now end
+  if hit and not admit and c.count >= c.limit then
+    retry = nth(c, c.count - c.limit + 1) + c.wms - now
+    filled = nth(c, c.limit)
+  end
+  return reset, retry, filled
 end
 
 local out = { admit and 1 or 0, now }
 for i = 1, N do
   local c = C[i]
-  local reset, retry, filled = c.k * c.bms, -1, -1
+  if c.log then
+    local reset, retry, filled = logFigures(c)
+    out[#out + 1] = c.count
+    out[#out + 1] = reset
+    out[#out + 1] = retry
+    out[#out + 1] = filled
+  else
+  local reset, retry, filled = c.size * c.bms, -1, -1
   if c.count > 0 then reset = (c.o + c.size) * c.bms - now end
   if hit and not admit and c.count >= c.limit then
     local need, cum = c.count - c.limit + 1, 0
@@ -152,6 +215,7 @@ for i = 1, N do
   out[#out + 1] = reset
   out[#out + 1] = retry
   out[#out + 1] = filled
+  end
 end
 if #KEYS > N then out[#out + 1] = raws[N + 1] and 1 or 0 end
 return out

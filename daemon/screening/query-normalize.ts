@@ -4,8 +4,7 @@
  * and shape B of the same screen are equal (issue 4 "Cache").
  */
 
-import { parseExpression } from './expression.js';
-import type { ScreenQuery } from './query.js';
+import { expressionOf, type ScreenQuery } from './query.js';
 
 /** The response's `filters_applied`: market (ALL when none), `_count`, and each applied filter. */
 export interface FiltersApplied {
@@ -55,7 +54,7 @@ export function normalizeQuery(query: ScreenQuery): string {
   const u = query.universe;
   const sorted = (list: readonly string[] | undefined): string[] => [...new Set(list ?? [])].sort();
   const canonical = {
-    expression: canonicalExpression(query.expression),
+    expression: canonicalExpression(query),
     fields: [...new Set(query.fields)],
     filters: [...query.filters]
       .sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0))
@@ -74,11 +73,11 @@ export function normalizeQuery(query: ScreenQuery): string {
   return stableStringify(canonical);
 }
 
-function canonicalExpression(expression: string | undefined): string | null {
-  const text = expression?.trim();
+function canonicalExpression(query: ScreenQuery): string | null {
+  const text = query.expression?.trim();
   if (!text) return null;
   try {
-    return parseExpression(text).canonical;
+    return expressionOf(query)?.canonical ?? null;
   } catch {
     // Not ours to reject here: the request parser already did; keep the text as the key.
     return text;

@@ -40,6 +40,8 @@ export interface ScreenQuery {
   universe: Universe;
   filters: RangeFilter[];
   expression?: string;
+  /** `expression` parsed, set by the request parser (or on first use) so it is parsed once per request. */
+  parsed?: ParsedExpression;
   sort: SortKey[];
   /** 1-based. */
   page: number;
@@ -162,12 +164,20 @@ export function matchAll(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOp
   };
 }
 
+/** The query's expression, parsed once and kept on the query (undefined when it has none). */
+export function expressionOf(query: ScreenQuery): ParsedExpression | undefined {
+  if (query.parsed) return query.parsed;
+  const text = query.expression?.trim();
+  if (!text) return undefined;
+  return (query.parsed = parseExpression(text));
+}
+
 /**
  * Item key order: identity and price columns, then every filtered, sorted and
  * expression field, then the requested fields, without duplicates.
  */
 export function itemColumns(query: ScreenQuery, parsed?: ParsedExpression): string[] {
-  const expressionFields = parsed?.fields ?? (query.expression ? parseExpression(query.expression).fields : []);
+  const expressionFields = (parsed ?? expressionOf(query))?.fields ?? [];
   return [
     ...new Set([
       ...BASE_ITEM_FIELDS,
@@ -184,8 +194,7 @@ function matchingRows(
   query: ScreenQuery,
   given: ParsedExpression | undefined,
 ): { rows: Int32Array; parsed: ParsedExpression | undefined } {
-  const text = query.expression?.trim();
-  const parsed = given ?? (text ? parseExpression(text) : undefined);
+  const parsed = given ?? expressionOf(query);
   const predicate = parsed === undefined ? undefined : compileExpression(parsed, snapshot);
   const rows = filterRows(snapshot, query.universe, query.filters, predicate);
   return { rows: sortRows(snapshot, rows, query.sort), parsed };

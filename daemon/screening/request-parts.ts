@@ -11,6 +11,7 @@ import type { SortKey, Universe } from './query.js';
 import { DEFAULT_PER_PAGE, formatPath, marketSchema, outputShape } from './request-schema.js';
 import type { RequestFields } from './request-schema.js';
 import { suggestNames } from './suggest.js';
+import { MAX_DETAILS, MORE_DETAILS_KEY } from '../validation.js';
 import type { TemplateOverrides } from './templates.js';
 
 /** Collects field-level problems and throws them as one invalidRequest. */
@@ -18,12 +19,23 @@ export class Problems {
   private readonly messages: Record<string, string> = {};
   private readonly extras: ErrorDetails = {};
   private readonly validNames = new Set<string>();
+  private listed = 0;
+  /** Problems found after MAX_DETAILS were listed: counted, not described (issue 16: a 400 stays small). */
+  private more = 0;
 
   constructor(readonly known: ReadonlySet<string>) {}
 
-  /** Records `message` for `path` (the first problem of a path wins). */
+  /** True once MAX_DETAILS problems are listed: callers skip the work of describing more. */
+  get full(): boolean {
+    return this.listed >= MAX_DETAILS;
+  }
+
+  /** Records `message` for `path` (the first problem of a path wins; past MAX_DETAILS only counted). */
   add(path: string, message: string): void {
-    if (!Object.hasOwn(this.messages, path)) this.messages[path] = message;
+    if (Object.hasOwn(this.messages, path)) return;
+    if (this.full) return void this.more++;
+    this.messages[path] = message;
+    this.listed++;
   }
 
   /** Adds non-path details (e.g. an expression's `position`). */
@@ -40,6 +52,7 @@ export class Problems {
 
   /** Records an unknown name at `path` with suggestions; the full list goes to `details.valid_fields`. */
   unknownField(name: string, path: string, alsoValid: readonly string[] = [], noun = 'field'): void {
+    if (this.full) return this.add(path, '');
     const valid = [...this.known, ...alsoValid];
     for (const v of valid) this.validNames.add(v);
     const suggestions = suggestNames(name, valid);
@@ -49,6 +62,7 @@ export class Problems {
 
   /** Records a top-level key that is neither a fixed key nor `min_/max_<indicator>`. */
   unknownParameter(key: string, accepted: readonly string[], rangeKeys = true): void {
+    if (this.full) return this.add(key, '');
     if (this.known.has(key)) {
       this.add(key, `'${key}' is an indicator: use filters.${key} {"min": …, "max": …} or min_${key} / max_${key}`);
       return;
@@ -64,8 +78,10 @@ export class Problems {
     const paths = Object.keys(this.messages);
     const first = paths[0];
     if (first === undefined) return;
-    const more = paths.length > 1 ? ` (and ${paths.length - 1} more problem${paths.length > 2 ? 's' : ''})` : '';
+    const others = paths.length - 1 + this.more;
+    const more = others > 0 ? ` (and ${others} more problem${others > 1 ? 's' : ''})` : '';
     const details: ErrorDetails = { ...this.messages, ...this.extras };
+    if (this.more > 0) details[MORE_DETAILS_KEY] = this.more;
     if (this.validNames.size > 0) details.valid_fields = [...this.validNames].sort();
     throw invalidRequest(`Invalid ${what}: ${first} ${this.messages[first]}${more}`, details);
   }

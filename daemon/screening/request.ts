@@ -6,7 +6,7 @@
 
 import { isAppError } from '../errors.js';
 import type { ErrorDetails } from '../errors.js';
-import { parseExpression } from './expression.js';
+import { parseExpression, type ParsedExpression } from './expression.js';
 import { DEFAULT_SORT } from './query.js';
 import type { RangeFilter, ScreenQuery } from './query.js';
 import { Problems, bodyObject, mergeUniverse, readFields, readPerPage, readSort } from './request-parts.js';
@@ -42,7 +42,10 @@ export function parseScreenRequest(body: unknown, knownFields: ReadonlySet<strin
   const fields = readFields(data.fields ?? [], problems);
   problems.throwIfAny();
   const query: ScreenQuery = { universe, filters: ranges, sort, page: data.page ?? 1, per_page, fields };
-  if (expression !== undefined) query.expression = expression;
+  if (expression !== undefined) {
+    query.expression = expression.source;
+    query.parsed = expression;
+  }
   return query;
 }
 
@@ -115,7 +118,7 @@ function toFilters(bounds: Map<string, { min?: Bound; max?: Bound }>, problems: 
   return filters;
 }
 
-function readExpression(data: RequestFields, knownFields: ReadonlySet<string>, problems: Problems): string | undefined {
+function readExpression(data: RequestFields, knownFields: ReadonlySet<string>, problems: Problems): ParsedExpression | undefined {
   const top = data.expression?.trim() ?? '';
   const nested = data.filters?.expression?.trim() ?? '';
   if (top !== '' && nested !== '' && top !== nested) {
@@ -126,7 +129,7 @@ function readExpression(data: RequestFields, knownFields: ReadonlySet<string>, p
   if (text === '') return undefined;
   const path = top !== '' ? 'expression' : 'filters.expression';
   try {
-    parseExpression(text, knownFields);
+    return parseExpression(text, knownFields);
   } catch (error) {
     if (!isAppError(error)) throw error;
     const details: ErrorDetails = error.details;
@@ -134,6 +137,5 @@ function readExpression(data: RequestFields, knownFields: ReadonlySet<string>, p
     problems.extra({ position: details.position, ...(details.suggestions ? { suggestions: details.suggestions } : {}) });
     return undefined;
   }
-  return text;
 }
 

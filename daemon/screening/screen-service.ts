@@ -1,10 +1,12 @@
 /**
- * Runs screens: parse either request shape, answer identical requests from the
- * 5-minute result cache (keyed by the snapshot version, so a recomputation
- * invalidates it), otherwise execute on the in-memory snapshot.
+ * Runs screens: parse either request shape once (the query carries its compiled expression
+ * to the cache key and the engine), answer identical requests from the 5-minute result cache
+ * (keyed by the snapshot version, so a recomputation invalidates it), otherwise execute on the
+ * in-memory snapshot. Answers are serialised once: the page of stocks is one JSON string, kept
+ * as such in the cache and spliced into the response (issue 16 "Parse once").
  */
 import { createHash } from 'node:crypto';
-import { executeQuery, matchAll, type ScreenItem, type ScreenMatches, type ScreenQuery } from './query.js';
+import { executeQuery, matchAll, type ScreenMatches, type ScreenQuery } from './query.js';
 import { describeFiltersApplied, normalizeQuery, parseScreenRequest } from './request.js';
 import type { FiltersApplied } from './query-normalize.js';
 import type { SnapshotService } from './snapshot-service.js';
@@ -15,9 +17,8 @@ export interface ResultCache {
   set(key: string, value: string, ttlSeconds: number): Promise<void>;
 }
 
-/** A screen's answer, ready for either response shape. */
-export interface ScreenAnswer {
-  stocks: ScreenItem[];
+/** Everything about a screen's answer but its rows. */
+export interface ScreenSummary {
   total: number;
   page: number;
   per_page: number;
@@ -28,6 +29,12 @@ export interface ScreenAnswer {
   /** Names of required inputs that no stock has (templates on data without financials). */
   missing_inputs?: string[];
   message?: string;
+}
+
+/** A screen's answer, ready for either response shape: the page of stocks already serialised. */
+export interface ScreenAnswer extends ScreenSummary {
+  /** JSON array of the page's stocks (ScreenItem[]). */
+  stocksJson: string;
   cached: boolean;
 }
 
@@ -43,38 +50,59 @@ export interface ScreenServiceDeps {
 export interface ScreenService {
   /** @throws AppError INVALID_REQUEST for a bad body (field-level details) */
   parse(body: unknown): ScreenQuery;
-  run(query: ScreenQuery, extra?: Pick<ScreenAnswer, 'missing_inputs' | 'message'>): Promise<ScreenAnswer>;
-  /** True when `body` is valid and its answer is in the cache now (rate limits skip these). */
-  isCached(body: unknown): Promise<boolean>;
-  /** True when the answer to `query` is in the cache now (template and preset runs share the cache with /screen). */
-  isCachedQuery(query: ScreenQuery): Promise<boolean>;
+  /** The cached answer to `query`, or null (also when the cache cannot be read). */
+  lookup(query: ScreenQuery): Promise<ScreenAnswer | null>;
+  /** The answer to `query`: `cached` when a lookup already found it, else from the cache or the engine. */
+  run(query: ScreenQuery, extra?: Pick<ScreenSummary, 'missing_inputs' | 'message'>, cached?: ScreenAnswer | null): Promise<ScreenAnswer>;
   /** Every match of `query` on the current snapshot, items built lazily. @throws AppError INVALID_REQUEST like parse */
   exportAll(query: ScreenQuery): ScreenMatches;
 }
 
+/** Cache value: the summary's JSON, a newline, the stocks' JSON (JSON text never holds a raw newline). */
+function encode(summary: ScreenSummary, stocksJson: string): string {
+  return `${JSON.stringify(summary)}\n${stocksJson}`;
+}
+
+function decode(value: string): ScreenAnswer | null {
+  const cut = value.indexOf('\n');
+  if (cut < 0) return null;
+  try {
+    return { ...(JSON.parse(value.slice(0, cut)) as ScreenSummary), stocksJson: value.slice(cut + 1), cached: true };
+  } catch {
+    return null;
+  }
+}
+
 /** Create the screen service. */
 export function createScreenService(deps: ScreenServiceDeps): ScreenService {
-  const keyOf = (query: ScreenQuery) =>
-    `${deps.snapshot.current().version}:${createHash('sha1').update(normalizeQuery(query)).digest('base64url')}`;
+  const keys = new WeakMap<ScreenQuery, { version: string; key: string }>();
+  /** The cache key of `query` on the current snapshot, computed once per query and version. */
+  const keyOf = (query: ScreenQuery): string => {
+    const version = deps.snapshot.current().version;
+    const known = keys.get(query);
+    if (known?.version === version) return known.key;
+    const key = `a2:${version}:${createHash('sha1').update(normalizeQuery(query)).digest('base64url')}`;
+    keys.set(query, { version, key });
+    return key;
+  };
 
-  async function cached(key: string): Promise<ScreenAnswer | null> {
+  async function lookup(query: ScreenQuery): Promise<ScreenAnswer | null> {
     if (deps.ttlSeconds === 0) return null;
-    const hit = await deps.cache.get(key).catch(() => null);
-    return hit ? ({ ...(JSON.parse(hit) as ScreenAnswer), cached: true } as ScreenAnswer) : null;
+    const hit = await deps.cache.get(keyOf(query)).catch(() => null);
+    return hit === null ? null : decode(hit);
   }
 
   return {
     parse: (body) => parseScreenRequest(body, deps.knownFields),
-    async run(query, extra = {}) {
-      const key = keyOf(query);
+    lookup,
+    async run(query, extra = {}, known) {
       // The cache is keyed by the query alone, so a template's note (missing_inputs) is added
       // per call, never stored: /screen with the same query must not inherit it, nor lose it.
-      const hit = await cached(key);
+      const hit = known === undefined ? await lookup(query) : known;
       if (hit) return { ...hit, ...extra };
       const snap = deps.snapshot.current();
       const result = executeQuery(snap, query);
-      const answer: ScreenAnswer = {
-        stocks: result.items,
+      const summary: ScreenSummary = {
         total: result.total,
         page: result.page,
         per_page: result.per_page,
@@ -82,23 +110,10 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
         query_time_ms: result.query_time_ms,
         filters_applied: describeFiltersApplied(query),
         snapshot_version: snap.version,
-        cached: false,
       };
-      if (deps.ttlSeconds > 0) await deps.cache.set(key, JSON.stringify(answer), deps.ttlSeconds).catch(() => undefined);
-      return { ...answer, ...extra };
-    },
-    async isCached(body) {
-      let query: ScreenQuery;
-      try {
-        query = parseScreenRequest(body, deps.knownFields);
-      } catch {
-        return false;
-      }
-      return this.isCachedQuery(query);
-    },
-    async isCachedQuery(query) {
-      if (deps.ttlSeconds === 0) return false;
-      return (await deps.cache.get(keyOf(query)).catch(() => null)) !== null;
+      const stocksJson = JSON.stringify(result.items);
+      if (deps.ttlSeconds > 0) await deps.cache.set(keyOf(query), encode(summary, stocksJson), deps.ttlSeconds).catch(() => undefined);
+      return { ...summary, ...extra, stocksJson, cached: false };
     },
     exportAll: (query) => matchAll(deps.snapshot.current(), query),
   };

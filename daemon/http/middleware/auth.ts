@@ -31,7 +31,7 @@ export function bearerToken(req: Request): string | undefined {
 export async function authenticate(deps: AuthGuardDeps, req: Request): Promise<AuthUser> {
   const user = await identifyCaller(deps, req);
   if (req.tokenRevoked === undefined) await deps.tokens.checkRevoked(user);
-  else if (req.tokenRevoked) throw revokedTokenError();
+  else if (req.tokenRevoked || deps.tokens.revokedHere(user.jti)) throw revokedTokenError();
   return user;
 }
 
@@ -66,16 +66,30 @@ async function resolveCaller(deps: AuthGuardDeps, req: Request): Promise<AuthUse
   return req.user;
 }
 
-/** Require a valid token; for `admin`, also the admin role (403 otherwise). */
-export function requireAuth(deps: AuthGuardDeps, access: 'user' | 'admin'): RequestHandler {
-  return async (req, _res, next) => {
-    const user = await authenticate(deps, req);
-    if (access === 'admin' && req.authFromToken) {
-      throw new AppError('SERVICE_UNAVAILABLE', 'Database unavailable: the admin role cannot be confirmed; try again shortly');
-    }
-    if (access === 'admin' && user.role !== 'admin') {
-      throw new AppError('FORBIDDEN', 'This endpoint requires the admin role');
-    }
-    next();
+/**
+ * First step of a protected route: the caller a correctly signed token names (401 otherwise),
+ * before any body is read. Revocation and role come later, in `confirmCaller`, so the limiter
+ * can read the revocation mark in the call that counts the request.
+ */
+export function requireCaller(deps: AuthGuardDeps): RequestHandler {
+  return (req, _res, next) => {
+    identifyCaller(deps, req).then(() => next(), next);
+  };
+}
+
+/**
+ * Last step before a protected route's handlers: a revoked token is refused (read by the
+ * limiter's call, or looked up now when nothing read it), and `admin` routes need the admin
+ * role (403), confirmed from the account (503 while the database cannot be read).
+ */
+export function confirmCaller(deps: AuthGuardDeps, access: 'user' | 'admin'): RequestHandler {
+  return (req, _res, next) => {
+    authenticate(deps, req).then((user) => {
+      if (access === 'admin' && req.authFromToken) {
+        throw new AppError('SERVICE_UNAVAILABLE', 'Database unavailable: the admin role cannot be confirmed; try again shortly');
+      }
+      if (access === 'admin' && user.role !== 'admin') throw new AppError('FORBIDDEN', 'This endpoint requires the admin role');
+      next();
+    }).catch(next);
   };
 }

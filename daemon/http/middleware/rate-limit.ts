@@ -1,28 +1,31 @@
 /**
- * The rate-limit middleware (spec "Limits"), mounted ahead of the versioned routers:
- * classify the request by route template (exempt? endpoint limit?), identify the caller
- * (user by a valid token, else client address), check every applicable counter in one
- * Redis round trip, then set the headers and either continue or answer 429.
- * Fails open: a Redis error or a reply slower than `timeout_ms` lets the request through.
+ * The rate limiter (spec "Limits"), one step of each limited route's chain (see api.ts):
+ * it runs after the caller is identified and the request validated, so it never works for an
+ * unauthenticated caller's body. It learns the route's endpoint limit and free-when-cached
+ * test from the route table, checks every applicable counter in one Redis round trip (which
+ * also reads the token's revocation mark), then sets the headers and continues or answers 429.
+ * Fails open only when Redis is unavailable (see infra/redis-guard.ts), never because our own
+ * event loop was late to read a reply.
  */
 import type { Request, RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { throttledWarning } from '../../infra/throttled-warning.js';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../infra/clock.js';
 import type { Metrics } from '../../infra/metrics.js';
+import type { RedisGuard } from '../../infra/redis-guard.js';
 import { decide, peekHeaders, staticHeaders, type Verdict } from '../../ratelimit/decision.js';
-import { classifyRequest, compileEndpointRules, addressKey, planChecks, type CheckSpec, type Identity } from '../../ratelimit/policy.js';
+import { addressKey, canonicalPrefix, compileEndpointRules, endpointKey, planChecks, type CheckSpec, type EndpointRule, type Identity } from '../../ratelimit/policy.js';
 import { createRateLimitStore, type WindowResult } from '../../ratelimit/store.js';
 import type { TokenRef } from '../../auth/revocations.js';
-import { API_PREFIXES } from '../app.js';
+import type { LimitedRoute, RouteLimiter } from '../api.js';
+import { API_PREFIXES } from '../prefixes.js';
 import { bearerToken, identifyCaller, type AuthGuardDeps } from './auth.js';
 
 /** Collaborators of the rate limiter. */
 export interface RateLimiterDeps {
-  /** The API-side command connection (fails fast when Redis is down). */
-  redis: Redis;
+  /** The guarded Redis connection of the checks that fail open. */
+  guard: RedisGuard;
   /** Prefixed key builder, e.g. RedisFactory.key. */
   key: (...parts: string[]) => string;
   config: Config['rate_limit'];
@@ -36,16 +39,15 @@ export interface RateLimiterDeps {
    * left on `req.tokenRevoked`, so an authenticated request costs one Redis command, not two.
    */
   revocationKey?: (token: TokenRef) => string;
-  /** True when the request will be served without work worth counting (a result-cache hit); may answer synchronously. */
-  isFreeRequest?: (req: Request) => boolean | Promise<boolean>;
 }
 
-/** The limiter: one middleware for `beforeApi`. */
+/** The limiter: builds each route's step from its declaration. */
 export interface RateLimiter {
-  middleware: RequestHandler;
+  /** The step for one route (undefined when limits are off). */
+  forRoute: RouteLimiter;
+  /** Configured endpoint limits that no route declared (a typo in the config, say). */
+  unusedEndpointLimits(): string[];
 }
-
-/** How often a fail-open warning may be logged (the rest are counted in it). */
 
 /**
  * Create the rate limiter (a pass-through when `config.enabled` is false).
@@ -54,41 +56,16 @@ export interface RateLimiter {
 export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
   const { config, metrics } = deps;
   const rules = compileEndpointRules(config.endpoints);
-  if (!config.enabled) return { middleware: (_req, _res, next) => next() };
-  const store = createRateLimitStore(deps.redis);
-  const warn = throttledWarning(deps.logger, 'rate limit store unavailable: allowing requests (fail open)');
-
-  /** The caller, and the key of its token's revocation mark when it has a signed token. */
-  async function identify(req: Request): Promise<{ identity: Identity; probe?: string }> {
-    const address = () => ({ identity: { kind: 'address', address: addressKey(req.ip ?? req.socket.remoteAddress) } as const });
-    if (!bearerToken(req)) return address();
-    try {
-      // The token's revocation is read in the counters' call: a signed but logged-out token is
-      // therefore counted against its user; the route answers 401.
-      const user = await identifyCaller(deps.authGuard, req);
-      // Read with the account by identifyCaller (null while the database is unreachable: the tier's default applies).
-      const custom = user.tier === 'enterprise' ? (req.customRateLimit ?? null) : null;
-      return { identity: { kind: 'user', id: user.id, tier: user.tier, customPerHour: custom }, probe: deps.revocationKey?.(user) };
-    } catch {
-      // An invalid token only makes the caller anonymous here; the route's guard answers 401.
-      return address();
-    }
-  }
-
-  const freeCheckFailed = (err: unknown) => {
-    deps.logger.warn({ err: (err as Error).message }, 'rate limit: isFreeRequest failed; counting the request');
-    return false;
+  const used = new Set<EndpointRule>();
+  const unusedEndpointLimits = () => [...rules.values()].filter((r) => !used.has(r)).map((r) => r.name);
+  const ruleOf = (route: LimitedRoute) => {
+    const rule = rules.get(endpointKey(route.limitAs ?? `${route.method} ${route.template}`));
+    if (rule) used.add(rule);
+    return rule;
   };
-  /** Whether the request is free; synchronous when the check is (most requests: no promise, no await). */
-  function isFree(req: Request): boolean | Promise<boolean> {
-    if (!deps.isFreeRequest) return false;
-    try {
-      const free = deps.isFreeRequest(req);
-      return typeof free === 'boolean' ? free : free.catch(freeCheckFailed);
-    } catch (err) {
-      return freeCheckFailed(err);
-    }
-  }
+  if (!config.enabled) return { forRoute: (route) => void ruleOf(route), unusedEndpointLimits };
+  const store = createRateLimitStore(deps.guard.redis);
+  const warn = throttledWarning(deps.logger, 'rate limit store unavailable: allowing requests (fail open)');
   // Bound once: labelling a counter on every request hashes its labels each time.
   const decided = {
     allowed: metrics.rateLimitDecisions.labels({ decision: 'allowed', limit: 'none' }),
@@ -96,40 +73,63 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
     failedOpen: metrics.rateLimitDecisions.labels({ decision: 'failed_open', limit: 'none' }),
   };
 
-  const middleware: RequestHandler = async (req, res, next) => {
-    const kind = classifyRequest(req.method, req.originalUrl.split('?', 1)[0]!, rules, API_PREFIXES);
-    if (kind.exempt) return next();
-    const { identity, probe } = await identify(req);
-    const checks = planChecks(config, identity, kind.endpoint, deps.key);
-    const freeCheck = isFree(req);
-    const free = typeof freeCheck === 'boolean' ? freeCheck : await freeCheck;
-    let result: WindowResult;
+  /** The caller, and the key of its token's revocation mark when it has a signed token. */
+  async function identify(req: Request): Promise<{ identity: Identity; probe?: string }> {
+    const address = () => ({ identity: { kind: 'address', address: addressKey(req.ip ?? req.socket.remoteAddress) } as const });
+    if (!req.user && !bearerToken(req)) return address();
     try {
-      const nowMs = deps.clock?.now();
-      result = await withTimeout(free ? store.peek(checks, nowMs, probe) : store.hit(checks, nowMs, probe), config.timeout_ms);
-      // Without an answer (fail open below), authenticate looks the revocation up itself.
-      if (result.probed !== undefined) req.tokenRevoked = result.probed;
-    } catch (err) {
-      decided.failedOpen.inc();
-      warn((err as Error).message);
-      setHeaders(res, staticHeaders(checks));
-      return next();
+      // Protected routes identified the caller already; on public ones a valid token still counts as its user.
+      const user = req.user ?? (await identifyCaller(deps.authGuard, req));
+      const custom = user.tier === 'enterprise' ? (req.customRateLimit ?? null) : null;
+      return { identity: { kind: 'user', id: user.id, tier: user.tier, customPerHour: custom }, probe: deps.revocationKey?.(user) };
+    } catch {
+      // An invalid token on a public route only makes the caller anonymous.
+      return address();
     }
-    if (free) {
-      decided.free.inc();
-      setHeaders(res, peekHeaders(checks, result));
-      return next();
-    }
-    const verdict = decide(checks, result, identity);
-    setHeaders(res, verdict.headers);
-    if (verdict.allowed) {
-      decided.allowed.inc();
-      return next();
-    }
-    reject(res, verdict, metrics);
-  };
+  }
 
-  return { middleware };
+  function forRoute(route: LimitedRoute): RequestHandler {
+    const rule = ruleOf(route);
+    const free = route.freeWhen;
+    return async (req, res, next) => {
+      const { identity, probe } = await identify(req);
+      const endpoint = rule && { rule, path: canonicalPrefix(req.baseUrl, API_PREFIXES) + route.template };
+      const checks = planChecks(config, identity, endpoint, deps.key);
+      const isFree = free ? await freeCheck(free, req, res) : false;
+      let result: WindowResult;
+      try {
+        const nowMs = deps.clock?.now();
+        result = await deps.guard.run(() => (isFree ? store.peek(checks, nowMs, probe) : store.hit(checks, nowMs, probe)));
+        if (result.probed !== undefined) req.tokenRevoked = result.probed;
+      } catch (err) {
+        decided.failedOpen.inc();
+        warn((err as Error).message);
+        setHeaders(res, staticHeaders(checks));
+        return next();
+      }
+      if (isFree) {
+        decided.free.inc();
+        setHeaders(res, peekHeaders(checks, result));
+        return next();
+      }
+      const verdict = decide(checks, result, identity);
+      setHeaders(res, verdict.headers);
+      if (!verdict.allowed) return reject(res, verdict, metrics);
+      decided.allowed.inc();
+      next();
+    };
+  }
+
+  async function freeCheck(free: NonNullable<LimitedRoute['freeWhen']>, req: Request, res: Parameters<RequestHandler>[1]): Promise<boolean> {
+    try {
+      return await free(req, res);
+    } catch (err) {
+      deps.logger.warn({ err: (err as Error).message }, 'rate limit: free-request check failed; counting the request');
+      return false;
+    }
+  }
+
+  return { forRoute, unusedEndpointLimits };
 }
 
 /** Plain string headers straight onto the response (express's res.set re-checks each for content-type and charset). */
@@ -140,20 +140,4 @@ function setHeaders(res: Parameters<RequestHandler>[1], headers: Record<string, 
 function reject(res: Parameters<RequestHandler>[1], verdict: Verdict, metrics: Metrics): void {
   metrics.rateLimitDecisions.inc({ decision: 'rejected', limit: (verdict.rejectedBy as CheckSpec).kind });
   res.status(429).json(verdict.body);
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`rate limit store did not answer within ${ms} ms`)), ms);
-    promise.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
 }

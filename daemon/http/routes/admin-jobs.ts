@@ -15,7 +15,7 @@ export function registerAdminJobRoutes(api: ApiBuilder, deps: { jobs: MarketJobs
   const tags = ['admin', 'jobs'];
   api.route(
     {
-      method: 'post', path: '/admin/jobs', summary: 'Enqueue a market-data job (load files or folders, load the sample market, compute indicators)', tags, access: 'admin', body: jobRequestSchema, status: 202, errors: [503],
+      method: 'post', path: '/admin/jobs', summary: 'Enqueue a market-data job (load files or folders, load the sample market, compute indicators)', tags, access: 'admin', body: jobRequestSchema, bodyLimit: 1024 * 1024, status: 202, errors: [503],
       description: 'Paths must be readable by the worker processes. Folders are planned: each file\'s kind is detected and files load in date order. Progress: GET /admin/jobs/{id}.',
     },
     async (req, res) => {

@@ -22,6 +22,8 @@ export function registerAdminTickRoutes(api: ApiBuilder, deps: { feed: Pick<Pric
       tags: ['admin', 'market'],
       access: 'admin',
       body: tickBodySchema,
+      // A batch of ticks is the one large body the API takes.
+      bodyLimit: 1024 * 1024,
       response: acceptedSchema,
       status: 202,
       errors: [503],

@@ -5,7 +5,7 @@ import type { ScreenService } from '../../screening/screen-service.js';
 import type { Preset, PresetsRepo, PresetWrite } from '../../store/presets-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
-import { sendScreen } from './screen.js';
+import { answerScreen, freeWhenCached, SCREEN_BODY_LIMIT } from './screen.js';
 
 const presetSchema = z
   .object({ id: z.string(), name: z.string(), description: z.string().nullable(), query: z.record(z.string(), z.unknown()), created_at: z.string(), updated_at: z.string() })
@@ -71,10 +71,18 @@ export function registerPresetRoutes(api: ApiBuilder, deps: { presets: PresetsRe
     if (!(await deps.presets.delete(req.user!.id, id))) throw notFound('Preset', { id });
     res.status(204).end();
   });
-  api.route({ method: 'post', path: '/screen/presets/:id/run', summary: 'Run a saved preset', tags, access: 'user', params: idParams, errors: [404] }, async (req, res) => {
-    const { id } = req.valid.params as z.output<typeof idParams>;
-    const preset = await deps.presets.get(req.user!.id, id);
-    if (!preset) throw notFound('Preset', { id });
-    sendScreen(req, res, await deps.screens.run(deps.screens.parse(preset.query)));
-  });
+  api.route(
+    {
+      method: 'post', path: '/screen/presets/:id/run', summary: 'Run a saved preset', tags, access: 'user', params: idParams, errors: [404],
+      bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(deps.screens),
+      // The "body" of a run is the saved query: loaded and parsed once, like a /screen body.
+      parseBody: async (_body, req) => {
+        const { id } = req.valid.params as z.output<typeof idParams>;
+        const preset = await deps.presets.get(req.user!.id, id);
+        if (!preset) throw notFound('Preset', { id });
+        return deps.screens.parse(preset.query);
+      },
+    },
+    (req, res) => answerScreen(req, res, deps.screens),
+  );
 }

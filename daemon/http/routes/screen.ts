@@ -8,12 +8,11 @@ import { INDICATORS } from '../../indicators/registry.js';
 import type { ScreenQuery } from '../../screening/query.js';
 import { parseTemplateOverrides } from '../../screening/request.js';
 import { screenRequestJsonSchema } from '../../screening/request-openapi.js';
-import type { ScreenAnswer, ScreenService } from '../../screening/screen-service.js';
+import type { ScreenAnswer, ScreenService, ScreenSummary } from '../../screening/screen-service.js';
 import type { SnapshotService } from '../../screening/snapshot-service.js';
-import { listTemplates, applyTemplateOverrides, getTemplate, missingInputs, requireTemplate } from '../../screening/templates.js';
-import type { PresetsRepo } from '../../store/presets-repo.js';
+import { listTemplates, applyTemplateOverrides, missingInputs, requireTemplate } from '../../screening/templates.js';
 import type { ApiBuilder } from '../api.js';
-import { sendSuccess } from '../envelope.js';
+import { meta, sendSuccess } from '../envelope.js';
 import { csvChunks, writeChunks } from './screen-csv.js';
 
 /** Collaborators of the screening routes. */
@@ -55,77 +54,74 @@ async function sendCsv(res: Response, screens: ScreenService, query: ScreenQuery
   if (await writeChunks(res, csvChunks(matches))) res.end();
 }
 
-/** Collaborators of createCachedRunCheck. */
-export interface CachedRunCheckDeps {
-  screens: ScreenService;
-  knownFields: ReadonlySet<string>;
-  /** Needed to recognise cached preset runs; without it they always count. */
-  presets?: Pick<PresetsRepo, 'get'>;
+/** Screening bodies are small (a complex screen is ~1 KB); this bounds what an attacker can make us parse. */
+export const SCREEN_BODY_LIMIT = 64 * 1024;
+
+/**
+ * The cached answer found by a route's `freeWhen` (spec "Rate-limit rules" 4: an answer from
+ * the result cache counts against nothing), kept for the handler so the cache is read once.
+ * undefined: not looked up (limits off); null: looked up, not cached.
+ */
+function foundAnswer(res: Response): ScreenAnswer | null | undefined {
+  return res.locals.screenAnswer as ScreenAnswer | null | undefined;
 }
 
 /**
- * The rate limiter's `isFreeRequest` for every way of running a screen (spec "Rate-limit
- * rules" 4: an answer from the result cache counts against nothing): POST /screen,
- * /screening, /screen/templates/{id} and /screen/presets/{id}/run all share one cache
- * keyed by the normalised query, so each is free exactly when its query's answer is
- * cached now. `req.path` is relative to the API mount; a preset run needs `req.user`
- * (set by the limiter's authentication). Invalid requests and CSV exports are never free.
+ * `freeWhen` of every way of running a screen (POST /screen, /screening, templates, presets):
+ * they share one cache keyed by the normalised query, so each is free exactly when its query's
+ * answer is cached now. A CSV export is never answered from the cache, so it always counts.
  */
-export function createCachedRunCheck(deps: CachedRunCheckDeps): (req: Request) => boolean | Promise<boolean> {
-  // A CSV export is never answered from the cache, so it always counts. Synchronous for
-  // requests that cannot be screening runs (most requests: no promise, no await).
-  return (req) => (req.method !== 'POST' || wantsCsv(req) ? false : isCachedRun(deps, req));
+export function freeWhenCached(screens: ScreenService): (req: Request, res: Response) => Promise<boolean> {
+  return async (req, res) => {
+    if (wantsCsv(req)) return false;
+    const answer = await screens.lookup(req.valid.body as ScreenQuery);
+    res.locals.screenAnswer = answer;
+    return answer !== null;
+  };
 }
 
-async function isCachedRun(deps: CachedRunCheckDeps, req: Request): Promise<boolean> {
-  const body: unknown = req.body ?? {};
-  if (/^\/(screen|screening)\/?$/i.test(req.path)) return deps.screens.isCached(body);
-  const template = /^\/screen\/templates\/([a-z0-9-]{1,64})\/?$/.exec(req.path)?.[1];
-  if (template !== undefined) {
-    const found = getTemplate(template);
-    if (!found) return false;
-    try {
-      return await deps.screens.isCachedQuery(applyTemplateOverrides(found, parseTemplateOverrides(body, deps.knownFields)));
-    } catch {
-      return false;
-    }
-  }
-  const preset = /^\/screen\/presets\/([0-9a-f-]{36})\/run\/?$/i.exec(req.path)?.[1];
-  if (preset !== undefined && deps.presets && req.user) {
-    const saved = await deps.presets.get(req.user.id, preset);
-    if (!saved) return false;
-    try {
-      return await deps.screens.isCachedQuery(deps.screens.parse(saved.query));
-    } catch {
-      return false;
-    }
-  }
-  return false;
+/**
+ * Answer a parsed screen (`req.valid.body`): CSV, or the envelope plus the spec's shape-B
+ * top-level fields. Every way of running a screen ends here.
+ */
+export async function answerScreen(req: Request, res: Response, screens: ScreenService, extra: Pick<ScreenSummary, 'missing_inputs' | 'message'> = {}): Promise<void> {
+  const query = req.valid.body as ScreenQuery;
+  if (wantsCsv(req)) return sendCsv(res, screens, query);
+  sendScreen(req, res, await screens.run(query, extra, foundAnswer(res)));
 }
 
-/** Send a screen answer in the envelope plus the spec's shape-B top-level fields. */
+/**
+ * Send a screen answer. The body is assembled around the stocks' JSON, written once: the
+ * spec's shape-B fields first (stocks, query_time_ms, filters_applied), then the envelope.
+ */
 export function sendScreen(req: Request, res: Response, answer: ScreenAnswer): void {
   res.setHeader('X-Cache', answer.cached ? 'HIT' : 'MISS');
-  const { stocks, total, page, per_page, total_pages, query_time_ms, filters_applied, snapshot_version, missing_inputs, message } = answer;
-  sendSuccess(req, res, stocks, {
-    meta: { total, page, per_page, total_pages, snapshot_version, cached: answer.cached },
-    top: { stocks, query_time_ms, filters_applied, ...(missing_inputs ? { missing_inputs, message } : {}) },
-  });
+  const { stocksJson, total, page, per_page, total_pages, query_time_ms, filters_applied, snapshot_version, missing_inputs, message } = answer;
+  const extra = missing_inputs ? `,"missing_inputs":${JSON.stringify(missing_inputs)},"message":${JSON.stringify(message)}` : '';
+  const metaJson = JSON.stringify(meta(req, { total, page, per_page, total_pages, snapshot_version, cached: answer.cached }));
+  const body =
+    `{"stocks":${stocksJson},"query_time_ms":${JSON.stringify(query_time_ms)},"filters_applied":${JSON.stringify(filters_applied)}${extra}` +
+    `,"status":"success","data":${stocksJson},"meta":${metaJson}}`;
+  res.status(200).type('application/json').send(body);
 }
 
 /** Register the screening routes. */
 export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): void {
   const tags = ['screening'];
-  const runScreen = async (req: Request, res: Response) => {
-    const query = deps.screens.parse(req.body ?? {});
-    if (wantsCsv(req)) return sendCsv(res, deps.screens, query);
-    sendScreen(req, res, await deps.screens.run(query));
-  };
   const describe =
     'Filters, expression, sort and page over the latest indicator snapshot. Identical requests (after normalisation; shape A and B alike) are answered from a 5-minute cache (X-Cache: HIT) that does not count against rate limits. ' +
     'Response: the envelope with data = the page of stocks and meta = {timestamp, request_id, total, page, per_page, total_pages}, plus top-level stocks, query_time_ms and filters_applied. Accept: text/csv or format=csv streams every match as CSV.';
+  const screening = { tags, access: 'user', bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(deps.screens) } as const;
   for (const path of ['/screen', '/screening']) {
-    api.route({ method: 'post', path, summary: path === '/screen' ? 'Screen stocks' : 'Screen stocks (alias of /screen)', description: describe, tags, access: 'user', body: screenBody, response: screenResponse }, runScreen);
+    api.route(
+      {
+        ...screening, method: 'post', path, summary: path === '/screen' ? 'Screen stocks' : 'Screen stocks (alias of /screen)', description: describe,
+        body: screenBody, parseBody: (body) => deps.screens.parse(body), response: screenResponse,
+        // spec "Endpoint reference": /screening is /screen, so it shares the endpoint limit.
+        limitAs: 'POST /screen',
+      },
+      (req, res) => answerScreen(req, res, deps.screens),
+    );
   }
 
   api.route(
@@ -147,17 +143,18 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
 
   api.route(
     {
-      method: 'post', path: '/screen/templates/:template', summary: 'Run a predefined screen; the body may override market, sort and page', tags, access: 'user', params: templateParams, errors: [404],
+      ...screening, method: 'post', path: '/screen/templates/:template', summary: 'Run a predefined screen; the body may override market, sort and page', params: templateParams, errors: [404],
       description: 'When the loaded data lacks every value a template needs (e.g. no financial statements), the answer is empty with missing_inputs and a message, not an error.',
+      parseBody: (body, req) => {
+        const { template } = req.valid.params as z.output<typeof templateParams>;
+        return applyTemplateOverrides(requireTemplate(template), parseTemplateOverrides(body, deps.knownFields));
+      },
     },
-    async (req, res) => {
-      const { template: id } = req.valid.params as z.output<typeof templateParams>;
-      const template = requireTemplate(id);
-      const query = applyTemplateOverrides(template, parseTemplateOverrides(req.body ?? {}, deps.knownFields));
-      const missing = missingInputs(template, deps.snapshot.current());
+    (req, res) => {
+      const { template } = req.valid.params as z.output<typeof templateParams>;
+      const missing = missingInputs(requireTemplate(template), deps.snapshot.current());
       const extra = missing.length ? { missing_inputs: missing, message: `This template needs ${missing.join(', ')}, which no loaded stock has (load financial statements or more price history).` } : {};
-      if (wantsCsv(req)) return sendCsv(res, deps.screens, query);
-      sendScreen(req, res, await deps.screens.run(query, extra));
+      return answerScreen(req, res, deps.screens, extra);
     },
   );
 }

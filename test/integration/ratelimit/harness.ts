@@ -1,6 +1,7 @@
 /**
- * A small express app with the rate limiter in front of dummy routes, real users in a real database
- * (sqlite or PostgreSQL), real tokens, a real Redis under a unique prefix and a manual clock.
+ * A small express app whose dummy routes are declared through the daemon's route table (so the
+ * limiter runs per route, as in the daemon), real users in a real database (sqlite or
+ * PostgreSQL), real tokens, a real Redis under a unique prefix and a manual clock.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +14,10 @@ import { createManualClock, type ManualClock } from '../../../daemon/infra/clock
 import { createLogger } from '../../../daemon/infra/logger.js';
 import { createMetrics, type Metrics } from '../../../daemon/infra/metrics.js';
 import { createRateLimiter } from '../../../daemon/http/middleware/rate-limit.js';
+import { requestId } from '../../../daemon/http/middleware/request-id.js';
+import { createApiBuilder } from '../../../daemon/http/api.js';
+import { API_PREFIXES } from '../../../daemon/http/prefixes.js';
+import { createRedisGuard } from '../../../daemon/infra/redis-guard.js';
 import { openTestDb } from '../../helpers/test-store.js';
 import { createUsersRepo, type UsersRepo } from '../../../daemon/store/users-repo.js';
 import '../../../daemon/http/types.js';
@@ -58,6 +63,7 @@ export interface AppOptions {
   accounts: Accounts;
   trustProxy?: boolean;
   rateLimit?: ConfigInput['rate_limit'];
+  /** The screen routes' `freeWhen` (a cache hit in the daemon). */
   isFreeRequest?: (req: Request) => Promise<boolean>;
   /** Receives every log line (JSON) at level warn and above. */
   logLines?: string[];
@@ -76,30 +82,34 @@ export async function startApp(options: AppOptions): Promise<TestApp> {
   const metrics = createMetrics();
   const lines = options.logLines;
   const logger = lines ? createLogger('warn', { write: (s: string) => void lines.push(s) }) : createLogger('silent');
+  const guard = createRedisGuard(options.redis, { timeoutMs: config.timeout_ms, failuresToTrip: config.failures_to_fail_open });
   const limiter = createRateLimiter({
-    redis: options.redis,
+    guard,
     key: (...parts) => options.prefix + parts.join(':'),
     config,
     logger,
     metrics,
     clock: options.accounts.clock,
     authGuard: { tokens: options.accounts.tokens, users: options.accounts.users },
-    isFreeRequest: options.isFreeRequest,
   });
   const app = express();
   app.set('trust proxy', options.trustProxy ?? false);
-  app.use(express.json());
-  app.use(limiter.middleware);
+  app.use(requestId());
   const ok = (_req: Request, res: express.Response) => void res.json({ ok: true });
-  app.get('/health', ok);
-  for (const p of ['/api/v1', '/v1']) {
-    app.post(`${p}/screen`, ok);
-    app.post(`${p}/screening`, ok);
-    app.get(`${p}/stocks/:code`, ok);
-    app.get(`${p}/stocks`, ok);
-    app.post(`${p}/auth/login`, ok);
-    app.post(`${p}/auth/register`, ok);
-  }
+  const guards = { tokens: options.accounts.tokens, users: options.accounts.users, maxBodyBytes: 1 << 20 };
+  const root = createApiBuilder('', guards);
+  root.route({ method: 'get', path: '/health', summary: 'health', tags: [], access: 'public', rateLimitExempt: true }, ok);
+  const api = createApiBuilder('/api/v1', { ...guards, limiter: limiter.forRoute });
+  const common = { summary: 'dummy', tags: [], access: 'public' } as const;
+  const freeWhen = options.isFreeRequest;
+  api.route({ ...common, method: 'post', path: '/screen', freeWhen }, ok);
+  api.route({ ...common, method: 'post', path: '/screening', limitAs: 'POST /screen', freeWhen }, ok);
+  api.route({ ...common, method: 'get', path: '/stocks/:code' }, ok);
+  api.route({ ...common, method: 'get', path: '/stocks' }, ok);
+  api.route({ ...common, method: 'post', path: '/auth/login' }, ok);
+  api.route({ ...common, method: 'post', path: '/auth/register' }, ok);
+  app.use(root.router);
+  for (const p of API_PREFIXES) app.use(p, api.router);
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -66,13 +66,13 @@ describe('rate limiter over HTTP', () => {
     expect(over.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(over.headers.get('x-ratelimit-reset')).toBe('3600');
     expect(over.headers.get('x-ratelimit-endpoint')).toBeNull();
-    // All 100 fell in minute 0 (10 s in); that bucket leaves at minute 61: 3,660 − 10 = 3,650 s.
-    expect(over.headers.get('retry-after')).toBe('3650');
+    // All 100 were made at T0: each counts for exactly 3,600 s, so the first slot frees in 3,600 s.
+    expect(over.headers.get('retry-after')).toBe('3600');
     expect(over.headers.get('ratelimit-policy')).toBe('"anonymous-hourly";q=100;w=3600');
-    expect(over.headers.get('ratelimit')).toBe('"anonymous-hourly";r=0;t=3650');
+    expect(over.headers.get('ratelimit')).toBe('"anonymous-hourly";r=0;t=3600');
   });
 
-  it('shrinks Retry-After as the window rolls and admits again once the old bucket leaves', async () => {
+  it('shrinks Retry-After as the window rolls and admits again exactly 3600 s after the oldest request', async () => {
     accounts.clock.set(T0);
     const ip = freshIp();
     const get = () => proxied.request('/api/v1/stocks', { headers: { 'x-forwarded-for': ip } });
@@ -80,10 +80,10 @@ describe('rate limiter over HTTP', () => {
     accounts.clock.set(T0 + 30 * MIN);
     const at30 = await get();
     expect(at30.status).toBe(429);
-    expect(at30.headers.get('retry-after')).toBe('1850'); // 3,650 − 1,800
+    expect(at30.headers.get('retry-after')).toBe('1800'); // 3,600 − 1,800
+    accounts.clock.set(T0 + 60 * MIN - 1000);
+    expect((await get()).headers.get('retry-after')).toBe('1');
     accounts.clock.set(T0 + 60 * MIN);
-    expect((await get()).headers.get('retry-after')).toBe('50'); // 3,650 − 3,600
-    accounts.clock.set(T0 + 61 * MIN);
     const back = await get();
     expect(back.status).toBe(200);
     expect(remaining(back)).toBe(99);
@@ -101,11 +101,11 @@ describe('rate limiter over HTTP', () => {
     expect(over.headers.get('x-ratelimit-limit')).toBe('50');
     expect(over.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(over.headers.get('x-ratelimit-endpoint')).toBe('/v1/screen');
-    expect(over.headers.get('retry-after')).toBe('3650');
+    expect(over.headers.get('retry-after')).toBe('3600');
     expect(over.headers.get('ratelimit-policy')).toBe('"POST /screen";q=50;w=3600, "free-hourly";q=100;w=3600, "free-daily";q=2400;w=86400');
-    // t = until the oldest bucket leaves: minute 61 (3,660 − 10 s) for the hour; for the day the
-    // hour-0 bucket leaves at hour 25 (90,000 − 10 s).
-    expect(over.headers.get('ratelimit')).toBe('"POST /screen";r=0;t=3650, "free-hourly";r=50;t=3650, "free-daily";r=2350;t=89990');
+    // t = until the oldest request leaves: exactly 3,600 s for the hour; for the day the hour-0
+    // bucket leaves at hour 24 (86,400 − 10 s).
+    expect(over.headers.get('ratelimit')).toBe('"POST /screen";r=0;t=3600, "free-hourly";r=50;t=3600, "free-daily";r=2350;t=86390');
     // The tier still has room for other endpoints: the rejected screens consumed nothing.
     const other = await app.request('/api/v1/stocks', { token: u.token });
     expect(other.status).toBe(200);
@@ -171,8 +171,8 @@ describe('rate limiter over HTTP', () => {
     expect(res.status).toBe(429);
     expect(await res.json()).toEqual({ success: false, message: 'Rate limit exceeded', detail: 'Maximum 2400 requests per day allowed for free tier' });
     expect(res.headers.get('x-ratelimit-limit')).toBe('2400');
-    // The seeded requests sit in the hour-0 bucket, which leaves the day window at hour 25: 25 h − 10 s = 89,990 s.
-    expect(res.headers.get('retry-after')).toBe('89990');
+    // The seeded requests sit in the hour-0 bucket, which leaves the day window at hour 24: 24 h − 10 s = 86,390 s.
+    expect(res.headers.get('retry-after')).toBe('86390');
   });
 
   it('answers for the limit reached first when both are exceeded', async () => {
@@ -184,8 +184,8 @@ describe('rate limiter over HTTP', () => {
     const res = await app.request('/api/v1/screen', { method: 'POST', token: u.token });
     expect(res.status).toBe(429);
     expect(((await res.json()) as { message: string }).message).toBe('Endpoint rate limit exceeded');
-    // Both free when the minute-0 bucket leaves (minute 61): 61 min − 5 min 10 s = 3,350 s.
-    expect(res.headers.get('retry-after')).toBe('3350');
+    // Both free when the requests made at T0 leave, 3,600 s after T0: 3,600 − 300 = 3,300 s.
+    expect(res.headers.get('retry-after')).toBe('3300');
     const tierOnly = await app.request('/api/v1/stocks', { token: u.token });
     expect(((await tierOnly.json()) as { message: string }).message).toBe('Rate limit exceeded');
   });

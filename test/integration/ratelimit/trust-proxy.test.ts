@@ -14,8 +14,9 @@ describe('rate-limit keying behind one trusted proxy', () => {
   });
   afterAll(() => t.close());
 
+  // A public route: anonymous calls to protected routes get their 401 before any counting.
   const remaining = async (xff: string) => {
-    const res = await t.request('/api/v1/users/me', { headers: { 'x-forwarded-for': xff } });
+    const res = await t.request('/api/v1/auth/login', { method: 'POST', json: { email: 'nobody@example.com', password: 'wrong-password-1' }, headers: { 'x-forwarded-for': xff } });
     await res.arrayBuffer();
     return Number(res.headers.get('x-ratelimit-remaining'));
   };
@@ -28,6 +29,7 @@ describe('rate-limit keying behind one trusted proxy', () => {
     // Then every request counts against the same address
     expect([second, third]).toEqual([first - 1, first - 2]);
     // And another address the proxy saw has its own count
-    expect(await remaining('6.6.6.1, 203.0.113.8')).toBe(99);
+    // (POST /auth/login: 10 per hour per address)
+    expect(await remaining('6.6.6.1, 203.0.113.8')).toBe(9);
   });
 });

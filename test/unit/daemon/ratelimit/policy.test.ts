@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   addressKey,
-  classifyRequest,
+  canonicalPrefix,
   compileEndpointRules,
+  endpointKey,
   planChecks,
   tierLimits,
   type RateLimitSettings,
@@ -22,48 +23,33 @@ const SETTINGS: RateLimitSettings = {
   endpoints: { 'POST /screen': 50, 'GET /stocks/{code}': 200, 'POST /auth/register': 10, 'POST /auth/login': 10 },
 };
 const RULES = compileEndpointRules(SETTINGS.endpoints);
-const classify = (method: string, path: string) => classifyRequest(method, path, RULES, PREFIXES);
-const endpointOf = (method: string, path: string) => {
-  const c = classify(method, path);
-  return c.exempt ? 'exempt' : c.endpoint ? `${c.endpoint.rule.name} @ ${c.endpoint.path}` : 'tier only';
+/** The endpoint a route declaring `method template` counts under ('tier only' when none), shown at `prefix`. */
+const endpointOf = (method: string, template: string, prefix = '/api/v1') => {
+  const rule = RULES.get(endpointKey(`${method} ${template}`));
+  return rule ? { rule, path: canonicalPrefix(prefix, PREFIXES) + template } : undefined;
 };
+const nameOf = (method: string, template: string) => endpointOf(method, template)?.rule.name ?? 'tier only';
 
-describe('classifyRequest', () => {
-  it('exempts the spec list and docs assets, whether or not a route exists', () => {
-    for (const path of ['/health', '/health/db', '/health/redis', '/docs', '/docs/', '/docs/init.js', '/docs/assets/swagger-ui.css', '/redoc', '/redoc/assets/redoc.standalone.js', '/openapi.json', '/metrics']) {
-      expect(endpointOf('GET', path), path).toBe('exempt');
-    }
-    expect(endpointOf('GET', '/api/v1/screen/templates')).toBe('exempt');
-    expect(endpointOf('GET', '/v1/screen/templates/')).toBe('exempt');
-    expect(endpointOf('HEAD', '/api/v1/screen/templates')).toBe('exempt');
+describe('endpoint limits looked up by a route\'s declared template', () => {
+  it('finds each configured limit whatever the parameter is called, its case or a trailing slash', () => {
+    expect(nameOf('POST', '/screen')).toBe('POST /screen');
+    expect(nameOf('GET', '/stocks/{code}')).toBe('GET /stocks/{code}');
+    expect(nameOf('GET', '/stocks/{symbol}')).toBe('GET /stocks/{code}');
+    expect(endpointKey('get /Stocks/:code/')).toBe(endpointKey('GET /stocks/{code}'));
+    expect(nameOf('POST', '/auth/login')).toBe('POST /auth/login');
+    expect(nameOf('POST', '/auth/register')).toBe('POST /auth/register');
   });
 
-  it('does not exempt look-alikes or other methods on exempt paths', () => {
-    expect(endpointOf('POST', '/api/v1/screen/templates')).toBe('tier only');
-    expect(endpointOf('POST', '/api/v1/screen/templates/value')).toBe('tier only');
-    expect(endpointOf('GET', '/api/v1/healthy')).toBe('tier only');
-    expect(endpointOf('GET', '/api/v1/openapi.jsonx')).toBe('tier only');
+  it('gives other routes and other methods only the tier limits', () => {
+    expect(nameOf('GET', '/screen')).toBe('tier only');
+    expect(nameOf('GET', '/stocks/{code}/history')).toBe('tier only');
+    expect(nameOf('GET', '/stocks')).toBe('tier only');
+    expect(nameOf('POST', '/auth/refresh')).toBe('tier only');
   });
 
-  it('maps both prefixes, the /screening alias, case and trailing slashes to one endpoint', () => {
-    expect(endpointOf('POST', '/api/v1/screen')).toBe('POST /screen @ /api/v1/screen');
-    expect(endpointOf('POST', '/v1/screen')).toBe('POST /screen @ /v1/screen');
-    expect(endpointOf('POST', '/api/v1/screening')).toBe('POST /screen @ /api/v1/screening');
-    expect(endpointOf('POST', '/API/V1/SCREEN/')).toBe('POST /screen @ /api/v1/screen');
-    expect(endpointOf('GET', '/api/v1/screen')).toBe('tier only');
-  });
-
-  it('counts GET /stocks/{code} over all codes, but not the stock sub-resources', () => {
-    expect(endpointOf('GET', '/api/v1/stocks/005930')).toBe('GET /stocks/{code} @ /api/v1/stocks/{code}');
-    expect(endpointOf('HEAD', '/v1/stocks/000660')).toBe('GET /stocks/{code} @ /v1/stocks/{code}');
-    expect(endpointOf('GET', '/api/v1/stocks/005930/history')).toBe('tier only');
-    expect(endpointOf('GET', '/api/v1/stocks')).toBe('tier only');
-  });
-
-  it('matches the auth endpoints', () => {
-    expect(endpointOf('POST', '/api/v1/auth/login')).toBe('POST /auth/login @ /api/v1/auth/login');
-    expect(endpointOf('POST', '/v1/auth/register')).toBe('POST /auth/register @ /v1/auth/register');
-    expect(endpointOf('POST', '/api/v1/auth/refresh')).toBe('tier only');
+  it('shows the endpoint under the prefix the client used, canonically spelled', () => {
+    expect(endpointOf('POST', '/screen', '/v1')?.path).toBe('/v1/screen');
+    expect(endpointOf('POST', '/screen', '/API/V1')?.path).toBe('/api/v1/screen');
   });
 
   it('rejects a malformed endpoint key in the config', () => {
@@ -93,22 +79,20 @@ describe('planChecks', () => {
   const key = (...parts: string[]) => 'p:' + parts.join(':');
 
   it('plans endpoint, hourly and daily counters under one hash tag per user', () => {
-    const c = classify('POST', '/v1/screen');
-    const checks = planChecks(SETTINGS, { kind: 'user', id: 'u1', tier: 'free', customPerHour: null }, c.exempt ? undefined : c.endpoint, key);
+    const checks = planChecks(SETTINGS, { kind: 'user', id: 'u1', tier: 'free', customPerHour: null }, endpointOf('POST', '/screen', '/v1'), key);
+    // The hour is an exact log (bucket 0): a request counts for exactly 3600 s.
     expect(checks.map((x) => [x.kind, x.key, x.limit, x.windowS, x.bucketS])).toEqual([
-      ['endpoint', 'p:rl:{u:u1}:e:post_screen', 50, 3600, 60],
-      ['tier_hour', 'p:rl:{u:u1}:h', 100, 3600, 60],
-      ['tier_day', 'p:rl:{u:u1}:d', 2400, 86400, 3600],
+      ['endpoint', 'p:rl:{u:u1}:el:post_screen', 50, 3600, 0],
+      ['tier_hour', 'p:rl:{u:u1}:hl', 100, 3600, 0],
+      ['tier_day', 'p:rl:{u:u1}:d24', 2400, 86400, 3600],
     ]);
   });
 
-  it('gives the alias the same counter key as /screen', () => {
-    const a = classify('POST', '/api/v1/screening');
-    const b = classify('POST', '/v1/screen');
+  it('gives a route counted as POST /screen (the /screening alias) the same counter key as /screen', () => {
     const anon = { kind: 'address', address: '1.2.3.4' } as const;
-    const ka = planChecks(SETTINGS, anon, a.exempt ? undefined : a.endpoint, key)[0]!.key;
-    const kb = planChecks(SETTINGS, anon, b.exempt ? undefined : b.endpoint, key)[0]!.key;
-    expect(ka).toBe('p:rl:{a:1.2.3.4}:e:post_screen');
+    const ka = planChecks(SETTINGS, anon, endpointOf('POST', '/screen', '/api/v1'), key)[0]!.key;
+    const kb = planChecks(SETTINGS, anon, endpointOf('POST', '/screen', '/v1'), key)[0]!.key;
+    expect(ka).toBe('p:rl:{a:1.2.3.4}:el:post_screen');
     expect(kb).toBe(ka);
   });
 });

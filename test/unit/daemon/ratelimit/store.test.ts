@@ -1,7 +1,8 @@
 /**
  * The sliding-window script against a real Redis, with injected time. Reference values are
- * worked out by hand in comments: minute buckets, a request counts until its bucket is more
- * than 60 buckets old, i.e. it frees at (its bucket + 61) minutes.
+ * worked out by hand in comments. Exact logs (the hourly limits): a request made at t counts
+ * while now − t < 3600 s. Rings (the daily limit; minute rings here to exercise them): a
+ * request counts until its bucket leaves, at (its bucket + W / B) buckets.
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -22,7 +23,9 @@ describe('sliding-window store', () => {
   let n = 0;
   /** A fresh counter key per test. */
   const key = () => `${prefix}k${n++}`;
-  const hourly = (limit: number, k = key()): CounterSpec => ({ key: k, limit, windowS: 3600, bucketS: 60 });
+  const hourly = (limit: number, k = key()): CounterSpec => ({ key: k, limit, windowS: 3600, bucketS: 0 });
+  /** An hour in minute buckets: the ring the daily limit uses, at a scale the tests can walk. */
+  const ringHour = (limit: number, k = key()): CounterSpec => ({ key: k, limit, windowS: 3600, bucketS: 60 });
 
   beforeAll(() => {
     redis = new Redis(url);
@@ -54,25 +57,24 @@ describe('sliding-window store', () => {
     await hitTimes([c], 3, BASE);
     await hitTimes([c], 10, BASE + MIN); // all rejected
     expect((await store.peek([c], BASE + MIN)).counters[0]!.count).toBe(3);
-    // At minute 61 the minute-0 bucket has left: the 3 slots are back, all of them and no more.
-    const later = await hitTimes([c], 4, BASE + 61 * MIN);
+    // At minute 60 the requests of minute 0 have counted for 3,600 s: the 3 slots are back, no more.
+    const later = await hitTimes([c], 4, BASE + 60 * MIN);
     expect(later.map((r) => r.admitted)).toEqual([true, true, true, false]);
   });
 
-  it('rolls the window: still full after 30 and 60 minutes, free once the bucket leaves, Retry-After shrinking', async () => {
+  it('rolls the window: a request counts for exactly 3600 s, Retry-After shrinking to it', async () => {
     const c = hourly(100);
     const t0 = BASE + 10_000; // 10 s into minute 0
     await hitTimes([c], 100, t0);
-    // The minute-0 bucket leaves at minute 61: 61·60 s − 10 s = 3,650 s after t0.
     const r0 = await store.hit([c], t0);
-    expect(r0.counters[0]!.retryMs).toBe(3_650_000);
+    expect(r0.counters[0]!.retryMs).toBe(3_600_000);
     const r30 = await store.hit([c], t0 + 30 * MIN);
     expect(r30.admitted).toBe(false);
-    expect(r30.counters[0]!.retryMs).toBe(1_850_000); // 3,650 − 1,800
-    const r60 = await store.hit([c], t0 + 60 * MIN);
+    expect(r30.counters[0]!.retryMs).toBe(1_800_000);
+    const r60 = await store.hit([c], t0 + 60 * MIN - 1);
     expect(r60.admitted).toBe(false);
-    expect(r60.counters[0]!.retryMs).toBe(50_000); // 3,650 − 3,600
-    const free = await store.hit([c], t0 + 60 * MIN + 50_000);
+    expect(r60.counters[0]!.retryMs).toBe(1);
+    const free = await store.hit([c], t0 + 60 * MIN);
     expect(free.admitted).toBe(true);
     expect(free.counters[0]!.count).toBe(1);
   });
@@ -82,13 +84,13 @@ describe('sliding-window store', () => {
     await hitTimes([c], 40, BASE); // minute 0
     await hitTimes([c], 60, BASE + 10 * MIN); // minute 10
     const r20 = await store.hit([c], BASE + 20 * MIN + 10_000);
-    // Freeing one slot needs the minute-0 bucket to leave (minute 61): 61 min − 20 min 10 s = 2,450 s.
-    expect(r20.counters[0]!.retryMs).toBe(2_450_000);
-    // At minute 61 exactly 40 slots come back (the minute-0 bucket), not 100.
-    const at61 = await hitTimes([c], 41, BASE + 61 * MIN);
-    expect(at61.filter((r) => r.admitted)).toHaveLength(40);
-    // Next free slot: the minute-10 bucket leaves at minute 71, 10 minutes from now.
-    expect(at61[40]!.counters[0]!.retryMs).toBe(10 * MIN);
+    // Freeing one slot needs a minute-0 request to leave (minute 60): 60 min − 20 min 10 s = 2,390 s.
+    expect(r20.counters[0]!.retryMs).toBe(2_390_000);
+    // At minute 60 exactly 40 slots come back (the minute-0 requests), not 100.
+    const at60 = await hitTimes([c], 41, BASE + 60 * MIN);
+    expect(at60.filter((r) => r.admitted)).toHaveLength(40);
+    // Next free slot: the minute-10 requests leave at minute 70, 10 minutes from now.
+    expect(at60[40]!.counters[0]!.retryMs).toBe(10 * MIN);
   });
 
   it('applies a daily limit in hour buckets', async () => {
@@ -97,11 +99,11 @@ describe('sliding-window store', () => {
     await hitTimes([day], 1, BASE + 5 * HOUR);
     const r5 = await store.hit([day], BASE + 5 * HOUR);
     expect(r5.admitted).toBe(false);
-    // The hour-0 bucket leaves at hour 25: 20 h from hour 5.
-    expect(r5.counters[0]!.retryMs).toBe(20 * HOUR);
-    expect((await store.hit([day], BASE + 24 * HOUR)).admitted).toBe(false);
-    const r25 = await hitTimes([day], 3, BASE + 25 * HOUR);
-    expect(r25.map((r) => r.admitted)).toEqual([true, true, false]);
+    // The hour-0 bucket leaves at hour 24 (never later than the day): 19 h from hour 5.
+    expect(r5.counters[0]!.retryMs).toBe(19 * HOUR);
+    expect((await store.hit([day], BASE + 24 * HOUR - 1)).admitted).toBe(false);
+    const r24 = await hitTimes([day], 3, BASE + 24 * HOUR);
+    expect(r24.map((r) => r.admitted)).toEqual([true, true, false]);
   });
 
   it('admits exactly the limit under 300 concurrent requests from three connections', async () => {
@@ -137,35 +139,53 @@ describe('sliding-window store', () => {
     const k = key();
     await hitTimes([hourly(10, k)], 3, BASE);
     await hitTimes([hourly(10, k)], 2, BASE + 2 * MIN);
-    // Limit lowered to 4 with 5 counted: running count 3 (minute 0), 5 (minute 2) → reached in minute 2.
+    // Limit lowered to 4 with 5 counted: the 4th oldest request was made at minute 2.
     const r = await store.hit([hourly(4, k)], BASE + 5 * MIN);
     expect(r.admitted).toBe(false);
     expect(r.counters[0]!.filledAtMs).toBe(BASE + 2 * MIN);
-    // One more request needs 5 − 4 + 1 = 2 to leave: the minute-0 bucket (3) at minute 61.
-    expect(r.counters[0]!.retryMs).toBe(56 * MIN);
+    // One more request needs 5 − 4 + 1 = 2 to leave: the 2nd oldest (minute 0) leaves at minute 60.
+    expect(r.counters[0]!.retryMs).toBe(55 * MIN);
+    // The ring falls back to the bucket where the running count passes the lowered limit.
+    const kr = key();
+    await hitTimes([ringHour(10, kr)], 3, BASE);
+    await hitTimes([ringHour(10, kr)], 2, BASE + 2 * MIN);
+    const ring = await store.hit([ringHour(4, kr)], BASE + 5 * MIN);
+    expect(ring.counters[0]!.filledAtMs).toBe(BASE + 2 * MIN);
+    expect(ring.counters[0]!.retryMs).toBe(55 * MIN);
   });
 
-  it('keeps memory bounded: one small string per counter, expiring one window plus one bucket after the last write', async () => {
-    const c = hourly(100_000);
+  it('keeps a ring bounded: one small string per counter, expiring one window after the last write', async () => {
+    const c = ringHour(100_000);
     // 200 simulated minutes, 50 requests each: far more requests than buckets.
     for (let m = 0; m < 200; m++) await Promise.all(Array.from({ length: 50 }, () => store.hit([c], BASE + m * MIN)));
-    // Only the last 61 minutes count: 61 × 50 = 3,050.
-    expect((await store.peek([c], BASE + 199 * MIN)).counters[0]!.count).toBe(3_050);
-    // 32-byte header + 61 four-byte slots.
-    expect(await redis.strlen(c.key)).toBe(32 + 61 * 4);
+    // Only the last 60 minutes count: 60 × 50 = 3,000.
+    expect((await store.peek([c], BASE + 199 * MIN)).counters[0]!.count).toBe(3_000);
+    // 32-byte header + 60 four-byte slots.
+    expect(await redis.strlen(c.key)).toBe(32 + 60 * 4);
     const ttl = await redis.pttl(c.key);
-    expect(ttl).toBeGreaterThan(3_600_000);
-    expect(ttl).toBeLessThanOrEqual(3_660_000);
+    expect(ttl).toBeGreaterThan(3_500_000);
+    expect(ttl).toBeLessThanOrEqual(3_600_000);
+  });
+
+  it('keeps a log bounded: only the requests of the last hour are kept, expiring an hour after the last write', async () => {
+    const c = hourly(100_000);
+    for (let m = 0; m < 200; m++) await Promise.all(Array.from({ length: 50 }, () => store.hit([c], BASE + m * MIN)));
+    // Minutes 140–199 are within 3,600 s of minute 199 (minute 139 is exactly 3,600 s old: gone).
+    expect((await store.peek([c], BASE + 199 * MIN)).counters[0]!.count).toBe(3_000);
+    expect(await redis.zcard(c.key)).toBe(3_000);
+    const ttl = await redis.pttl(c.key);
+    expect(ttl).toBeGreaterThan(3_500_000);
+    expect(ttl).toBeLessThanOrEqual(3_600_000);
   });
 
   it('counts a request made with a clock that went backwards in the newest bucket', async () => {
-    const c = hourly(10);
+    const c = ringHour(10);
     await store.hit([c], BASE + 30 * MIN);
     const back = await store.hit([c], BASE + 5 * MIN);
     expect(back.admitted).toBe(true);
     expect(back.counters[0]!.count).toBe(2);
-    // Both sit in the minute-30 bucket: free at minute 91, i.e. 86 minutes after minute 5.
-    expect(back.counters[0]!.resetMs).toBe(86 * MIN);
+    // Both sit in the minute-30 bucket: free at minute 90, i.e. 85 minutes after minute 5.
+    expect(back.counters[0]!.resetMs).toBe(85 * MIN);
   });
 
   it('uses Redis TIME when no time is given', async () => {
@@ -173,9 +193,8 @@ describe('sliding-window store', () => {
     const r = await store.hit([hourly(10)]);
     expect(r.nowMs).toBeGreaterThanOrEqual(before - 2_000);
     expect(r.nowMs).toBeLessThanOrEqual(Date.now() + 2_000);
-    // One request in the current minute leaves 60–61 minutes from now.
-    expect(r.counters[0]!.resetMs).toBeGreaterThan(3_600_000);
-    expect(r.counters[0]!.resetMs).toBeLessThanOrEqual(3_660_000);
+    // One request, made now, leaves exactly an hour from now.
+    expect(r.counters[0]!.resetMs).toBe(3_600_000);
   });
 
   it('reports whether a probe key exists in the same call, counting and writing nothing for it', async () => {
@@ -198,22 +217,22 @@ describe('sliding-window store', () => {
     expect((await store.peek([c], BASE)).probed).toBeUndefined();
   });
 
-  it('rolls forward correctly within the newest bucket and across minute boundaries', async () => {
-    const c = hourly(1000);
+  it('rolls a ring forward correctly within the newest bucket and across minute boundaries', async () => {
+    const c = ringHour(1000);
     // 3 in minute 0, 2 in minute 1, 1 in minute 59
     for (const [minute, times] of [[0, 3], [1, 2], [59, 1]] as const) await hitTimes([c], times, BASE + minute * MIN + 1000);
     let r = await store.peek([c], BASE + 59 * MIN + 2000);
     expect(r.counters[0]!.count).toBe(6);
-    // The oldest bucket (minute 0) frees at minute 61: 61 min − 59 min 2 s
-    expect(r.counters[0]!.resetMs).toBe(61 * MIN - (59 * MIN + 2000));
-    // At minute 61 minute 0 has left (3 freed); minute 1 is the oldest, freeing at minute 62
-    r = await store.hit([c], BASE + 61 * MIN);
+    // The oldest bucket (minute 0) frees at minute 60: 60 min − 59 min 2 s
+    expect(r.counters[0]!.resetMs).toBe(60 * MIN - (59 * MIN + 2000));
+    // At minute 60 minute 0 has left (3 freed); minute 1 is the oldest, freeing at minute 61
+    r = await store.hit([c], BASE + 60 * MIN);
     expect(r.counters[0]!.count).toBe(4);
     expect(r.counters[0]!.resetMs).toBe(MIN);
-    // At minute 62 minute 1 has left too; the oldest non-empty bucket is minute 59 (frees at 120)
-    r = await store.hit([c], BASE + 62 * MIN);
+    // At minute 61 minute 1 has left too; the oldest non-empty bucket is minute 59 (frees at 119)
+    r = await store.hit([c], BASE + 61 * MIN);
     expect(r.counters[0]!.count).toBe(3);
-    expect(r.counters[0]!.resetMs).toBe(120 * MIN - 62 * MIN);
+    expect(r.counters[0]!.resetMs).toBe(119 * MIN - 61 * MIN);
     // Long after everything left: an empty window, reset = the window
     r = await store.peek([c], BASE + 500 * MIN);
     expect(r.counters[0]!).toMatchObject({ count: 0, resetMs: 60 * MIN });
@@ -241,8 +260,8 @@ describe('sliding-window store', () => {
     });
 
     it('discards a corrupt value of the right size instead of trusting its header', async () => {
-      const c = hourly(5);
-      await client.set(c.key, 'x'.repeat(32 + 61 * 4));
+      const c = ringHour(5);
+      await client.set(c.key, 'x'.repeat(32 + 60 * 4));
       const r = await s.hit([c], BASE);
       expect(r.admitted).toBe(true);
       expect(r.counters[0]!.count).toBe(1);
