@@ -230,8 +230,10 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
     const users = createCachedUsersRepo(createUsersRepo(db), { notifier, clock });
     // The checks that fail open (limits, revocation) get a connection of their own with no
     // command timeout: the guard judges lateness after our event loop has read the socket.
-    const guardConnection = redis.connect('command', 'guard', { commandTimeoutMs: 0 });
+    // No auto-pipelining: a command is written when sent, so its deadline starts at the write.
+    const guardConnection = redis.connect('command', 'guard', { commandTimeoutMs: 0, autoPipelining: false });
     opened.push(['redis guard', () => closeRedis(guardConnection)]);
+    await waitReady(guardConnection, 2000);
     const guard = createRedisGuard(guardConnection, { timeoutMs: config.rate_limit.timeout_ms, failuresToTrip: config.rate_limit.failures_to_fail_open });
     const revocations = createRevocations({
       redis: commands, guard, key: redis.key, clock, logger,

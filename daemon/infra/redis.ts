@@ -29,9 +29,10 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 500;
 export interface RedisFactory {
   /**
    * Creates a new connection for `role`; the caller owns and closes it. `commandTimeoutMs`
-   * overrides the factory's for a `command` connection whose reads are long on purpose (0: none).
+   * overrides the factory's for a `command` connection whose reads are long on purpose (0: none);
+   * `autoPipelining: false` writes each command at once instead of on the next setImmediate.
    */
-  connect(role: RedisRole, name: string, overrides?: { commandTimeoutMs?: number }): Redis;
+  connect(role: RedisRole, name: string, overrides?: { commandTimeoutMs?: number; autoPipelining?: boolean }): Redis;
   /** Key under the deployment prefix, e.g. key('rl', 'user', id) → "stockscreen:rl:user:<id>". */
   key(...parts: (string | number)[]): string;
   readonly prefix: string;
@@ -58,7 +59,7 @@ export function createRedisFactory(options: RedisFactoryOptions): RedisFactory {
         // Auto-pipelining: commands issued in the same tick (revocation checks, rate-limit scripts
         // of concurrent requests) go out in one socket write instead of one write each.
         // A commandTimeoutMs of 0 means none (ioredis would take 0 as "time out at once").
-        command: { enableOfflineQueue: false, enableReadyCheck: false, enableAutoPipelining: true, maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: positive(overrides?.commandTimeoutMs ?? commandTimeout) },
+        command: { enableOfflineQueue: false, enableReadyCheck: false, enableAutoPipelining: overrides?.autoPipelining ?? true, maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: positive(overrides?.commandTimeoutMs ?? commandTimeout) },
         // No ready check: a SUBSCRIBE sent while the check is pending would make its INFO fail
         // ("Connection in subscriber mode") and drop the subscription.
         subscriber: { maxRetriesPerRequest: null, enableReadyCheck: false },

@@ -40,8 +40,11 @@ export interface ScreenQuery {
   universe: Universe;
   filters: RangeFilter[];
   expression?: string;
-  /** `expression` parsed, set by the request parser (or on first use) so it is parsed once per request. */
-  parsed?: ParsedExpression;
+  /**
+   * `expression` parsed, set by the request parser (or on first use) so it is parsed once per
+   * request. Non-enumerable (see `keepParsed`): never serialised with the query, never compared.
+   */
+  readonly parsed?: ParsedExpression;
   sort: SortKey[];
   /** 1-based. */
   page: number;
@@ -164,12 +167,18 @@ export function matchAll(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOp
   };
 }
 
+/** Attach `parsed` to `query` as a hidden (non-enumerable) property; returns it. */
+export function keepParsed(query: ScreenQuery, parsed: ParsedExpression): ParsedExpression {
+  Object.defineProperty(query, 'parsed', { value: parsed, enumerable: false, configurable: true });
+  return parsed;
+}
+
 /** The query's expression, parsed once and kept on the query (undefined when it has none). */
 export function expressionOf(query: ScreenQuery): ParsedExpression | undefined {
   if (query.parsed) return query.parsed;
   const text = query.expression?.trim();
   if (!text) return undefined;
-  return (query.parsed = parseExpression(text));
+  return keepParsed(query, parseExpression(text));
 }
 
 /**

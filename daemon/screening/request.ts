@@ -7,7 +7,7 @@
 import { isAppError } from '../errors.js';
 import type { ErrorDetails } from '../errors.js';
 import { parseExpression, type ParsedExpression } from './expression.js';
-import { DEFAULT_SORT } from './query.js';
+import { DEFAULT_SORT, keepParsed } from './query.js';
 import type { RangeFilter, ScreenQuery } from './query.js';
 import { Problems, bodyObject, mergeUniverse, readFields, readPerPage, readSort } from './request-parts.js';
 import { TOP_LEVEL_KEYS, UNIVERSE_KEYS, boundSchema, formatPath, rangeSchema, requestSchema } from './request-schema.js';
@@ -44,7 +44,7 @@ export function parseScreenRequest(body: unknown, knownFields: ReadonlySet<strin
   const query: ScreenQuery = { universe, filters: ranges, sort, page: data.page ?? 1, per_page, fields };
   if (expression !== undefined) {
     query.expression = expression.source;
-    query.parsed = expression;
+    keepParsed(query, expression);
   }
   return query;
 }

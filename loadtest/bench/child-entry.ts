@@ -1,21 +1,29 @@
 /**
  * Entry of the bench's child processes (forked by children.ts), so the servers under test
  * never share an event loop with the load generator. The parent sends one `start` message
- * `{ role: 'daemon', config } | { role: 'baseline', options }` and later `close`; the child
+ * `{ role: 'daemon', config } | { role: 'baseline' | 'bare-express', options }` and later `close`; the child
  * answers `{ type: 'ready', urls, pid }` or `{ type: 'failed', message }`, and exits after
  * closing (or when the parent goes away).
  */
 import { parseConfig } from '../../daemon/config.js';
 import { createDaemon } from '../../daemon/daemon.js';
 import { startBaselines, type BaselineOptions } from './baseline-servers.js';
+import { startBareExpress, type BareExpressOptions } from './bare-express.js';
 
 /** The start message. */
-export type ChildStart = { role: 'daemon'; config: Record<string, unknown> } | { role: 'baseline'; options: BaselineOptions };
+export type ChildStart =
+  | { role: 'daemon'; config: Record<string, unknown> }
+  | { role: 'baseline'; options: BaselineOptions }
+  | { role: 'bare-express'; options: BareExpressOptions };
 
 /** Messages of the child. */
 export type ChildMessage = { type: 'ready'; urls: Record<string, string>; pid: number } | { type: 'failed'; message: string } | { type: 'closed' };
 
 async function start(msg: ChildStart): Promise<{ urls: Record<string, string>; close(): Promise<void> }> {
+  if (msg.role === 'bare-express') {
+    const b = await startBareExpress(msg.options);
+    return { urls: { http: b.url }, close: b.close };
+  }
   if (msg.role === 'baseline') {
     const b = await startBaselines(msg.options);
     return { urls: { http: b.httpUrl, ws: b.wsHttpUrl }, close: b.close };

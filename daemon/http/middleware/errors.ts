@@ -23,6 +23,8 @@ export function notFoundHandler(): RequestHandler {
 
 interface HttpishError {
   type?: string;
+  /** body-parser: the raw text that failed to parse. */
+  body?: unknown;
   status?: number;
   statusCode?: number;
   expose?: boolean;
@@ -32,8 +34,14 @@ interface HttpishError {
 /** Translate errors raised by express and body-parser into AppErrors. */
 function fromExpress(err: HttpishError & Error): AppError | undefined {
   switch (err.type) {
-    case 'entity.parse.failed':
+    case 'entity.parse.failed': {
+      // The strict parser refuses any top-level value but an object or array: say so plainly.
+      const first = String(err.body ?? '').trimStart()[0];
+      if (first !== undefined && first !== '{' && first !== '[') {
+        return new AppError('INVALID_REQUEST', 'Request body must be a JSON object', { body: 'must be a JSON object' });
+      }
       return new AppError('INVALID_REQUEST', 'Malformed JSON in request body', { body: err.message });
+    }
     case 'entity.too.large':
       return new AppError('PAYLOAD_TOO_LARGE', 'Request body too large', { limit_bytes: err.limit });
     case 'encoding.unsupported':

@@ -21,8 +21,10 @@ describe('GET /metrics on a running daemon', () => {
   beforeAll(async () => {
     // Rate limiting on, so its decisions are counted.
     t = await startTestDaemon('metrics', { rate_limit: { enabled: true } });
-    await t.request('/api/v1/stocks/005930');
-    await t.request('/api/v1/screen/templates');
+    // Counted only once the caller is known: anonymous calls to protected routes get a 401 first.
+    const { access_token: token } = await t.login();
+    await t.request('/api/v1/stocks/005930', { token });
+    await t.request('/api/v1/screen/templates', { token });
     ws = await connect(`${t.url.replace('http', 'ws')}/v1/ws`);
     await ws.next(ofType('connected'));
     ws.send({ type: 'ping' });
