@@ -2,7 +2,9 @@
  * `npm run bench:request-path` (node dist/loadtest/bench-request-path.js): the request-path
  * bench of issue 16 on its own — load the sample market into a temp dir, start a daemon with
  * limits on, one with limits off (same data, same secret) and a bare express app, then run
- * interleaved rounds and print the table. BENCH_SCALE=quick for a smoke run.
+ * interleaved rounds and print the table. BENCH_SCALE=quick for a smoke run; BENCH_CASES="screen hit"
+ * (comma-separated parts of case names) runs only those, e.g. to profile one path with
+ * BENCH_CHILD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -48,7 +50,7 @@ await runBenchProgram(async (io, env, signal) => {
     children.push(bare);
     const rounds = plan.name === 'full' ? 5 : 2;
     io.err(`request path: ${rounds} interleaved rounds of ${plan.rest.duration} s, ${plan.rest.connections} connections\n`);
-    const rows = await runRequestPathBench({ on, off, bare, token }, { rounds, duration: plan.rest.duration, connections: plan.rest.connections, signal, progress: io.err });
+    const rows = await runRequestPathBench({ on, off, bare, token }, { rounds, duration: plan.rest.duration, connections: plan.rest.connections, signal, progress: io.err, only: env.BENCH_CASES?.split(',').map((c) => c.trim()) });
     const now = new Date().toISOString();
     io.out(formatReport({
       url: on.urls.http!, started_at: now, finished_at: now, aborted: signal.aborted, pass: runVerdict([], rows),

@@ -121,8 +121,12 @@ export function buildApp(deps: AppDeps): BuiltApp {
   );
   for (const register of deps.registrars) register(api);
 
-  app.use(optionsResponder(root.methods), root.router, methodNotAllowed(root.methods));
-  for (const prefix of API_PREFIXES) app.use(prefix, optionsResponder(api.methods), api.router, methodNotAllowed(api.methods));
+  // The API first: its requests never walk the root routes. The 405 answers come last, only
+  // for requests no route took.
+  for (const prefix of API_PREFIXES) app.use(prefix, optionsResponder(api.methods), api.router);
+  app.use(optionsResponder(root.methods), root.router);
+  for (const prefix of API_PREFIXES) app.use(prefix, methodNotAllowed(api.methods));
+  app.use(methodNotAllowed(root.methods));
   app.use(notFoundHandler());
   app.use(errorHandler(deps.logger));
   return { app, routes: [...root.routes, ...api.routes], api, root, openapi };

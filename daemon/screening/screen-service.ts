@@ -4,6 +4,10 @@
  * (keyed by the snapshot version, so a recomputation invalidates it), otherwise execute on the
  * in-memory snapshot. Answers are serialised once: the page of stocks is one JSON string, kept
  * as such in the cache and spliced into the response (issue 16 "Parse once").
+ *
+ * Two cache layers: Redis, shared by every daemon, and in front of it a bounded in-process
+ * copy of recent answers (with their encoded bytes), so a hot screen costs no Redis read and
+ * no re-encoding. Both are keyed by the snapshot version, so a recomputation invalidates both.
  */
 import { createHash } from 'node:crypto';
 import { executeQuery, matchAll, type ScreenMatches, type ScreenQuery } from './query.js';
@@ -35,8 +39,18 @@ export interface ScreenSummary {
 export interface ScreenAnswer extends ScreenSummary {
   /** JSON array of the page's stocks (ScreenItem[]). */
   stocksJson: string;
+  /** `stocksJson` as UTF-8 bytes, encoded once per cached answer (see `stocksBytes`). */
+  stocksBuffer?: Buffer;
   cached: boolean;
 }
+
+/** The UTF-8 bytes of an answer's stocks, encoded on first use and kept on the answer. */
+export function stocksBytes(answer: ScreenAnswer): Buffer {
+  return (answer.stocksBuffer ??= Buffer.from(answer.stocksJson));
+}
+
+/** Bytes of answers the in-process layer keeps (oldest dropped first). */
+export const LOCAL_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** Collaborators of the screen service. */
 export interface ScreenServiceDeps {
@@ -44,6 +58,8 @@ export interface ScreenServiceDeps {
   cache: ResultCache;
   ttlSeconds: number;
   knownFields: ReadonlySet<string>;
+  /** Milliseconds now (for the in-process layer's expiry); default Date.now. */
+  now?: () => number;
 }
 
 /** The screening use cases. */
@@ -86,10 +102,17 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
     return key;
   };
 
+  const local = createLocalCache(deps.now ?? Date.now, deps.ttlSeconds * 1000);
+
   async function lookup(query: ScreenQuery): Promise<ScreenAnswer | null> {
     if (deps.ttlSeconds === 0) return null;
-    const hit = await deps.cache.get(keyOf(query)).catch(() => null);
-    return hit === null ? null : decode(hit);
+    const key = keyOf(query);
+    const near = local.get(key);
+    if (near) return near;
+    const hit = await deps.cache.get(key).catch(() => null);
+    const answer = hit === null ? null : decode(hit);
+    if (answer) local.set(key, answer);
+    return answer;
   }
 
   return {
@@ -112,9 +135,43 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
         snapshot_version: snap.version,
       };
       const stocksJson = JSON.stringify(result.items);
-      if (deps.ttlSeconds > 0) await deps.cache.set(keyOf(query), encode(summary, stocksJson), deps.ttlSeconds).catch(() => undefined);
+      if (deps.ttlSeconds > 0) {
+        const key = keyOf(query);
+        local.set(key, { ...summary, stocksJson, cached: true });
+        await deps.cache.set(key, encode(summary, stocksJson), deps.ttlSeconds).catch(() => undefined);
+      }
       return { ...summary, ...extra, stocksJson, cached: false };
     },
     exportAll: (query) => matchAll(deps.snapshot.current(), query),
+  };
+}
+
+/** The in-process layer: answers by key, each kept `ttlMs`, at most LOCAL_CACHE_BYTES of them. */
+function createLocalCache(now: () => number, ttlMs: number) {
+  const entries = new Map<string, { answer: ScreenAnswer; expires: number; bytes: number }>();
+  let bytes = 0;
+  const drop = (key: string) => {
+    const e = entries.get(key);
+    if (!e) return;
+    bytes -= e.bytes;
+    entries.delete(key);
+  };
+  return {
+    get(key: string): ScreenAnswer | undefined {
+      const e = entries.get(key);
+      if (!e) return undefined;
+      if (e.expires <= now()) return void drop(key);
+      return e.answer;
+    },
+    set(key: string, answer: ScreenAnswer): void {
+      if (ttlMs <= 0) return;
+      drop(key);
+      // Encoded now, so every copy handed out ({...answer, ...extra}) shares the bytes.
+      const size = answer.stocksJson.length + stocksBytes(answer).length + 1024;
+      if (size > LOCAL_CACHE_BYTES / 4) return;
+      while (bytes + size > LOCAL_CACHE_BYTES) drop(entries.keys().next().value as string);
+      entries.set(key, { answer, expires: now() + ttlMs, bytes: size });
+      bytes += size;
+    },
   };
 }

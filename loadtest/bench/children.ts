@@ -31,7 +31,9 @@ function waitExit(child: ChildProcess, ms: number): Promise<void> {
  * @throws Error with the child's message when it fails to start or exits early
  */
 export function startChild(start: ChildStart, timeoutMs = 60_000): Promise<BenchChild> {
-  const child = fork(new URL('./child-entry.js', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // BENCH_CHILD_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the servers under test.
+  const execArgv = [...process.execArgv, ...(process.env.BENCH_CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+  const child = fork(new URL('./child-entry.js', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
   let closing: Promise<void> | undefined;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

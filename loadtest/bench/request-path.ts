@@ -34,6 +34,8 @@ export interface RequestPathTargets {
 /** Options of the bench. */
 export interface RequestPathOptions {
   rounds: number;
+  /** Only the cases whose name contains one of these (all when absent): for profiling one path. */
+  only?: string[];
   /** Seconds per run. */
   duration: number;
   connections: number;
@@ -107,6 +109,7 @@ export async function runRequestPathBench(t: RequestPathTargets, o: RequestPathO
   for (let round = 0; round < o.rounds && !o.signal?.aborted; round++) {
     for (const [name, c] of Object.entries(all)) {
       if (o.signal?.aborted) break;
+      if (o.only && !o.only.some((part) => name.includes(part))) continue;
       o.progress?.(`  round ${round + 1}/${o.rounds}: ${name}\n`);
       runs.get(name)!.push(await measure(c.child, c.load, t.token, o));
     }

@@ -8,7 +8,7 @@ import { INDICATORS } from '../../indicators/registry.js';
 import type { ScreenQuery } from '../../screening/query.js';
 import { parseTemplateOverrides } from '../../screening/request.js';
 import { screenRequestJsonSchema } from '../../screening/request-openapi.js';
-import type { ScreenAnswer, ScreenService, ScreenSummary } from '../../screening/screen-service.js';
+import { stocksBytes, type ScreenAnswer, type ScreenService, type ScreenSummary } from '../../screening/screen-service.js';
 import type { SnapshotService } from '../../screening/snapshot-service.js';
 import { listTemplates, applyTemplateOverrides, missingInputs, requireTemplate } from '../../screening/templates.js';
 import type { ApiBuilder } from '../api.js';
@@ -91,19 +91,25 @@ export async function answerScreen(req: Request, res: Response, screens: ScreenS
 }
 
 /**
- * Send a screen answer. The body is assembled around the stocks' JSON, written once: the
- * spec's shape-B fields first (stocks, query_time_ms, filters_applied), then the envelope.
+ * Send a screen answer. The body is assembled around the stocks' bytes, encoded once per
+ * cached answer: the spec's shape-B fields first (stocks, query_time_ms, filters_applied), then
+ * the envelope, whose `data` is the same page.
  */
 export function sendScreen(req: Request, res: Response, answer: ScreenAnswer): void {
-  res.setHeader('X-Cache', answer.cached ? 'HIT' : 'MISS');
-  const { stocksJson, total, page, per_page, total_pages, query_time_ms, filters_applied, snapshot_version, missing_inputs, message } = answer;
+  const { total, page, per_page, total_pages, query_time_ms, filters_applied, snapshot_version, missing_inputs, message } = answer;
+  const stocks = stocksBytes(answer);
   const extra = missing_inputs ? `,"missing_inputs":${JSON.stringify(missing_inputs)},"message":${JSON.stringify(message)}` : '';
-  const metaJson = JSON.stringify(meta(req, { total, page, per_page, total_pages, snapshot_version, cached: answer.cached }));
-  const body =
-    `{"stocks":${stocksJson},"query_time_ms":${JSON.stringify(query_time_ms)},"filters_applied":${JSON.stringify(filters_applied)}${extra}` +
-    `,"status":"success","data":${stocksJson},"meta":${metaJson}}`;
-  res.status(200).type('application/json').send(body);
+  const middle = `,"query_time_ms":${JSON.stringify(query_time_ms)},"filters_applied":${JSON.stringify(filters_applied)}${extra},"status":"success","data":`;
+  const tail = `,"meta":${JSON.stringify(meta(req, { total, page, per_page, total_pages, snapshot_version, cached: answer.cached }))}}`;
+  const body = Buffer.concat([STOCKS_OPEN, stocks, Buffer.from(middle), stocks, Buffer.from(tail)]);
+  res.statusCode = 200;
+  res.setHeader('X-Cache', answer.cached ? 'HIT' : 'MISS');
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', body.length);
+  res.end(body);
 }
+
+const STOCKS_OPEN = Buffer.from('{"stocks":');
 
 /** Register the screening routes. */
 export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): void {
