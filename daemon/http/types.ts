@@ -20,6 +20,8 @@ declare global {
       authFromToken?: boolean;
       /** The caller's custom hourly limit (enterprise), read with the account. */
       customRateLimit?: number | null;
+      /** The JSON body's bytes as received (set by the route's body parser). */
+      rawBody?: Buffer;
       /** Parsed and validated inputs (set by `validate`). */
       valid: { body?: unknown; query?: unknown; params?: unknown };
     }

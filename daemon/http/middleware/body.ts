@@ -4,6 +4,7 @@
  * limit, 415 for a body that is not JSON) before anything is read; `jsonBody` then parses
  * at most the route's limit. Bad JSON and non-object bodies are translated in errors.ts.
  */
+import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import { AppError } from '../../errors.js';
 
@@ -41,9 +42,14 @@ export function bodyGate(limit: number): RequestHandler {
 
 const parsers = new Map<number, RequestHandler>();
 
+function keepRaw(req: IncomingMessage, _res: unknown, buf: Buffer): void {
+  (req as IncomingMessage & { rawBody?: Buffer }).rawBody = buf;
+}
+
 /** The JSON body parser for a route limit (one parser per distinct limit, built on first use). */
 export function jsonBody(limit: number): RequestHandler {
   let parser = parsers.get(limit);
-  if (!parser) parsers.set(limit, (parser = express.json({ limit, type: JSON_TYPES, strict: true })));
+  // The raw bytes stay on the request (`req.rawBody`): a route may key a memo of parsed bodies by them.
+  if (!parser) parsers.set(limit, (parser = express.json({ limit, type: JSON_TYPES, strict: true, verify: keepRaw })));
   return parser;
 }

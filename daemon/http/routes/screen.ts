@@ -57,6 +57,32 @@ async function sendCsv(res: Response, screens: ScreenService, query: ScreenQuery
 /** Screening bodies are small (a complex screen is ~1 KB); this bounds what an attacker can make us parse. */
 export const SCREEN_BODY_LIMIT = 64 * 1024;
 
+/** Screening bodies remembered (by their exact bytes) with their parsed queries. */
+export const SCREEN_BODY_MEMO_SIZE = 1000;
+/** Bodies longer than this are parsed every time (a memo entry costs its bytes). */
+const MEMO_BODY_MAX = 8 * 1024;
+
+/**
+ * A screening body parser that remembers: the same bytes always parse to the same query, so a
+ * body seen recently (a dashboard refreshing, a script polling) skips validation, the
+ * expression parser and the cache-key computation (kept on the shared query). Bad bodies are
+ * not remembered. Oldest forgotten first.
+ */
+export function memoisedScreenParser(screens: ScreenService): (body: unknown, req: Request) => ScreenQuery {
+  const memo = new Map<string, ScreenQuery>();
+  return (body, req) => {
+    const raw = req.rawBody && req.rawBody.length <= MEMO_BODY_MAX ? req.rawBody.toString('latin1') : undefined;
+    const known = raw === undefined ? undefined : memo.get(raw);
+    if (known) return known;
+    const query = screens.parse(body);
+    if (raw !== undefined) {
+      if (memo.size >= SCREEN_BODY_MEMO_SIZE) memo.delete(memo.keys().next().value as string);
+      memo.set(raw, query);
+    }
+    return query;
+  };
+}
+
 /**
  * The cached answer found by a route's `freeWhen` (spec "Rate-limit rules" 4: an answer from
  * the result cache counts against nothing), kept for the handler so the cache is read once.
@@ -118,11 +144,12 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
     'Filters, expression, sort and page over the latest indicator snapshot. Identical requests (after normalisation; shape A and B alike) are answered from a 5-minute cache (X-Cache: HIT) that does not count against rate limits. ' +
     'Response: the envelope with data = the page of stocks and meta = {timestamp, request_id, total, page, per_page, total_pages}, plus top-level stocks, query_time_ms and filters_applied. Accept: text/csv or format=csv streams every match as CSV.';
   const screening = { tags, access: 'user', bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(deps.screens) } as const;
+  const parseScreenBody = memoisedScreenParser(deps.screens);
   for (const path of ['/screen', '/screening']) {
     api.route(
       {
         ...screening, method: 'post', path, summary: path === '/screen' ? 'Screen stocks' : 'Screen stocks (alias of /screen)', description: describe,
-        body: screenBody, parseBody: (body) => deps.screens.parse(body), response: screenResponse,
+        body: screenBody, parseBody: parseScreenBody, response: screenResponse,
         // spec "Endpoint reference": /screening is /screen, so it shares the endpoint limit.
         limitAs: 'POST /screen',
       },
