@@ -164,6 +164,8 @@ export const configSchema = z.object({
   ws_replay_max_messages: int(0, 1_000_000).default(5000),
   ws_heartbeat_ms: int(100, 600_000).default(30_000),
   rate_limit: rateLimitSchema,
+  /** log2 of scrypt's N for password hashes (OWASP: 17). Lower values exist for test suites only; older hashes are re-hashed at login. */
+  password_scrypt_log_n: int(10, 20).default(17),
 });
 
 /** Fully resolved, frozen daemon configuration. */

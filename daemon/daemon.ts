@@ -12,6 +12,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createAuthService, type AuthService } from './auth/auth-service.js';
 import { createTokenService, type TokenService } from './auth/tokens.js';
+import { createPasswordHasher } from './auth/passwords.js';
 import { createRevocations } from './auth/revocations.js';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './infra/clock.js';
@@ -233,6 +234,8 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       tokens,
       clock,
       refreshTtlSeconds: config.refresh_token_ttl_s,
+      passwords: createPasswordHasher({ logN: config.password_scrypt_log_n }),
+      onRehashFailed: (err) => logger.warn({ err: err.message }, 'password re-hash not stored; retried at the next login'),
       revokeAccess: (token) => revocations.revoke(token),
     });
     if (config.admin_email && config.admin_password) {
