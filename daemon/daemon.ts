@@ -20,6 +20,7 @@ import { createLogger } from './infra/logger.js';
 import { createMetrics, JOB_STATES, registerJobCounts, type Metrics } from './infra/metrics.js';
 import { closeRedis, createRedisFactory, waitReady, type RedisFactory } from './infra/redis.js';
 import { buildApp, type BuiltApp, type RouteRegistrar } from './http/app.js';
+import { clientAddressOf } from './http/client-address.js';
 import { registerAdminUserRoutes } from './http/routes/admin-users.js';
 import { createRateLimiter } from './http/middleware/rate-limit.js';
 import { alertEventOf, createAlertEvaluator, type AlertEvaluator } from './alerts/evaluator.js';
@@ -300,7 +301,10 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
         batchIntervalMs: config.ws_batch_interval_ms, rateLimit: config.ws_rate_limit, maxSubscriptions: config.ws_max_subscriptions,
         maxTargetsPerRequest: config.ws_max_targets_per_request, sessionTtlS: config.ws_session_ttl_s, heartbeatMs: config.ws_heartbeat_ms,
         maxReplayMessages: config.ws_replay_max_messages,
+        maxConnectionsPerAddress: config.ws_max_connections_per_address, maxConnectionsPerUser: config.ws_max_connections_per_user,
       },
+      // The address express would see (req.ip): the same `trust_proxy` rule as the HTTP rate limits.
+      clientAddress: (req) => clientAddressOf(http.app, req),
     });
     opened.push(['ws', () => gateway.close()]);
     const jobs = createMarketJobs({ redis, logger });
@@ -363,6 +367,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       isDraining: () => draining,
       registrars,
       beforeApi: [limiter.middleware],
+      metricsAccess: { public: config.metrics_public, token: config.metrics_token },
       health: {
         pingDb: () => db.ping().then(() => true, () => false),
         pingRedis: async () => {

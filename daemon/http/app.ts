@@ -12,6 +12,8 @@ import { errorBody } from './envelope.js';
 import type { AuthGuardDeps } from './middleware/auth.js';
 import { errorHandler, notFoundHandler } from './middleware/errors.js';
 import { requestId } from './middleware/request-id.js';
+import { securityHeaders } from './middleware/security-headers.js';
+import { registerMetricsRoute, type MetricsAccess } from './routes/metrics.js';
 import { registerDocsRoutes } from './routes/docs.js';
 import { registerHealthRoutes, type HealthDeps } from './routes/health.js';
 
@@ -37,6 +39,8 @@ export interface AppDeps extends AuthGuardDeps {
   isDraining(): boolean;
   /** Feature route modules for the versioned router. */
   registrars: RouteRegistrar[];
+  /** Who may read /metrics (config metrics_public, metrics_token). */
+  metricsAccess?: MetricsAccess;
   /** Middleware run before every versioned route (rate limiting plugs in here). */
   beforeApi?: RequestHandler[];
 }
@@ -84,6 +88,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustSetting(deps.trustProxy));
+  app.use(securityHeaders());
   app.use(requestId(), drainGuard(deps.isDraining), recordMetrics(deps.metrics));
   app.use(express.json({ limit: deps.bodyLimit, type: ['application/json', 'application/*+json'] }));
 
@@ -100,12 +105,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
 
   registerHealthRoutes(root, deps.health);
   registerDocsRoutes(app, root, openapi);
-  root.route(
-    { method: 'get', path: '/metrics', summary: 'Prometheus metrics', tags: ['health'], access: 'public', raw: true, rateLimitExempt: true, contentType: 'text/plain' },
-    async (_req, res) => {
-      res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
-    },
-  );
+  registerMetricsRoute(root, { registry: deps.metrics.registry, access: deps.metricsAccess ?? { public: false }, auth: deps });
   for (const register of deps.registrars) register(api);
 
   app.use(root.options, root.router);

@@ -1,7 +1,7 @@
 /** Market-data job types, their data, progress and results (shared by API, workers and CLI). */
 import { z } from 'zod';
 import { LOADER_FORMATS } from '../../loaders/types.js';
-import { calendarDate } from '../date-schema.js';
+import { calendarDate } from '../field-schemas.js';
 
 /** The market-data queue's name. */
 export const MARKET_QUEUE = 'market';

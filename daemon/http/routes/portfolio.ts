@@ -4,8 +4,7 @@
  * portfolio and its performance. Scoped to the caller: another user's holding is a 404.
  */
 import { z } from 'zod';
-import { calendarDate, dateOrDateTime } from '../../date-schema.js';
-import { STOCK_CODE_PATTERN } from '../../market/records.js';
+import { calendarDate, dateOrDateTime, stockCode } from '../../field-schemas.js';
 import type { PortfolioService } from '../../portfolio/portfolio-service.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
@@ -15,7 +14,7 @@ export interface PortfolioRoutesDeps {
   portfolio: PortfolioService;
 }
 
-const code = z.string().regex(STOCK_CODE_PATTERN, 'must be a 6-character KRX code such as 005930');
+const code = stockCode();
 const date = calendarDate({ notFuture: true });
 const quantity = z.number({ error: 'must be a number' }).int('must be a whole number of shares').positive('must be positive').max(1e12);
 const price = z.number({ error: 'must be a number' }).positive('must be greater than 0').max(1e10);

@@ -6,8 +6,8 @@
 import { z } from 'zod';
 import { notFound } from '../../errors.js';
 import { aggregateBars } from '../../market/aggregate-bars.js';
-import { calendarDate } from '../../date-schema.js';
-import { STOCK_CODE_PATTERN, type DailyBar, type FinancialQuarter } from '../../market/records.js';
+import { calendarDate, stockCode } from '../../field-schemas.js';
+import { type DailyBar, type FinancialQuarter } from '../../market/records.js';
 import { executeQuery } from '../../screening/query.js';
 import type { SnapshotService } from '../../screening/snapshot-service.js';
 import type { FinancialsRepo } from '../../store/financials-repo.js';
@@ -40,7 +40,7 @@ export interface StockRoutesDeps {
   liveQuote?(code: string): Promise<LiveQuote | null>;
 }
 
-const codeParams = z.object({ code: z.string().regex(STOCK_CODE_PATTERN, 'must be a 6-character KRX code such as 005930') });
+const codeParams = z.object({ code: stockCode() });
 const date = calendarDate();
 const SORTABLE = ['code', 'name', 'market_cap', 'volume', 'change_percent', 'trading_value', 'close'] as const;
 

@@ -1,10 +1,19 @@
 /**
- * The one date schema of every request: real calendar dates (no 2026-02-31) in a sane
+ * Fields shared by request schemas: the stock code, and the one date schema of every request: real calendar dates (no 2026-02-31) in a sane
  * range (1900-01-01 … 2100-12-31), optionally not in the future (trades, acquisitions).
  * "Today" is Korea's (the markets' day, spec "Market hours"); a date-time may run at most
  * a minute ahead of the server clock (client clock skew).
  */
 import { z } from 'zod';
+import { STOCK_CODE_PATTERN } from './market/records.js';
+
+/** A KRX stock code: six characters, digits or capitals (005930). */
+export function stockCode() {
+  return z
+    .string({ error: 'is required' })
+    .max(6, 'must be a 6-character KRX code such as 005930')
+    .regex(STOCK_CODE_PATTERN, 'must be a 6-character KRX code such as 005930');
+}
 
 /** Earliest accepted date. */
 export const MIN_DATE = '1900-01-01';
