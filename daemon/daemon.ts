@@ -64,6 +64,7 @@ import { createStocksRepo, type StocksRepo } from './store/stocks-repo.js';
 import { createRefreshTokensRepo } from './store/refresh-tokens-repo.js';
 import type { Db } from './store/db.js';
 import { openStore } from './store/open.js';
+import { sharedDirectoryMode } from './store/private-files.js';
 import { createSecretsRepo } from './store/secrets-repo.js';
 import { createUsersRepo, type UsersRepo } from './store/users-repo.js';
 import { VERSION } from './version.js';
@@ -209,6 +210,8 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
 
   async function startParts(opened: [string, () => Promise<unknown>][]): Promise<void> {
     await mkdir(config.data_dir, { recursive: true, mode: 0o700 });
+    const shared = await sharedDirectoryMode(config.data_dir);
+    if (shared) logger.warn({ data_dir: config.data_dir, mode: shared }, 'the data directory is open to other users: chmod 700 it (it holds the database and the JWT secret)');
     const db = await openStore(config, (err) => logger.warn({ err: err.message }, 'database connection lost; reconnecting on next use'));
     opened.push(['database', () => db.close()]);
     logger.info({ database: db.label }, 'database open');
