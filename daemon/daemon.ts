@@ -21,6 +21,7 @@ import { createMetrics, JOB_STATES, registerJobCounts, type Metrics } from './in
 import { closeRedis, createRedisFactory, waitReady, type RedisFactory } from './infra/redis.js';
 import { buildApp, type BuiltApp, type RouteRegistrar } from './http/app.js';
 import { clientAddressOf } from './http/client-address.js';
+import { answerClientErrors } from './http/client-errors.js';
 import { registerAdminUserRoutes } from './http/routes/admin-users.js';
 import { createRateLimiter } from './http/middleware/rate-limit.js';
 import { alertEventOf, createAlertEvaluator, type AlertEvaluator } from './alerts/evaluator.js';
@@ -386,6 +387,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
     ctx = { config, clock, logger, metrics, db, redis, commands, users, tokens, auth, http, notifier, ...parts, snapshot, screens, jobs, bus, quotes, feed, marketClock, alerts, gateway };
     server = createServer(http.app);
     server.on('error', (err) => logger.error({ err }, 'http server error'));
+    answerClientErrors(server);
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
       server!.listen(config.port, config.host, () => {
