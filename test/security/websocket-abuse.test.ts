@@ -156,7 +156,8 @@ describe('WebSocket connection caps', () => {
     expect(await createConnectionCaps({ redis: ctx.commands, key: ctx.redis.key, gatewayId: 'other', logger: createLogger('silent') }, { perAddress: 1, perUser: 1, leaseMs: 30_000 })
       .acquire({ connectionId: 'c2', userId: null, address: '203.0.113.9' })).toBeNull();
     // And the slot, and the key, expire by themselves within the lease
-    const [[, score], [, ttl], [, time]] = (await ctx.commands.multi().zscore(slot!.key, slot!.member).pttl(slot!.key).time().exec()) as [unknown, any][];
+    const replies = (await ctx.commands.multi().zscore(slot!.key, slot!.member).pttl(slot!.key).time().exec())!.map(([, v]) => v);
+    const [score, ttl, time] = replies as [string, number, [string, string]];
     const nowMs = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
     expect(Number(score) - nowMs).toBeGreaterThan(0);
     expect(Number(score) - nowMs).toBeLessThanOrEqual(30_000);
