@@ -12,7 +12,7 @@ import { createRandom, generateRequest, type FuzzRequest, type FuzzRoute, type F
 import { ADMIN, CODES, leaksStack, readBody, startSecurityDaemon, type SecurityDaemon } from './harness.js';
 
 const SEED = Number(process.env.STOCKSCREEN_FUZZ_SEED ?? 20261125);
-const COUNT = Number(process.env.STOCKSCREEN_FUZZ_COUNT ?? 1500);
+const COUNT = Number(process.env.STOCKSCREEN_FUZZ_COUNT ?? 1000);
 
 /** What one request broke, for the failure message (replay: same seed, this index). */
 interface Finding {
