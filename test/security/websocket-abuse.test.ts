@@ -166,3 +166,24 @@ describe('WebSocket connection caps', () => {
     await caps.release(slot!);
   });
 });
+
+describe('WebSocket connection caps behind a trusted proxy', () => {
+  it('keys anonymous callers by the address the proxy reports, as the HTTP rate limits do', async () => {
+    // Given a daemon behind one trusted proxy hop that allows one anonymous connection per address
+    const s = await startSecurityDaemon('sec-ws-proxy', { ws_max_connections_per_address: 1, trust_proxy: 1 });
+    const url = `${s.t.url.replace('http', 'ws')}/v1/ws`;
+    const from = (address: string) => ({ headers: { 'x-forwarded-for': address } });
+    try {
+      // When two clients behind the proxy connect, then both are admitted; a second from one of them is not
+      const a = await connect(url, from('198.51.100.1'));
+      await a.next(ofType('connected'));
+      const b = await connect(url, from('198.51.100.2'));
+      await b.next(ofType('connected'));
+      const again = await connect(url, from('198.51.100.1'));
+      expect((await again.closed).code).toBe(CLOSE_CODES.TOO_MANY_CONNECTIONS);
+      await Promise.all([a.close(), b.close()]);
+    } finally {
+      await s.t.close();
+    }
+  });
+});
