@@ -169,6 +169,16 @@ export const configSchema = z.object({
   ws_replay_max_messages: int(0, 1_000_000).default(5000),
   ws_heartbeat_ms: int(100, 600_000).default(30_000),
   rate_limit: rateLimitSchema,
+  /** log2 of scrypt's N for password hashes (OWASP: 17). Lower values exist for test suites only; older hashes are re-hashed at login. */
+  password_scrypt_log_n: int(10, 20).default(17),
+  /** GET /metrics without credentials (else: `metrics_token` or an admin access token as bearer). */
+  metrics_public: bool.default(false),
+  /** A static bearer token for Prometheus scrapers of /metrics. */
+  metrics_token: z.string().min(32, 'must be at least 32 characters').max(256).optional(),
+  /** Open WebSocket connections per client address of anonymous callers, across every daemon (0: no cap). */
+  ws_max_connections_per_address: int(0, 1_000_000).default(50),
+  /** Open WebSocket connections per user, across every daemon (0: no cap). */
+  ws_max_connections_per_user: int(0, 1_000_000).default(20),
 });
 
 /** Fully resolved, frozen daemon configuration. */

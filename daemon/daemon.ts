@@ -12,6 +12,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createAuthService, type AuthService } from './auth/auth-service.js';
 import { createTokenService, type TokenService } from './auth/tokens.js';
+import { createPasswordHasher } from './auth/passwords.js';
 import { createRevocations } from './auth/revocations.js';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './infra/clock.js';
@@ -20,6 +21,8 @@ import { createMetrics, JOB_STATES, registerJobCounts, type Metrics } from './in
 import { closeRedis, createRedisFactory, waitReady, type RedisFactory } from './infra/redis.js';
 import { createRedisGuard, type RedisGuard } from './infra/redis-guard.js';
 import { buildApp, type BuiltApp, type RouteRegistrar } from './http/app.js';
+import { clientAddressOf } from './http/client-address.js';
+import { answerClientErrors } from './http/client-errors.js';
 import { registerAdminUserRoutes } from './http/routes/admin-users.js';
 import { createRateLimiter, type RateLimiter } from './http/middleware/rate-limit.js';
 import { alertEventOf, createAlertEvaluator, type AlertEvaluator } from './alerts/evaluator.js';
@@ -63,6 +66,7 @@ import { createStocksRepo, type StocksRepo } from './store/stocks-repo.js';
 import { createRefreshTokensRepo } from './store/refresh-tokens-repo.js';
 import type { Db } from './store/db.js';
 import { openStore } from './store/open.js';
+import { sharedDirectoryMode } from './store/private-files.js';
 import { createSecretsRepo } from './store/secrets-repo.js';
 import { createUsersRepo, type UsersRepo } from './store/users-repo.js';
 import { VERSION } from './version.js';
@@ -215,6 +219,8 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
 
   async function startParts(opened: [string, () => Promise<unknown>][]): Promise<void> {
     await mkdir(config.data_dir, { recursive: true, mode: 0o700 });
+    const shared = await sharedDirectoryMode(config.data_dir);
+    if (shared) logger.warn({ data_dir: config.data_dir, mode: shared }, 'the data directory is open to other users: chmod 700 it (it holds the database and the JWT secret)');
     const db = await openStore(config, (err) => logger.warn({ err: err.message }, 'database connection lost; reconnecting on next use'));
     opened.push(['database', () => db.close()]);
     logger.info({ database: db.label }, 'database open');
@@ -251,6 +257,8 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       tokens,
       clock,
       refreshTtlSeconds: config.refresh_token_ttl_s,
+      passwords: createPasswordHasher({ logN: config.password_scrypt_log_n }),
+      onRehashFailed: (err) => logger.warn({ err: err.message }, 'password re-hash not stored; retried at the next login'),
       revokeAccess: (token) => revocations.revoke(token),
     });
     notifier.subscribe(REVOKED_CHANNEL, (message) => {
@@ -323,7 +331,10 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
         batchIntervalMs: config.ws_batch_interval_ms, rateLimit: config.ws_rate_limit, maxSubscriptions: config.ws_max_subscriptions,
         maxTargetsPerRequest: config.ws_max_targets_per_request, sessionTtlS: config.ws_session_ttl_s, heartbeatMs: config.ws_heartbeat_ms,
         maxReplayMessages: config.ws_replay_max_messages,
+        maxConnectionsPerAddress: config.ws_max_connections_per_address, maxConnectionsPerUser: config.ws_max_connections_per_user,
       },
+      // The address express would see (req.ip): the same `trust_proxy` rule as the HTTP rate limits.
+      clientAddress: (req) => clientAddressOf(http.app, req),
     });
     opened.push(['ws', () => gateway.close()]);
     const jobs = createMarketJobs({ redis, logger });
@@ -383,6 +394,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       isDraining: () => draining,
       registrars,
       limiter: limiter.forRoute,
+      metricsAccess: { public: config.metrics_public, token: config.metrics_token },
       health: {
         pingDb: () => db.ping().then(() => true, () => false),
         pingRedis: async () => {
@@ -399,6 +411,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
     ctx = { config, clock, logger, metrics, db, redis, commands, guard, users, tokens, auth, http, limiter, notifier, ...parts, snapshot, screens, jobs, bus, quotes, feed, marketClock, alerts, gateway };
     server = createServer(http.app);
     server.on('error', (err) => logger.error({ err }, 'http server error'));
+    answerClientErrors(server);
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
       server!.listen(config.port, config.host, () => {

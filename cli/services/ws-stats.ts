@@ -32,11 +32,11 @@ export interface WsStats {
 export const WS_STATS_PATH = '/v1/ws/stats';
 
 /**
- * GET /v1/ws/stats (public: no login needed).
+ * GET /v1/ws/stats (needs a login, like every /v1 endpoint).
  * @throws CliError when the daemon cannot be reached or answers an error
  */
 export function fetchWsStats(session: Session): Promise<ApiResponse<WsStats>> {
-  return session.api.request<WsStats>({ path: WS_STATS_PATH, auth: false });
+  return session.api.request<WsStats>({ path: WS_STATS_PATH });
 }
 
 const ms = (v: number | null | undefined) => (v === null || v === undefined ? '' : `${v} ms`);

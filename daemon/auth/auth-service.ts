@@ -8,7 +8,7 @@ import type { Clock } from '../infra/clock.js';
 import type { RefreshTokensRepo } from '../store/refresh-tokens-repo.js';
 import { isUniqueViolation } from '../store/db.js';
 import { toPublicUser, type PublicUser, type UsersRepo } from '../store/users-repo.js';
-import { createDecoyHash, hashPassword, verifyPassword } from './passwords.js';
+import { createPasswordHasher, type PasswordHasher } from './passwords.js';
 import type { AuthUser, TokenService } from './tokens.js';
 
 /** The token response (spec "Token response") plus the rotating refresh token. */
@@ -27,6 +27,10 @@ export interface AuthServiceDeps {
   tokens: TokenService;
   clock: Clock;
   refreshTtlSeconds: number;
+  /** Password hashing (default: the production parameters, scrypt N=2^17). */
+  passwords?: PasswordHasher;
+  /** Told when a re-hash of an older, cheaper hash could not be stored (the login still succeeds). */
+  onRehashFailed?(err: Error): void;
   /** Remembers a revoked access token until its `exp` (seconds since epoch). */
   revokeAccess(token: { id: string; jti: string; exp: number }): Promise<void>;
 }
@@ -40,7 +44,8 @@ export interface AuthService {
   /** @throws AppError UNAUTHORIZED for an unknown, expired, revoked or reused refresh token */
   refresh(refreshToken: string): Promise<TokenPair>;
   /**
-   * Revoke the refresh token's family (when given and the caller's), then the access token.
+   * Revoke the access token's refresh family (its `sid` claim), the given refresh token's family
+   * (when given and the caller's), then the access token.
    * @throws the Redis client's error when the access token cannot be recorded as revoked (the edge answers 503)
    */
   logout(caller: AuthUser, refreshToken?: string): Promise<void>;
@@ -53,12 +58,14 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest();
 /** Create the auth service. */
 export function createAuthService(deps: AuthServiceDeps): AuthService {
   const { users, refreshTokens, tokens, clock } = deps;
+  const passwords = deps.passwords ?? createPasswordHasher();
   // Made now, not on the first unknown-email login: that login must cost what a wrong password costs.
-  const decoy = createDecoyHash();
+  const decoy = passwords.decoy();
   const iso = (ms = clock.now()) => new Date(ms).toISOString();
 
   async function issue(user: { id: string; tier: PublicUser['tier']; role: PublicUser['role'] }, familyId: string): Promise<TokenPair> {
-    const access = await tokens.sign(user);
+    // `sid` ties the access token to its refresh family, so a logout with only the access token ends the session.
+    const access = await tokens.sign({ id: user.id, tier: user.tier, role: user.role, sid: familyId });
     const id = randomUUID();
     const secret = randomBytes(32).toString('base64url');
     await refreshTokens.insert({
@@ -82,7 +89,7 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
 
   return {
     async register({ email, password, name }) {
-      const password_hash = await hashPassword(password);
+      const password_hash = await passwords.hash(password);
       try {
         return toPublicUser(await users.create({ email, name: name ?? null, password_hash }));
       } catch (err) {
@@ -93,8 +100,12 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
 
     async login(email, password) {
       const user = await users.findByEmail(email);
-      const ok = await verifyPassword(password, user?.password_hash ?? decoy);
+      const ok = await passwords.verify(password, user?.password_hash ?? decoy);
       if (!user || !ok) throw new AppError('UNAUTHORIZED', 'Invalid email or password');
+      // A hash made with older, cheaper parameters is replaced now that the password is known.
+      if (passwords.needsRehash(user.password_hash)) {
+        await users.update(user.id, { password_hash: await passwords.hash(password) }).catch((err: Error) => deps.onRehashFailed?.(err));
+      }
       return { user: toPublicUser(user), tokens: await issue(user, randomUUID()) };
     },
 
@@ -121,15 +132,18 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
     async logout(caller, refreshToken) {
       // The refresh family first (database): if Redis then fails, the session still cannot be renewed,
       // and a retried logout is harmless (revoking a family twice changes nothing).
+      // The access token's own family (its signed `sid`), and the given refresh token's when that is another of the caller's.
+      const families = new Set<string>(caller.sid ? [caller.sid] : []);
       if (refreshToken) {
         const row = await refreshTokens.find(refreshToken.split('.')[0] ?? '');
-        if (row && row.user_id === caller.id) await refreshTokens.revokeFamily(row.family_id, iso());
+        if (row && row.user_id === caller.id) families.add(row.family_id);
       }
+      for (const family of families) await refreshTokens.revokeFamily(family, iso());
       await deps.revokeAccess(caller);
     },
 
     async ensureAdmin(email, password) {
-      const password_hash = await hashPassword(password);
+      const password_hash = await passwords.hash(password);
       const promote = async () => {
         const existing = await users.findByEmail(email);
         if (!existing) return undefined;

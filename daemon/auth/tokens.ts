@@ -30,6 +30,8 @@ export interface AuthUser {
   jti: string;
   /** Expiry, seconds since the epoch. */
   exp: number;
+  /** Refresh-token family (session) the token was issued from, when any: logout revokes it. */
+  sid?: string;
 }
 
 /** Options for the token service. */
@@ -43,7 +45,7 @@ export interface TokenServiceOptions {
 
 /** Signs and verifies access tokens. */
 export interface TokenService {
-  sign(user: { id: string; tier: Tier; role: Role }): Promise<{ token: string; jti: string; exp: number; expiresIn: number }>;
+  sign(user: { id: string; tier: Tier; role: Role; sid?: string }): Promise<{ token: string; jti: string; exp: number; expiresIn: number }>;
   /** @throws AppError UNAUTHORIZED for a missing, malformed, tampered, expired or revoked token */
   verify(token: string): Promise<AuthUser>;
   /**
@@ -114,7 +116,8 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
     if (!sub || !jti || !exp || !TIERS.includes(tier as Tier) || !ROLES.includes(role as Role)) {
       throw new AppError('UNAUTHORIZED', 'Invalid access token', { reason: 'invalid' });
     }
-    return { id: sub, jti, exp, tier: tier as Tier, role: role as Role };
+    const sid = typeof payload.sid === 'string' ? payload.sid : undefined;
+    return { id: sub, jti, exp, tier: tier as Tier, role: role as Role, ...(sid ? { sid } : {}) };
   }
   async function checkRevoked(user: AuthUser): Promise<void> {
     if (revoked.has(user.jti) || (await options.isRevoked(user))) throw revokedTokenError();
@@ -124,7 +127,7 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
       const jti = randomUUID();
       const iat = nowS();
       const exp = iat + options.ttlSeconds;
-      const token = await new SignJWT({ tier: user.tier, role: user.role })
+      const token = await new SignJWT({ tier: user.tier, role: user.role, ...(user.sid ? { sid: user.sid } : {}) })
         .setProtectedHeader({ alg: ALG, typ: 'JWT' })
         .setSubject(user.id)
         .setJti(jti)

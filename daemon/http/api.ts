@@ -55,6 +55,8 @@ export interface RouteSpec {
   errors?: readonly number[];
   /** Bodies of error statuses that do not use the error envelope (default: ErrorEnvelope; 429: RateLimitExceeded). */
   errorBodies?: Readonly<Partial<Record<number, { description: string; schema: z.ZodType }>>>;
+  /** Response headers of this route, set first (so its error answers carry them too): a page's CSP, no-store. */
+  headers?: Readonly<Record<string, string>>;
   /** Exempt from rate limiting (spec "Rate-limit rules" 5). */
   rateLimitExempt?: boolean;
   /** The endpoint limit this route counts under, as a config key (default its own, e.g. 'POST /screen'). */
@@ -141,6 +143,13 @@ export function createApiBuilder(prefix: string, guards: RouteGuards): ApiBuilde
 /** The steps every request of `spec` passes before its handlers (see the file comment). */
 function routeChain(spec: RouteSpec, guards: RouteGuards): RequestHandler[] {
   const chain: RequestHandler[] = [];
+  const headers = spec.headers;
+  if (headers) {
+    chain.push((_req, res, next) => {
+      for (const name in headers) res.setHeader(name, headers[name]!);
+      next();
+    });
+  }
   const takesBody = spec.body !== undefined || spec.parseBody !== undefined;
   const limit = Math.min(spec.bodyLimit ?? DEFAULT_ROUTE_BODY_LIMIT, guards.maxBodyBytes);
   if (takesBody) chain.push(bodyGate(limit));

@@ -14,6 +14,8 @@ import { errorBody } from './envelope.js';
 import type { AuthGuardDeps } from './middleware/auth.js';
 import { errorHandler, notFoundHandler } from './middleware/errors.js';
 import { requestId } from './middleware/request-id.js';
+import { securityHeaders } from './middleware/security-headers.js';
+import { registerMetricsRoute, type MetricsAccess } from './routes/metrics.js';
 import { registerDocsRoutes } from './routes/docs.js';
 import { registerHealthRoutes, type HealthDeps } from './routes/health.js';
 
@@ -41,6 +43,8 @@ export interface AppDeps extends AuthGuardDeps {
   registrars: RouteRegistrar[];
   /** The rate limiter's per-route step builder (absent: no limits). */
   limiter?: RouteLimiter;
+  /** Who may read /metrics (config metrics_public, metrics_token). */
+  metricsAccess?: MetricsAccess;
 }
 
 /** The built app plus the route list (for OpenAPI and its completeness test). */
@@ -97,6 +101,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.set('trust proxy', trustSetting(deps.trustProxy));
   // No ETag: responses are per request (meta.timestamp, request_id), so a hash of each body buys nothing.
   app.set('etag', false);
+  app.use(securityHeaders());
   app.use(requestId(), drainGuard(deps.isDraining), recordMetrics(deps.metrics));
 
   const maxBodyBytes = parseBytes(deps.bodyLimit);
@@ -113,12 +118,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
 
   registerHealthRoutes(root, deps.health);
   registerDocsRoutes(app, root, openapi);
-  root.route(
-    { method: 'get', path: '/metrics', summary: 'Prometheus metrics', tags: ['health'], access: 'public', raw: true, rateLimitExempt: true, contentType: 'text/plain' },
-    async (_req, res) => {
-      res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
-    },
-  );
+  registerMetricsRoute(root, { registry: deps.metrics.registry, access: deps.metricsAccess ?? { public: false }, auth: deps });
   for (const register of deps.registrars) register(api);
 
   // The API first: its requests never walk the root routes. The 405 answers come last, only

@@ -12,6 +12,8 @@ const REDACT = [
   '*.jwt_secret',
   'admin_password',
   '*.admin_password',
+  'metrics_token',
+  '*.metrics_token',
   'req.headers.authorization',
   'headers.authorization',
 ];

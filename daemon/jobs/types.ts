@@ -1,6 +1,7 @@
 /** Market-data job types, their data, progress and results (shared by API, workers and CLI). */
 import { z } from 'zod';
 import { LOADER_FORMATS } from '../../loaders/types.js';
+import { calendarDate } from '../field-schemas.js';
 
 /** The market-data queue's name. */
 export const MARKET_QUEUE = 'market';
@@ -8,7 +9,7 @@ export const MARKET_QUEUE = 'market';
 const fileSpec = z.strictObject({
   path: z.string().min(1).max(4096),
   format: z.enum(LOADER_FORMATS).optional(),
-  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD').optional(),
+  date: calendarDate().optional(),
   code: z.string().regex(/^[0-9A-Z]{6}$/, 'must be a 6-character KRX code').optional(),
 });
 

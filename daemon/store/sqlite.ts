@@ -5,6 +5,7 @@
  */
 import sqlite3 from 'sqlite3';
 import type { Db, Dialect, Params, Queryable } from './db.js';
+import { ensurePrivateFile } from './private-files.js';
 
 /** sqlite's SQL fragments (see Dialect). */
 export const SQLITE_DIALECT: Dialect = {
@@ -92,6 +93,8 @@ async function enableWal(conn: Queryable): Promise<void> {
  * @throws the driver's error when the file cannot be opened
  */
 export async function openSqlite(file: string): Promise<Db> {
+  // 0600 before sqlite creates it: its -wal and -shm files then get the same mode.
+  await ensurePrivateFile(file, ['-wal', '-shm', '-journal'].map((s) => file + s));
   const writerDb = await open(file, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE);
   const writer = runner(writerDb);
   await writer.exec(PRAGMAS);

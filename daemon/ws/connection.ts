@@ -18,6 +18,7 @@ import { previousStreamId } from '../market/bus.js';
 import type { AlertEvent, MarketStatusEvent, PriceEvent } from '../market/events.js';
 import { advanceAlertCursor, newAlertCursor, type AlertCursor } from './alert-cursor.js';
 import { createOutbox, type FlushScheduler, type Outbox } from './batching.js';
+import type { CapSlot, ConnectionCaps } from './connection-caps.js';
 import { handleClientMessage } from './handlers.js';
 import { topicOf, userTopic, type Hub, type HubMember } from './hub.js';
 import { CLOSE_CODES, serverMessages, type OutMessage, type SubscriptionMap, type WsErrorCode } from './protocol.js';
@@ -84,6 +85,8 @@ export interface ConnectionDeps {
   logger: Logger;
   settings: ConnectionSettings;
   observer: ConnectionObserver;
+  /** Connection caps per address / per user (connection-caps.ts); absent: none. */
+  caps?: ConnectionCaps;
 }
 
 /** Query parameters of the upgrade request (spec "WebSocket and monitoring"). */
@@ -92,6 +95,8 @@ export interface ConnectQuery {
   session_id?: string;
   /** The last sequence number the client read (numbering continues after it on restore). */
   last_sequence?: number;
+  /** The client's address (anonymous connections are capped per address). */
+  address?: string;
 }
 
 /** A row of `GET /ws/connections`. */
@@ -152,6 +157,8 @@ export interface Connection extends HubMember {
   info(): ConnectionInfo;
   /** Resolves once the socket closed and the session was saved (or failed to). */
   readonly finished: Promise<void>;
+  /** The connection-cap slot this connection holds, if any (renewed by the gateway). */
+  capSlot(): CapSlot | undefined;
 }
 
 /** Wrap an accepted socket (messages are buffered until start()). */
@@ -166,6 +173,12 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
   let busy = true;
   let resolveFinished!: () => void;
   const finished = new Promise<void>((r) => (resolveFinished = r));
+  // Anonymous sessions that never subscribed hold nothing worth restoring: they are never written to Redis.
+  let subscribedOnce = false;
+  const worthSaving = () => conn.user !== null || subscribedOnce;
+  // Refused at the connection cap: nothing of it is saved.
+  let refused = false;
+  let slot: CapSlot | undefined;
   // Ids of alert firings pushed here lately: a restore does not replay them again.
   const recentAlerts = new Set<string>();
 
@@ -261,8 +274,9 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
     hub.removeMember(conn, topics());
     const final = conn.sessionState();
     outbox.dispose();
+    if (slot) void deps.caps?.release(slot);
     try {
-      if (!conn.detached && !(await deps.sessions.save(conn.sessionId, final, conn.owner()))) {
+      if (!conn.detached && !refused && worthSaving() && !(await deps.sessions.save(conn.sessionId, final, conn.owner()))) {
         deps.logger.warn({ session: conn.sessionId }, 'WebSocket session not saved: it was restored on another connection');
       }
     } catch (err) {
@@ -308,10 +322,11 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
       alerts: conn.alertCursor,
     }),
     owner: () => ({ gateway: deps.gatewayId, connection: conn.id }),
-    checkpointable: () => state === 'open' && !conn.detached,
+    checkpointable: () => state === 'open' && !conn.detached && worthSaving(),
     requestCheckpoint() {
-      if (state === 'open' && !conn.detached) deps.checkpoints.touch(conn);
+      if (state === 'open' && !conn.detached && worthSaving()) deps.checkpoints.touch(conn);
     },
+    capSlot: () => slot,
     send: (message) => outbox.push(message),
     error(code, message, details = {}) {
       outbox.push(serverMessages.error(code, message, details, clock.now()));
@@ -327,6 +342,7 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
     },
     joinSubscription(type, target) {
       if (conn.subscriptions.add(type, target)) {
+        subscribedOnce = true;
         hub.join(conn, topicOf(type, target));
         conn.requestCheckpoint();
       }
@@ -346,7 +362,7 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
           conn.error('INVALID_TOKEN', 'JWT validation failed; continuing as anonymous', { reason: (err as { details?: { reason?: string } }).details?.reason ?? 'invalid' });
         }
       }
-      if (!conn.isOpen()) return;
+      if (!conn.isOpen() || !(await admit(query.address))) return;
       const restored = query.session_id !== undefined && (await restoreSession(conn, query.session_id, query.last_sequence));
       if (!conn.isOpen()) return;
       if (!restored) outbox.unshift([serverMessages.connected(conn.sessionId, connectedInfo(conn), clock.now())]);
@@ -373,6 +389,20 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
       last_activity: new Date(lastActivity).toISOString(),
     }),
   };
+
+  /** Take a connection-cap slot; false (and closed with 4029) when over the cap. */
+  async function admit(address = 'unknown'): Promise<boolean> {
+    const taken = await deps.caps?.acquire({ connectionId: conn.id, userId: conn.user?.id ?? null, address });
+    if (taken === null) {
+      refused = true;
+      conn.close(CLOSE_CODES.TOO_MANY_CONNECTIONS, conn.user ? 'too many connections for this user' : 'too many connections from this address');
+      return false;
+    }
+    slot = taken;
+    // Closed while asking: onClose already ran without a slot to give back.
+    if (slot && state === 'closed') void deps.caps?.release(slot);
+    return conn.isOpen();
+  }
 
   hub.addMember(conn);
   ws.on('message', onMessage);

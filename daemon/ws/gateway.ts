@@ -24,6 +24,7 @@ import type { AlertEvent, MarketStatusEvent, PriceEvent } from '../market/events
 import { createFlushScheduler } from './batching.js';
 import { createCheckpointer } from './checkpoint.js';
 import { createDeflatePools, installPooledDeflate } from './deflate-pool.js';
+import { createConnectionCaps } from './connection-caps.js';
 import { createConnection, type Connection, type ConnectionInfo, type ConnectionSettings } from './connection.js';
 import { createHub } from './hub.js';
 import { createWsMetrics } from './metrics.js';
@@ -71,6 +72,12 @@ export interface WsGatewayOptions extends ConnectionSettings {
   checkpointMs: number;
   /** Lifetime of this instance's liveness key (refreshed every third of it): how long a dead instance's sessions wait. */
   instanceTtlMs: number;
+  /** Open connections per client address of anonymous callers, across daemons (0: no cap; connection-caps.ts). */
+  maxConnectionsPerAddress: number;
+  /** Open connections per user, across daemons (0: no cap). */
+  maxConnectionsPerUser: number;
+  /** Lease of a counted connection, renewed every third of it: a crashed daemon's connections stop counting after this. */
+  capLeaseMs: number;
 }
 
 /** Defaults: the spec's values plus slow-consumer and replay bounds. */
@@ -96,6 +103,9 @@ export const DEFAULT_WS_OPTIONS: WsGatewayOptions = {
   checkpointMs: 5000,
   instanceTtlMs: 5000,
   ownerWaitMs: 6000,
+  maxConnectionsPerAddress: 0,
+  maxConnectionsPerUser: 0,
+  capLeaseMs: 60_000,
 };
 
 /** Collaborators of the gateway. */
@@ -116,6 +126,8 @@ export interface WsGatewayDeps {
   /** Prometheus registry for the gateway's instruments (a private one when absent). */
   registry?: Registry;
   options?: Partial<WsGatewayOptions>;
+  /** The client address of an upgrade request (default: the socket's peer; the daemon applies `trust_proxy`). */
+  clientAddress?(req: IncomingMessage): string;
 }
 
 /** The running gateway. */
@@ -170,8 +182,17 @@ export function createWsGateway(deps: WsGatewayDeps): WsGateway {
   let server: Server | undefined;
   let closing: Promise<void> | undefined;
 
+  const capped = options.maxConnectionsPerAddress > 0 || options.maxConnectionsPerUser > 0;
+  const caps = capped
+    ? createConnectionCaps(
+        { redis: deps.redis, key: deps.key, gatewayId, logger },
+        { perAddress: options.maxConnectionsPerAddress, perUser: options.maxConnectionsPerUser, leaseMs: options.capLeaseMs },
+      )
+    : undefined;
+  const clientAddress = deps.clientAddress ?? ((req: IncomingMessage) => req.socket.remoteAddress ?? 'unknown');
+
   const connectionDeps = {
-    hub, sessions, clock, logger, scheduler, gatewayId, checkpoints,
+    hub, sessions, clock, logger, scheduler, gatewayId, checkpoints, caps,
     localConnection: (id: string) => byId.get(id),
     marketStatus: deps.marketStatus, missedAlerts: deps.missedAlerts,
     tokens: deps.tokens, universe: deps.universe, bus: deps.bus, snapshot: deps.snapshot, settings: options,
@@ -188,7 +209,7 @@ export function createWsGateway(deps: WsGatewayDeps): WsGateway {
     },
   };
 
-  function onConnection(ws: WebSocket, query: URLSearchParams): void {
+  function onConnection(ws: WebSocket, query: URLSearchParams, address: string): void {
     if (deflate) installPooledDeflate(ws, deflate);
     const conn = createConnection(ws, connectionDeps);
     sockets.set(conn, ws);
@@ -206,6 +227,7 @@ export function createWsGateway(deps: WsGatewayDeps): WsGateway {
         token: query.get('token') ?? undefined,
         session_id: query.get('session_id') ?? undefined,
         last_sequence: Number.isSafeInteger(lastSequence) && lastSequence >= 0 ? lastSequence : undefined,
+        address,
       })
       .catch((err: Error) => logger.error({ err, connection: conn.id }, 'WebSocket connection start failed'));
   }
@@ -214,7 +236,8 @@ export function createWsGateway(deps: WsGatewayDeps): WsGateway {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (!(WS_PATHS as readonly string[]).includes(url.pathname)) return reject(socket, 404, 'Not Found');
     if (closing) return reject(socket, 503, 'Service Unavailable');
-    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, url.searchParams));
+    const address = clientAddress(req);
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, url.searchParams, address));
   }
 
   const heartbeat = setInterval(() => {
@@ -228,6 +251,11 @@ export function createWsGateway(deps: WsGatewayDeps): WsGateway {
     }
   }, options.heartbeatMs);
   heartbeat.unref();
+
+  const capRenewal = caps
+    ? setInterval(() => void caps.renew([...sockets.keys()].flatMap((c) => c.capSlot() ?? [])), Math.max(10, Math.floor(options.capLeaseMs / 3)))
+    : undefined;
+  capRenewal?.unref();
 
   const checkpointTimer = setInterval(() => checkpoints.touchAll(sockets.keys()), options.checkpointMs);
   checkpointTimer.unref();
@@ -252,6 +280,7 @@ export function createWsGateway(deps: WsGatewayDeps): WsGateway {
       return (closing ??= (async () => {
         clearInterval(heartbeat);
         clearInterval(checkpointTimer);
+        clearInterval(capRenewal);
         clearInterval(liveness);
         unsubscribeBus();
         scheduler.flushAll();
@@ -280,6 +309,8 @@ function closeLabel(code: number): string {
       return 'message_too_big';
     case CLOSE_CODES.SLOW_CONSUMER:
       return 'slow_consumer';
+    case CLOSE_CODES.TOO_MANY_CONNECTIONS:
+      return 'too_many_connections';
     case 1000:
       return 'normal';
     default:

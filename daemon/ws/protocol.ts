@@ -45,6 +45,8 @@ export const CLOSE_CODES = {
   MESSAGE_TOO_BIG: 1009,
   /** The client stayed behind: its send buffer did not drain (reason "slow consumer"). */
   SLOW_CONSUMER: 4008,
+  /** Over the per-address (anonymous) or per-user cap of open connections, across daemons (reason says which). */
+  TOO_MANY_CONNECTIONS: 4029,
 } as const;
 
 const target = z.string().min(1).max(100);

@@ -1,8 +1,9 @@
 /**
  * Monitoring routes of the gateway (spec "WebSocket and monitoring"), mounted by the app
- * under /api/v1 and /v1: `GET /ws/stats` (public; the spec's fields at the top level of
- * the body and again inside the envelope's `data`) and `GET /ws/connections` (admin;
- * this instance's connections).
+ * under /api/v1 and /v1: `GET /ws/stats` (any signed-in user, like every /v1 endpoint: the
+ * spec's fields at the top level of the body and again inside the envelope's `data`;
+ * aggregate figures only, nothing per user or per connection) and `GET /ws/connections`
+ * (admin; this instance's connections).
  */
 import { z } from 'zod';
 import type { ApiBuilder } from '../http/api.js';
@@ -58,9 +59,11 @@ export function registerWsRoutes(api: ApiBuilder, deps: { gateway: WsGateway }):
       method: 'get',
       path: '/ws/stats',
       summary: 'WebSocket gateway statistics',
-      description: 'Fields are at the top level of the body and also inside `data`. Connection figures are those of the instance answering.',
+      description:
+        'Needs a token (any user). Fields are at the top level of the body and also inside `data`. Connection figures are those of the instance answering; ' +
+        'all figures are aggregates (per-connection detail is GET /ws/connections, admins only).',
       tags: ['websocket'],
-      access: 'public',
+      access: 'user',
       rateLimitExempt: true,
       response: statsSchema,
     },

@@ -111,5 +111,8 @@ export function benchDaemonConfig(s: BenchDaemonSettings): ConfigInput {
     feed: 'ingest',
     market_clock: 'always-open',
     rate_limit: { enabled: s.rateLimit, anonymous_per_hour: 1e9, endpoints: { ...RAISED_ENDPOINT_LIMITS } },
+    // The WebSocket scenarios open thousands of connections as one user from one address.
+    ws_max_connections_per_address: 0,
+    ws_max_connections_per_user: 0,
   };
 }

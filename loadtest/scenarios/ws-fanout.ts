@@ -106,7 +106,7 @@ async function execute(ctx: ScenarioContext): Promise<Outcome> {
   const { source, note } = await chooseTickSource(ctx, token);
   if (note) notes.push(note);
   ctx.settings({ clients: fit.count, workers: o.wsWorkers, stocks: codes.length, per_connection: perConnection, market: o.ws.market ?? null, tick_source: source.kind, tick_rate: source.controlled ? o.ws.tickRate : null });
-  const before = await readGatewayStats(ctx.session.api, ctx.signal);
+  const before = await readGatewayStats(ctx.session.api, ctx.signal, token);
   ctx.progress({ type: 'phase', phase: 'connect', detail: `${fit.count} clients` });
   const pool = startClientPool(
     { url: socketUrl(ctx, { token }), connections: fit.count, workers: o.wsWorkers, codes, perConnection, market: o.ws.market ?? null, connectConcurrency: o.ws.connectConcurrency, timeoutMs: o.timeout * 1000 },
@@ -120,7 +120,7 @@ async function execute(ctx: ScenarioContext): Promise<Outcome> {
       const ticks: TickStats = { accepted: 0, rejected: 0, skipped: 0, elapsedS: 0 };
       return { requested: fit.count, ready, measure: none, ticks, controlled: source.controlled, subscribersPerCode: 0, before, after: null, notes };
     }
-    const after = await readGatewayStats(ctx.session.api, ctx.signal);
+    const after = await readGatewayStats(ctx.session.api, ctx.signal, token);
     await source.start(codes, o.ws.tickRate);
     ctx.progress({ type: 'phase', phase: 'measure' });
     pool.measure();

@@ -94,7 +94,7 @@ async function storm(ctx: ScenarioContext, clients: Client[], source: TickSource
   ctx.progress({ type: 'phase', phase: 'quiesce' });
   await source.stop();
   await quiesce(clients, 300, 5000, ctx.signal);
-  const before = await waitForStats(ctx.session.api, () => true, 1000, ctx.signal);
+  const before = await waitForStats(ctx.session.api, () => true, 1000, ctx.signal, token);
   const saved0 = before.stats?.saved_sessions ?? null;
   ctx.progress({ type: 'phase', phase: 'drop', detail: `${clients.length} clients` });
   for (const c of clients) {
@@ -105,7 +105,7 @@ async function storm(ctx: ScenarioContext, clients: Client[], source: TickSource
     c.socket = null;
   }
   // Restoration needs the saved session: wait until the daemon has saved every one.
-  const saved = await waitForStats(ctx.session.api, (s) => saved0 === null || (s.saved_sessions ?? 0) >= saved0 + clients.length, 10_000, ctx.signal);
+  const saved = await waitForStats(ctx.session.api, (s) => saved0 === null || (s.saved_sessions ?? 0) >= saved0 + clients.length, 10_000, ctx.signal, token);
   if (!saved.stats) await sleep(1000, ctx.signal);
   await source.start(codes, o.ws.tickRate);
   await sleep(o.storm.downtime * 1000, ctx.signal);

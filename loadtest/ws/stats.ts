@@ -14,10 +14,10 @@ export interface GatewayStats {
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-/** The stats, or null when the target does not serve them. Never throws. */
-export async function readGatewayStats(api: ApiClient, signal?: AbortSignal): Promise<GatewayStats | null> {
+/** The stats (they need a user's token), or null when the target does not serve them. Never throws. */
+export async function readGatewayStats(api: ApiClient, signal?: AbortSignal, token?: string | null): Promise<GatewayStats | null> {
   try {
-    const res = await api.call<Record<string, unknown>>('/v1/ws/stats', { signal, timeoutMs: 10_000 });
+    const res = await api.call<Record<string, unknown>>('/v1/ws/stats', { signal, timeoutMs: 10_000, token });
     if (res.status !== 200 || !res.body || typeof res.body !== 'object') return null;
     // The fields sit at the top level and again inside the envelope's `data`.
     const b = (res.body.active_connections !== undefined ? res.body : (res.body.data as Record<string, unknown> | undefined)) ?? {};
@@ -43,11 +43,12 @@ export async function waitForStats(
   done: (s: GatewayStats) => boolean,
   timeoutMs: number,
   signal?: AbortSignal,
+  token?: string | null,
 ): Promise<{ stats: GatewayStats | null; met: boolean; waitedMs: number }> {
   const started = performance.now();
   let stats: GatewayStats | null = null;
   while (performance.now() - started < timeoutMs && !signal?.aborted) {
-    stats = await readGatewayStats(api, signal);
+    stats = await readGatewayStats(api, signal, token);
     if (stats === null) break;
     if (done(stats)) return { stats, met: true, waitedMs: performance.now() - started };
     await new Promise((r) => setTimeout(r, 100));

@@ -61,6 +61,8 @@ export async function startTestDaemon(label: string, config: Partial<ConfigInput
     feed: 'off',
     // Every test request comes from 127.0.0.1: rate limits are off unless a test turns them on.
     rate_limit: { enabled: false },
+    // Production hashes cost N=2^17 (test/security/passwords.test.ts proves the default); 2^12 keeps logins cheap here.
+    password_scrypt_log_n: 12,
     ...config,
   });
   const daemon = createDaemon(cfg, { logger: createLogger('silent'), ...overrides });

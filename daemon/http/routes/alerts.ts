@@ -6,7 +6,7 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import { ALERT_TYPES, thresholdProblem } from '../../alerts/alert-rules.js';
 import type { AlertOwner, AlertService } from '../../alerts/alert-service.js';
-import { STOCK_CODE_PATTERN } from '../../market/records.js';
+import { stockCode } from '../../field-schemas.js';
 import type { Alert, AlertFiringRecord } from '../../store/alerts-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
@@ -16,7 +16,7 @@ export interface AlertRoutesDeps {
   alerts: AlertService;
 }
 
-const code = z.string({ error: 'is required' }).regex(STOCK_CODE_PATTERN, 'must be a 6-character KRX code such as 005930');
+const code = stockCode();
 const alertType = z.enum(ALERT_TYPES, { error: `must be one of ${ALERT_TYPES.join(', ')}` });
 const threshold = z.number({ error: 'must be a number' });
 const cooldown = z.number({ error: 'must be a number of seconds' }).int('must be whole seconds').min(0, 'must not be negative').max(7 * 86400, 'must be at most 604800 (7 days)');

@@ -5,6 +5,7 @@ import { AppError } from '../../errors.js';
 import type { UsersRepo } from '../../store/users-repo.js';
 import { toPublicUser } from '../../store/users-repo.js';
 import type { ApiBuilder } from '../api.js';
+import { NO_STORE } from '../middleware/security-headers.js';
 import { sendSuccess } from '../envelope.js';
 import { loginBody, logoutBody, publicUserSchema, refreshBody, registerBody, tokenPairSchema } from '../schemas/users.js';
 
@@ -22,7 +23,7 @@ function bare(tokens: TokenPair) {
 /** Register the auth and users routes. */
 export function registerAuthRoutes(api: ApiBuilder, deps: AuthRoutesDeps): void {
   api.route(
-    { method: 'post', path: '/auth/register', summary: 'Create an account', tags: ['auth'], access: 'public', body: registerBody, response: publicUserSchema, status: 201, errors: [409] },
+    { method: 'post', path: '/auth/register', summary: 'Create an account', tags: ['auth'], headers: NO_STORE, access: 'public', body: registerBody, response: publicUserSchema, status: 201, errors: [409] },
     async (req, res) => {
       const body = req.valid.body as z.output<typeof registerBody>;
       sendSuccess(req, res, await deps.auth.register(body), { status: 201 });
@@ -30,7 +31,7 @@ export function registerAuthRoutes(api: ApiBuilder, deps: AuthRoutesDeps): void 
   );
   api.route(
     {
-      method: 'post', path: '/auth/login', summary: 'Log in with email and password', tags: ['auth'], access: 'public', body: loginBody, response: tokenPairSchema, errors: [401],
+      method: 'post', path: '/auth/login', summary: 'Log in with email and password', tags: ['auth'], headers: NO_STORE, access: 'public', body: loginBody, response: tokenPairSchema, errors: [401],
       description: 'Returns the token response in `data`; `access_token`, `token_type` and `expires_in` are also repeated at the top level of the body for clients of the bare shape.',
     },
     async (req, res) => {
@@ -40,7 +41,7 @@ export function registerAuthRoutes(api: ApiBuilder, deps: AuthRoutesDeps): void 
     },
   );
   api.route(
-    { method: 'post', path: '/auth/refresh', summary: 'Exchange a refresh token for a new pair (rotation; reuse revokes the family)', tags: ['auth'], access: 'public', body: refreshBody, response: tokenPairSchema, errors: [401] },
+    { method: 'post', path: '/auth/refresh', summary: 'Exchange a refresh token for a new pair (rotation; reuse revokes the family)', tags: ['auth'], headers: NO_STORE, access: 'public', body: refreshBody, response: tokenPairSchema, errors: [401] },
     async (req, res) => {
       const { refresh_token } = req.valid.body as z.output<typeof refreshBody>;
       const tokens = await deps.auth.refresh(refresh_token);
@@ -48,7 +49,7 @@ export function registerAuthRoutes(api: ApiBuilder, deps: AuthRoutesDeps): void 
     },
   );
   api.route(
-    { method: 'post', path: '/auth/logout', summary: 'Revoke the current access token and the given refresh token family', tags: ['auth'], access: 'user', body: logoutBody, status: 204 },
+    { method: 'post', path: '/auth/logout', summary: 'Revoke the current access token and the given refresh token family', tags: ['auth'], headers: NO_STORE, access: 'user', body: logoutBody, status: 204 },
     async (req, res) => {
       const { refresh_token } = req.valid.body as z.output<typeof logoutBody>;
       await deps.auth.logout(req.user!, refresh_token);
@@ -56,7 +57,7 @@ export function registerAuthRoutes(api: ApiBuilder, deps: AuthRoutesDeps): void 
     },
   );
   api.route(
-    { method: 'get', path: '/users/me', summary: 'The account behind the token', tags: ['users'], access: 'user', response: publicUserSchema },
+    { method: 'get', path: '/users/me', summary: 'The account behind the token', tags: ['users'], headers: NO_STORE, access: 'user', response: publicUserSchema },
     async (req, res) => {
       const row = await deps.users.findById(req.user!.id);
       if (!row) throw new AppError('UNAUTHORIZED', 'Account no longer exists');

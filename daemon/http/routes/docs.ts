@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import express, { type Express } from 'express';
 import { z } from 'zod';
 import type { ApiBuilder } from '../api.js';
+import { REDOC_CSP, SWAGGER_CSP } from '../middleware/security-headers.js';
 
 const require = createRequire(import.meta.url);
 
@@ -41,13 +42,13 @@ export function registerDocsRoutes(app: Express, api: ApiBuilder, document: () =
   api.route({ ...common, method: 'get', path: '/openapi.json', summary: 'This OpenAPI 3.1 document', response: z.record(z.string(), z.unknown()) }, (_req, res) => {
     res.json(document());
   });
-  api.route({ ...common, method: 'get', path: '/docs', summary: 'Interactive documentation (Swagger UI)', contentType: 'text/html' }, (_req, res) => {
+  api.route({ ...common, method: 'get', path: '/docs', summary: 'Interactive documentation (Swagger UI)', contentType: 'text/html', headers: { 'Content-Security-Policy': SWAGGER_CSP } }, (_req, res) => {
     res.type('html').send(SWAGGER_HTML);
   });
   api.route({ ...common, method: 'get', path: '/docs/init.js', summary: 'Swagger UI start-up script', contentType: 'text/javascript' }, (_req, res) => {
     res.type('js').send(SWAGGER_INIT);
   });
-  api.route({ ...common, method: 'get', path: '/redoc', summary: 'Interactive documentation (ReDoc)', contentType: 'text/html' }, (_req, res) => {
+  api.route({ ...common, method: 'get', path: '/redoc', summary: 'Interactive documentation (ReDoc)', contentType: 'text/html', headers: { 'Content-Security-Policy': REDOC_CSP } }, (_req, res) => {
     res.type('html').send(REDOC_HTML);
   });
 }

@@ -4,7 +4,7 @@
  * portfolio and its performance. Scoped to the caller: another user's holding is a 404.
  */
 import { z } from 'zod';
-import { STOCK_CODE_PATTERN } from '../../market/records.js';
+import { calendarDate, dateOrDateTime, stockCode } from '../../field-schemas.js';
 import type { PortfolioService } from '../../portfolio/portfolio-service.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
@@ -14,8 +14,8 @@ export interface PortfolioRoutesDeps {
   portfolio: PortfolioService;
 }
 
-const code = z.string().regex(STOCK_CODE_PATTERN, 'must be a 6-character KRX code such as 005930');
-const date = z.iso.date({ error: 'must be a date YYYY-MM-DD' });
+const code = stockCode();
+const date = calendarDate({ notFuture: true });
 const quantity = z.number({ error: 'must be a number' }).int('must be a whole number of shares').positive('must be positive').max(1e12);
 const price = z.number({ error: 'must be a number' }).positive('must be greater than 0').max(1e10);
 const note = z.string().max(500, 'must be at most 500 characters').nullable();
@@ -39,10 +39,7 @@ const transactionBody = z.strictObject({
   quantity,
   price,
   fee: z.number({ error: 'must be a number' }).min(0, 'must not be negative').max(1e12).optional(),
-  traded_at: z
-    .string({ error: 'is required' })
-    .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/, 'must be a date YYYY-MM-DD or an ISO date-time')
-    .refine((s) => !Number.isNaN(Date.parse(s)), 'must be a real date'),
+  traded_at: dateOrDateTime({ notFuture: true }),
 });
 const transactionsQuery = z.object({ code: code.optional(), ...page });
 const performanceQuery = z.object({

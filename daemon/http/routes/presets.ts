@@ -10,16 +10,22 @@ import { answerScreen, freeWhenCached, SCREEN_BODY_LIMIT } from './screen.js';
 const presetSchema = z
   .object({ id: z.string(), name: z.string(), description: z.string().nullable(), query: z.record(z.string(), z.unknown()), created_at: z.string(), updated_at: z.string() })
   .meta({ id: 'Preset' });
+/** Most top-level keys of a saved query (shape B: one min_/max_ bound per indicator, plus the universe keys). */
+const MAX_QUERY_KEYS = 500;
 const name = z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters');
 const createBody = z.strictObject({
   name,
-  description: z.string().max(1000).nullable().optional(),
-  query: z.record(z.string(), z.unknown(), { error: 'must be a screening request object (shape A or B)' }),
+  description: z.string().max(1000, 'must be at most 1000 characters').nullable().optional(),
+  // Checked as a screening request at save time; the key count is bounded here so the map shows a maximum.
+  query: z
+    .record(z.string().max(100), z.unknown(), { error: 'must be a screening request object (shape A or B)' })
+    .refine((q) => Object.keys(q).length <= MAX_QUERY_KEYS, `must have at most ${MAX_QUERY_KEYS} keys`)
+    .meta({ maxProperties: MAX_QUERY_KEYS }),
 });
 const updateBody = z
-  .strictObject({ name: name.optional(), description: z.string().max(1000).nullable().optional(), query: createBody.shape.query.optional() })
+  .strictObject({ name: name.optional(), description: z.string().max(1000, 'must be at most 1000 characters').nullable().optional(), query: createBody.shape.query.optional() })
   .refine((v) => Object.keys(v).length > 0, { message: 'give at least one of name, description, query' });
-const idParams = z.object({ id: z.string().uuid('must be a preset id') });
+const idParams = z.object({ id: z.uuid('must be a preset id') });
 
 function unwrap(write: PresetWrite, id?: string): Preset {
   if (write.ok) return write.preset;

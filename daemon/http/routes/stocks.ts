@@ -6,8 +6,8 @@
 import { z } from 'zod';
 import { notFound } from '../../errors.js';
 import { aggregateBars } from '../../market/aggregate-bars.js';
-import { isValidDate } from '../../market/krx-calendar.js';
-import { STOCK_CODE_PATTERN, type DailyBar, type FinancialQuarter } from '../../market/records.js';
+import { calendarDate, stockCode } from '../../field-schemas.js';
+import { type DailyBar, type FinancialQuarter } from '../../market/records.js';
 import { executeQuery } from '../../screening/query.js';
 import type { SnapshotService } from '../../screening/snapshot-service.js';
 import type { FinancialsRepo } from '../../store/financials-repo.js';
@@ -40,11 +40,8 @@ export interface StockRoutesDeps {
   liveQuote?(code: string): Promise<LiveQuote | null>;
 }
 
-const codeParams = z.object({ code: z.string().regex(STOCK_CODE_PATTERN, 'must be a 6-character KRX code such as 005930') });
-const date = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be YYYY-MM-DD', abort: true })
-  .refine(isValidDate, 'must be a calendar date (YYYY-MM-DD)');
+const codeParams = z.object({ code: stockCode() });
+const date = calendarDate();
 const SORTABLE = ['code', 'name', 'market_cap', 'volume', 'change_percent', 'trading_value', 'close'] as const;
 
 const listQuery = z.object({

@@ -20,7 +20,7 @@ import { z } from 'zod';
 import { invalidRequest } from '../../errors.js';
 import type { MarketEvent, OrderBookEvent, OrderBookLevel, PriceEvent } from '../events.js';
 import { kstDate } from '../market-clock.js';
-import { STOCK_CODE_PATTERN } from '../records.js';
+import { stockCode } from '../../field-schemas.js';
 import { isOnTick, priceLimits, roundToTick, tickSize, type PriceLimits } from '../tick-size.js';
 import type { FeedStock, StockLookup } from './types.js';
 
@@ -37,11 +37,11 @@ const levelSchema = z
   .strict();
 
 const tickFields = {
-  code: z.string().regex(STOCK_CODE_PATTERN, 'must be a 6-character KRX code such as 005930'),
+  code: stockCode(),
   price: z.number().positive().max(1e9).describe('Trade price (KRW), on the KRX tick grid'),
   volume: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).describe("The day's cumulative volume (shares)"),
   ts: z
-    .union([z.number().int().positive(), z.iso.datetime({ offset: true })])
+    .union([z.number().int().positive(), z.iso.datetime({ offset: true }).max(35)])
     .optional()
     .describe('Trade time: ms since the epoch or ISO 8601 (default: when received)'),
   bids: z.array(levelSchema).max(10).optional().describe('Order book bids, best (highest) first'),

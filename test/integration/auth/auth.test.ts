@@ -36,7 +36,7 @@ describe('authentication', () => {
     expect(res.status).toBe(400);
     const { error } = (await res.json()) as any;
     expect(error.details.email).toMatch(/email/);
-    expect(error.details.password).toMatch(/8/);
+    expect(error.details.password).toMatch(/10/);
   });
 
   it('logs in with the token response both in data and at the top level', async () => {

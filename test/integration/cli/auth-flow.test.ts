@@ -103,7 +103,7 @@ describe('stockscreen register → login → whoami → logout against a real da
     expect(res.code).toBe(1);
     expect(res.io.err()).toContain('(INVALID_REQUEST, request ');
     expect(res.io.err()).toMatch(/^ {2}email: /m);
-    expect(res.io.err()).toMatch(/^ {2}password: must be at least 8 characters$/m);
+    expect(res.io.err()).toMatch(/^ {2}password: must be at least 10 characters$/m);
   });
 
   it('answers a wrong password with exit 4 and the server message', async () => {

@@ -61,7 +61,7 @@ describe('OpenAPI document and documentation pages', () => {
   it('describes request bodies from the validating schemas', () => {
     const schema = doc.paths['/api/v1/auth/register'].post.requestBody.content['application/json'].schema;
     expect(schema.required).toEqual(expect.arrayContaining(['email', 'password']));
-    expect(schema.properties.password.minLength).toBe(8);
+    expect(schema.properties.password.minLength).toBe(10);
   });
 
   it('serves Swagger UI and ReDoc pages whose assets load locally', async () => {

@@ -51,7 +51,7 @@ describe('real-time through the daemon', () => {
     expect(update.change).toBe(price - close);
     const live = (await (await t.request(`/api/v1/stocks/${code}/price`, { token: alice.access_token })).json()) as any;
     expect(live.data).toMatchObject({ price, source: 'live' });
-    const stats = (await (await t.request('/v1/ws/stats')).json()) as any;
+    const stats = (await (await t.request('/v1/ws/stats', { token: alice.access_token })).json()) as any;
     expect(stats.active_connections).toBe(1);
     expect(stats.subscriptions_by_type.stock).toBe(1);
   });

@@ -20,7 +20,8 @@ describe('GET /metrics on a running daemon', () => {
   let text: string;
   beforeAll(async () => {
     // Rate limiting on, so its decisions are counted.
-    t = await startTestDaemon('metrics', { rate_limit: { enabled: true } });
+    // metrics_public: a scraper without credentials (the access rules are test/security/headers-and-access.test.ts's).
+    t = await startTestDaemon('metrics', { rate_limit: { enabled: true }, metrics_public: true });
     // Counted only once the caller is known: anonymous calls to protected routes get a 401 first.
     const { access_token: token } = await t.login();
     await t.request('/api/v1/stocks/005930', { token });

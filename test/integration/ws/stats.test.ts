@@ -21,7 +21,9 @@ describe('GET /v1/ws/stats and /v1/ws/connections', () => {
   beforeAll(async () => {
     s = await startWsStack('stats');
     // Given 3 open connections with 2 + 2 + 0 subscriptions, and 1 closed (saved) session
+    // (an anonymous session is saved only once it subscribed)
     const gone = await open(s);
+    await subscribe(gone, 'stock', ['005930']);
     await closeAndSave(s, gone, gone.messages[0]!.session_id as string);
     const a = await open(s, `?token=${await s.token(user)}`);
     await subscribe(a, 'stock', ['005930', '000660']);
@@ -39,8 +41,11 @@ describe('GET /v1/ws/stats and /v1/ws/connections', () => {
   });
 
   it('reports the spec fields at the top level and inside data, matching the connections', async () => {
+    const reader = { authorization: `Bearer ${await s.token(newUserId())}` };
     for (const prefix of ['/v1', '/api/v1']) {
-      const res = await fetch(`${s.httpUrl}${prefix}/ws/stats`);
+      // Any signed-in user may read them; anonymous callers may not (every /v1 endpoint needs a token)
+      expect((await fetch(`${s.httpUrl}${prefix}/ws/stats`)).status).toBe(401);
+      const res = await fetch(`${s.httpUrl}${prefix}/ws/stats`, { headers: reader });
       expect(res.status).toBe(200);
       const body = (await res.json()) as WsStats & { status: string; data: WsStats };
       const delivered = clients.reduce((n, c) => n + c.messages.length, 0);
