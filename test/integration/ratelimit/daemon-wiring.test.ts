@@ -62,6 +62,27 @@ describe('rate limits in the running daemon', () => {
     expect((await t.request('/api/v1/users/me', { token: (await t.login(session.email)).access_token })).status).toBe(200);
   });
 
+  it('counts an uncached template or preset run once and a cached one not at all, sharing the cache with /screen', async () => {
+    const session = await t.login();
+    const remaining = (res: Response) => Number(res.headers.get('x-ratelimit-remaining'));
+    const run = (path: string, json: unknown = {}) => t.request(path, { method: 'POST', json, token: session.access_token });
+    const first = await run('/api/v1/screen/templates/value', { market: 'KOSDAQ' });
+    expect(first.headers.get('x-cache')).toBe('MISS');
+    const again = await run('/v1/screen/templates/value', { market: 'KOSDAQ' });
+    expect(again.headers.get('x-cache')).toBe('HIT');
+    expect(remaining(again)).toBe(remaining(first));
+    const created = await run('/api/v1/screen/presets', { name: 'cheap', query: { max_per: 9 } });
+    const preset = ((await created.json()) as { data: { id: string } }).data.id;
+    const before = remaining(created);
+    const missed = await run(`/api/v1/screen/presets/${preset}/run`);
+    expect([missed.headers.get('x-cache'), remaining(missed)]).toEqual(['MISS', before - 1]);
+    // The preset's query answered through /screen is the same cache entry: free there too.
+    const viaScreen = await run('/api/v1/screen', { max_per: 9 });
+    expect(viaScreen.headers.get('x-cache')).toBe('HIT');
+    const hit = await run(`/api/v1/screen/presets/${preset}/run`);
+    expect([hit.headers.get('x-cache'), remaining(hit)]).toEqual(['HIT', before - 1]);
+  });
+
   it('leaves health and templates without rate-limit headers', async () => {
     expect((await t.request('/health')).headers.get('x-ratelimit-limit')).toBeNull();
     expect((await t.request('/api/v1/screen/templates', { token })).headers.get('x-ratelimit-limit')).toBeNull();
