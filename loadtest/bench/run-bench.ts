@@ -31,6 +31,8 @@ import { benchDaemonConfig, planFor, type BenchPlan, type BenchDaemonSettings } 
 import { packageRoot, resultsFile, saveResults } from './paths.js';
 import { deletePrefix, ensureBenchRedis } from './redis.js';
 import { benchSummary, CACHE_ON } from './summary.js';
+import { runRequestPathBench } from './request-path.js';
+import { complexBodies } from '../scenarios/screen-bodies.js';
 import { createStepClock, formatDuration, timingRows, type BenchTiming, type StepClock } from './timing.js';
 
 /** Where the bench writes (stderr for progress, stdout for the table). */
@@ -142,6 +144,25 @@ async function compareLimiter(on: Stage, off: BenchChild, redisPid: number | nul
   into.rows.push(...averageRuns(runs.on, LABELS.limiterOn), ...averageRuns(runs.off, LABELS.limiterOff));
 }
 
+/** Issue 16: the request path beside a bare express app doing the same I/O (see bench/request-path.ts). */
+async function runRequestPath(s: Stage, off: BenchChild, into: Collected): Promise<void> {
+  const api = createApiClient(s.child.urls.http!);
+  const token = await adminLogin(api, s.admin.email, s.admin.password);
+  const answer = async (method: string, path: string, body?: unknown) =>
+    (await fetch(s.child.urls.http! + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json();
+  const me = (await answer('GET', '/api/v1/users/me')) as { data: { id: string } };
+  // The admin (enterprise) gets a custom limit no run can reach: the limiter still counts every request.
+  await answer('PATCH', `/api/v1/admin/users/${me.data.id}`, { rate_limit_per_hour: 1e9 });
+  const bare = await startChild({ role: 'bare-express', options: { screen: await answer('POST', '/api/v1/screen', complexBodies(false).shapeA()), me: await answer('GET', '/api/v1/users/me') } });
+  try {
+    const rounds = s.plan.name === 'full' ? 3 : 1;
+    s.io.err(`▶ request path: ${rounds} interleaved rounds against a bare express app\n`);
+    into.rows.push(...(await runRequestPathBench({ on: s.child, off, bare, token }, { rounds, duration: s.plan.rest.duration, connections: s.plan.rest.connections, signal: s.signal, progress: s.io.err })));
+  } finally {
+    await bare.close();
+  }
+}
+
 /** Issue 7: alert evaluation in process (the daemon's evaluator) and through POST /admin/ticks. */
 async function runAlertBench(s: Stage, dataDir: string, into: Collected): Promise<void> {
   const { plan } = s;
@@ -236,6 +257,7 @@ async function runOnDaemon(stage: Stage, settings: BenchDaemonSettings, dataDir:
     const redisPid = await localRedisPid(settings.redisUrl);
     await clock.step('rate limiter on/off', () => withDaemon({ ...settings, rateLimit: false }, 0, (off) => compareLimiter(stage, off, redisPid, into)));
   }
+  if (!signal.aborted) await clock.step('request path', () => withDaemon({ ...settings, rateLimit: false }, 0, (off) => runRequestPath(stage, off, into)));
   if (!signal.aborted) await clock.step('WebSocket scenarios', () => runWsScenarios(stage, into));
   // Last on this daemon: the alerts stay active once created.
   if (!signal.aborted) await clock.step('alert evaluation', () => runAlertBench(stage, dataDir, into));
