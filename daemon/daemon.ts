@@ -20,6 +20,7 @@ import { createMetrics, JOB_STATES, registerJobCounts, type Metrics } from './in
 import { closeRedis, createRedisFactory, waitReady, type RedisFactory } from './infra/redis.js';
 import { buildApp, type BuiltApp, type RouteRegistrar } from './http/app.js';
 import { registerAdminUserRoutes } from './http/routes/admin-users.js';
+import { registerLoadtestExemptionRoutes } from './http/routes/admin-loadtest.js';
 import { createRateLimiter } from './http/middleware/rate-limit.js';
 import { alertEventOf, createAlertEvaluator, type AlertEvaluator } from './alerts/evaluator.js';
 import { createAlertService } from './alerts/alert-service.js';
@@ -322,6 +323,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
     const registrars: RouteRegistrar[] = [
       (api) => registerAuthRoutes(api, { auth, users }),
       (api) => registerAdminUserRoutes(api, { users }),
+      (api) => registerLoadtestExemptionRoutes(api, { users, logger }),
       (api) => registerStockRoutes(api, { ...parts, snapshot, liveQuote: async (code) => {
         const q = await quotes.getQuote(code).catch(() => null);
         return q && toLiveQuote(q);

@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { register as adminUsersList } from './admin/users-list.js';
 import { register as adminUsersSet } from './admin/users-set.js';
+import { register as adminUsersLoadtest } from './admin/users-loadtest.js';
 import { register as login } from './auth/login.js';
 import { register as logout } from './auth/logout.js';
 import { register as registerAccount } from './auth/register.js';
@@ -64,8 +65,8 @@ export const GROUPS: Record<string, { description: string; examples: string[] }>
     examples: ['stockscreen admin users list', 'stockscreen admin users set-tier bob@example.com pro'],
   },
   'admin users': {
-    description: 'List accounts and change their tier or role',
-    examples: ['stockscreen admin users list --json', 'stockscreen admin users set-role alice@example.com admin'],
+    description: 'List accounts, change their tier or role, grant time-limited load-test exemptions',
+    examples: ['stockscreen admin users list --json', 'stockscreen admin users set-role alice@example.com admin', 'stockscreen admin users loadtest-grant me@example.com --for 2h'],
   },
   jobs: {
     description: 'Market-data jobs: loads and indicator computations (admin only)',
@@ -101,6 +102,7 @@ export const REGISTRATIONS: readonly Registration[] = [
   { group: ['daemon'], register: daemonLogs },
   { group: ['admin', 'users'], register: adminUsersList },
   { group: ['admin', 'users'], register: adminUsersSet },
+  { group: ['admin', 'users'], register: adminUsersLoadtest },
   { group: [], register: load },
   { group: ['load'], register: loadSample },
   { group: ['jobs'], register: jobsList },

@@ -20,6 +20,8 @@ declare global {
       authFromToken?: boolean;
       /** The caller's custom hourly limit (enterprise), read with the account. */
       customRateLimit?: number | null;
+      /** Set when the caller's account has a load-test exemption in force: the rate limiter does not count it. */
+      rateLimitExempt?: boolean;
       /** Parsed and validated inputs (set by `validate`). */
       valid: { body?: unknown; query?: unknown; params?: unknown };
     }

@@ -31,6 +31,7 @@ export function register(parent: Command, ctx: CliContext): void {
     .addOption(new Option('--market <market>', 'ws-fanout clients also subscribe to this market (their stocks are then drawn from it)').choices(['KOSPI', 'KOSDAQ']))
     .option('--allow-remote', 'allow a non-loopback target')
     .option('--out <file>', 'also write the JSON report to FILE')
+    .option('--cleanup', 'delete the bench account and every other loadtest-…@example.com account (admin), forget the kept logins, and exit')
     .addHelpText(
       'after',
       examples([
@@ -38,8 +39,11 @@ export function register(parent: Command, ctx: CliContext): void {
         'stockscreen loadtest all --json --out report.json',
         'stockscreen loadtest ws-fanout --ws-clients 2000 --stocks-per-client 10 --duration 20s',
         'stockscreen loadtest ws-fanout --ws-clients 500 --market KOSDAQ --duration 10s',
-        '# an admin (or a saved admin login) creates a bench user lifted above tier limits and ingests ticks for the WebSocket scenarios:',
+        '# run by an admin: one bench account per daemon and profile, kept and given a load-test exemption for each run:',
         'STOCKSCREEN_ADMIN_EMAIL=ops@example.com STOCKSCREEN_ADMIN_PASSWORD=... stockscreen loadtest all',
+        '# anyone else: an admin exempts your account first',
+        'stockscreen admin users loadtest-grant me@example.com --for 2h',
+        'stockscreen loadtest --cleanup',
       ]),
     )
     .action(
