@@ -33,6 +33,7 @@ import { register as screenTemplates } from './screen/templates.js';
 import { register as stocksFinancials } from './stocks/financials.js';
 import { register as stocksHistory } from './stocks/history.js';
 import { register as stocksList } from './stocks/list.js';
+import { register as stocksSectors } from './stocks/sectors.js';
 import { register as stocksPrice } from './stocks/price.js';
 import { register as stocksShow } from './stocks/show.js';
 import { register as alertsAdd } from './alerts/add.js';
@@ -108,6 +109,7 @@ export const REGISTRATIONS: readonly Registration[] = [
   { group: ['jobs'], register: jobsList },
   { group: ['jobs'], register: jobsShow },
   { group: ['stocks'], register: stocksList },
+  { group: ['stocks'], register: stocksSectors },
   { group: ['stocks'], register: stocksShow },
   { group: ['stocks'], register: stocksPrice },
   { group: ['stocks'], register: stocksHistory },

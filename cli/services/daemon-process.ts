@@ -147,6 +147,18 @@ export async function startDaemon(paths: CliPaths, env: NodeJS.ProcessEnv, optio
   });
 }
 
+/**
+ * The URL of a healthy stockscreend already answering where `options` would start one (not
+ * for `--port 0`, which picks a free port), else undefined.
+ */
+export async function healthyDaemonAt(options: Pick<DaemonStartOptions, 'host' | 'port'>, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const port = options.port ?? Number(env.STOCKSCREEN_PORT ?? 8000);
+  if (!Number.isInteger(port) || port === 0) return undefined;
+  const host = options.host ?? env.STOCKSCREEN_HOST ?? '127.0.0.1';
+  const url = connectableUrl(`http://${host.includes(':') ? `[${host}]` : host}:${port}`);
+  return (await answersHealth(url)) ? url : undefined;
+}
+
 async function answersHealth(url: string): Promise<boolean> {
   try {
     const res = await createApiClient({ baseUrl: url, timeoutMs: 1000 }).request<{ status?: string }>({ path: '/health', auth: false, allowError: true });

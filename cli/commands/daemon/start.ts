@@ -1,6 +1,6 @@
 /** `stockscreen daemon start`: run stockscreend in the background and wait until it is healthy. */
 import type { Command } from 'commander';
-import { startDaemon } from '../../services/daemon-process.js';
+import { healthyDaemonAt, startDaemon } from '../../services/daemon-process.js';
 import type { CliContext } from '../context.js';
 import { action, examples, intArg } from '../shared.js';
 
@@ -30,6 +30,13 @@ export function register(parent: Command, ctx: CliContext): void {
     .action(
       action(ctx, async (session, cmd) => {
         const opts = cmd.opts<{ host?: string; port?: number; dataDir?: string; redisUrl?: string; databaseUrl?: string; databaseSchema?: string; sample?: boolean; timeout: number }>();
+        const already = await healthyDaemonAt(opts, session.env);
+        if (already) {
+          if (session.out.mode === 'json') session.out.json({ url: already, already_running: true });
+          else session.out.line(already);
+          session.out.info(`a healthy stockscreend already answers at ${already}: nothing to start (\`stockscreen daemon status\` shows it)`);
+          return;
+        }
         session.out.info('Starting stockscreend…');
         const started = await startDaemon(session.paths, session.env, { ...opts, timeoutMs: opts.timeout * 1000 });
         if (session.out.mode === 'json') session.out.json({ pid: started.pid, url: started.url, log_file: started.logFile });
