@@ -164,6 +164,8 @@ export const configSchema = z.object({
   ws_replay_max_messages: int(0, 1_000_000).default(5000),
   ws_heartbeat_ms: int(100, 600_000).default(30_000),
   rate_limit: rateLimitSchema,
+  /** Log lines: `pretty` (coloured, one readable line each), `json` (pino), `auto` = pretty on a terminal, JSON otherwise (issue 20). */
+  log_format: z.enum(['auto', 'pretty', 'json']).default('auto'),
 });
 
 /** Fully resolved, frozen daemon configuration. */

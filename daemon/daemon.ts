@@ -15,7 +15,7 @@ import { createTokenService, type TokenService } from './auth/tokens.js';
 import { createRevocations } from './auth/revocations.js';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './infra/clock.js';
-import { createLogger } from './infra/logger.js';
+import { createConfiguredLogger } from './infra/logger.js';
 import { createMetrics, JOB_STATES, registerJobCounts, type Metrics } from './infra/metrics.js';
 import { closeRedis, createRedisFactory, waitReady, type RedisFactory } from './infra/redis.js';
 import { buildApp, type BuiltApp, type RouteRegistrar } from './http/app.js';
@@ -180,7 +180,7 @@ async function loadOrCreateSecret(config: Config, db: Db): Promise<string> {
 /** Create the daemon (nothing is opened until start()). */
 export function createDaemon(config: Config, overrides: DaemonOverrides = {}): Daemon {
   const clock = overrides.clock ?? systemClock;
-  const logger = overrides.logger ?? createLogger(config.log_level);
+  const logger = overrides.logger ?? createConfiguredLogger(config);
   let ctx: DaemonContext | undefined;
   let server: Server | undefined;
   let draining = false;
