@@ -112,6 +112,13 @@ async function waitUntilHealthy(daemon: Spawned, logFile: string, logOffset: num
   return undefined;
 }
 
+/** The daemon `daemon start` started earlier, when it is still alive. */
+export function runningDaemon(paths: CliPaths): { pid: number; url?: string } | undefined {
+  const pid = readPid(paths);
+  if (pid === undefined || !isDaemonAlive(pid)) return undefined;
+  return { pid, url: readDaemonRecord(paths)?.url };
+}
+
 /**
  * Start stockscreend detached and wait until /health answers.
  * @throws CliError DAEMON when one is already running, it exits early, or it does not answer in time (with the log tail)
