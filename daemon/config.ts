@@ -179,6 +179,8 @@ export const configSchema = z.object({
   ws_max_connections_per_address: int(0, 1_000_000).default(50),
   /** Open WebSocket connections per user, across every daemon (0: no cap). */
   ws_max_connections_per_user: int(0, 1_000_000).default(20),
+  /** Log lines: `pretty` (coloured, one readable line each), `json` (pino), `auto` = pretty on a terminal, JSON otherwise (issue 20). */
+  log_format: z.enum(['auto', 'pretty', 'json']).default('auto'),
 });
 
 /** Fully resolved, frozen daemon configuration. */

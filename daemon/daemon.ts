@@ -16,7 +16,7 @@ import { createPasswordHasher } from './auth/passwords.js';
 import { createRevocations } from './auth/revocations.js';
 import type { Config } from './config.js';
 import { systemClock, type Clock } from './infra/clock.js';
-import { createLogger } from './infra/logger.js';
+import { createConfiguredLogger } from './infra/logger.js';
 import { createMetrics, JOB_STATES, registerJobCounts, type Metrics } from './infra/metrics.js';
 import { closeRedis, createRedisFactory, waitReady, type RedisFactory } from './infra/redis.js';
 import { createRedisGuard, type RedisGuard } from './infra/redis-guard.js';
@@ -24,6 +24,7 @@ import { buildApp, type BuiltApp, type RouteRegistrar } from './http/app.js';
 import { clientAddressOf } from './http/client-address.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { registerAdminUserRoutes } from './http/routes/admin-users.js';
+import { registerLoadtestExemptionRoutes } from './http/routes/admin-loadtest.js';
 import { createRateLimiter, type RateLimiter } from './http/middleware/rate-limit.js';
 import { alertEventOf, createAlertEvaluator, type AlertEvaluator } from './alerts/evaluator.js';
 import { createAlertService } from './alerts/alert-service.js';
@@ -191,7 +192,7 @@ async function loadOrCreateSecret(config: Config, db: Db): Promise<string> {
 /** Create the daemon (nothing is opened until start()). */
 export function createDaemon(config: Config, overrides: DaemonOverrides = {}): Daemon {
   const clock = overrides.clock ?? systemClock;
-  const logger = overrides.logger ?? createLogger(config.log_level);
+  const logger = overrides.logger ?? createConfiguredLogger(config);
   let ctx: DaemonContext | undefined;
   let server: Server | undefined;
   let draining = false;
@@ -359,6 +360,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
     const registrars: RouteRegistrar[] = [
       (api) => registerAuthRoutes(api, { auth, users }),
       (api) => registerAdminUserRoutes(api, { users }),
+      (api) => registerLoadtestExemptionRoutes(api, { users, logger }),
       (api) => registerStockRoutes(api, { ...parts, snapshot, liveQuote: async (code) => {
         const q = await quotes.getQuote(code).catch(() => null);
         return q && toLiveQuote(q);

@@ -5,6 +5,7 @@
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig } from './config.js';
 import { createDaemon } from './daemon.js';
+import { announceReady } from './ready-line.js';
 import { startWorker } from './worker.js';
 import { VERSION } from './version.js';
 
@@ -41,6 +42,7 @@ function program(): Command {
     .option('--trust-proxy [hops|addresses]', 'honour X-Forwarded-For from trusted proxies: alone = one hop; or a hop count, or comma-separated proxy addresses/CIDRs')
     .addOption(new Option('--market-clock <mode>', 'market hours').choices(['krx', 'always-open', 'always-closed']))
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
+    .addOption(new Option('--log-format <format>', 'log lines: readable and coloured on a terminal, JSON otherwise (auto), or always one').choices(['auto', 'pretty', 'json']))
     .argument('[mode]', '"worker" to run only market-data job workers')
     .addHelpText('after', EXAMPLES)
     .exitOverride()
@@ -108,7 +110,10 @@ export async function main(argv: string[] = process.argv, env: NodeJS.ProcessEnv
       await daemon.close();
       return 1;
     }
+    const announcing = new AbortController();
+    void announceReady(daemon, process.stderr, announcing.signal).catch(() => undefined);
     const name = await signal.received;
+    announcing.abort();
     process.stderr.write(`stockscreend: ${name} received, shutting down\n`);
     return await closed(daemon);
   } finally {

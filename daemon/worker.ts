@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { createMarketParts, SNAPSHOT_CHANNEL } from './daemon.js';
-import { createLogger } from './infra/logger.js';
+import { createConfiguredLogger } from './infra/logger.js';
 import { createNotifier } from './infra/notifier.js';
 import { closeRedis, createRedisFactory } from './infra/redis.js';
 import { createMarketJobs } from './jobs/market-jobs.js';
@@ -18,7 +18,7 @@ export interface WorkerProcess {
 }
 
 /** Start `config.workers` (at least 1) job workers. @throws when the database cannot be opened */
-export async function startWorker(config: Config, logger: Logger = createLogger(config.log_level)): Promise<WorkerProcess> {
+export async function startWorker(config: Config, logger: Logger = createConfiguredLogger(config)): Promise<WorkerProcess> {
   const db = await openStore(config, (err) => logger.warn({ err: err.message }, 'database connection lost; reconnecting on next use'));
   logger.info({ database: db.label }, 'database open');
   const redis = createRedisFactory({ url: config.redis_url, prefix: config.redis_prefix, logger });

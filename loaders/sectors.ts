@@ -57,3 +57,28 @@ export function sectorForIndustry(industry: string | null | undefined, market: M
   }
   return '서비스업';
 }
+
+/** English names of the sectors (what `stockscreen stocks sectors` lists and `--sector` accepts). */
+export const SECTOR_ENGLISH: Readonly<Record<Sector, string>> = {
+  전기전자: 'Electrical & Electronics', 화학: 'Chemicals', 의약품: 'Pharmaceuticals', 운수장비: 'Transport Equipment', 금융업: 'Finance',
+  서비스업: 'Services', 유통업: 'Distribution', 철강금속: 'Steel & Metals', 건설업: 'Construction', 음식료품: 'Food & Beverages',
+  기계: 'Machinery', 통신업: 'Telecommunications', 섬유의복: 'Textiles & Apparel', 종이목재: 'Paper & Wood', 비금속광물: 'Non-metallic Minerals',
+  의료정밀: 'Medical & Precision', 운수창고업: 'Transport & Storage', 전기가스업: 'Utilities', 보험: 'Insurance', 증권: 'Securities',
+  은행: 'Banks', IT서비스: 'IT Services', 반도체: 'Semiconductors', 소프트웨어: 'Software', 제약: 'Pharma', 바이오: 'Biotech', 오락문화: 'Entertainment & Culture',
+};
+
+/** A name folded for matching: lower case, no spaces, "&" or "and", no plural s. */
+function fold(name: string): string {
+  return name.toLowerCase().replace(/\s+|&|\band\b/g, '').replace(/s$/, '');
+}
+
+/**
+ * The stored (Korean) sector for a Korean or English name, case- and plural-insensitive
+ * ("Semiconductors", "semiconductor", "반도체" → 반도체); undefined when none matches.
+ */
+export function resolveSector(name: string): Sector | undefined {
+  const wanted = name.trim();
+  if ((SECTORS as readonly string[]).includes(wanted)) return wanted as Sector;
+  const key = fold(wanted);
+  return SECTORS.find((s) => fold(SECTOR_ENGLISH[s]) === key || fold(s) === key);
+}

@@ -60,8 +60,8 @@ export function throttleProblem(quota: Quota, plan: RunPlan): string | null {
   const limit = quota.limit === null ? '' : `, ${quota.limit.toLocaleString('en-US')} requests per window`;
   return (
     `the bench token's account would be rate-limited: ${tier}${limit}, ${quota.remaining.toLocaleString('en-US')} left, ` +
-    `${describePlan(plan, planned)}. Give an admin account so a dedicated bench user is created and lifted ` +
-    '(CLI: STOCKSCREEN_ADMIN_EMAIL and STOCKSCREEN_ADMIN_PASSWORD, or log in as an admin; API: the `admin` option), ' +
+    `${describePlan(plan, planned)}. Have an admin exempt this account for the test (\`stockscreen admin users loadtest-grant <email> --for 2h\`), ` +
+    'give an admin account so an exempt bench account is used (CLI: STOCKSCREEN_ADMIN_EMAIL and STOCKSCREEN_ADMIN_PASSWORD, or log in as an admin; API: the `admin` option), ' +
     'have an admin raise this account (`stockscreen admin users set-tier <email> enterprise`), or plan fewer requests (--duration, --connections, --rate)'
   );
 }

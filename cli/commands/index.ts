@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { register as adminUsersList } from './admin/users-list.js';
 import { register as adminUsersSet } from './admin/users-set.js';
+import { register as adminUsersLoadtest } from './admin/users-loadtest.js';
 import { register as login } from './auth/login.js';
 import { register as logout } from './auth/logout.js';
 import { register as registerAccount } from './auth/register.js';
@@ -32,6 +33,7 @@ import { register as screenTemplates } from './screen/templates.js';
 import { register as stocksFinancials } from './stocks/financials.js';
 import { register as stocksHistory } from './stocks/history.js';
 import { register as stocksList } from './stocks/list.js';
+import { register as stocksSectors } from './stocks/sectors.js';
 import { register as stocksPrice } from './stocks/price.js';
 import { register as stocksShow } from './stocks/show.js';
 import { register as alertsAdd } from './alerts/add.js';
@@ -64,8 +66,8 @@ export const GROUPS: Record<string, { description: string; examples: string[] }>
     examples: ['stockscreen admin users list', 'stockscreen admin users set-tier bob@example.com pro'],
   },
   'admin users': {
-    description: 'List accounts and change their tier or role',
-    examples: ['stockscreen admin users list --json', 'stockscreen admin users set-role alice@example.com admin'],
+    description: 'List accounts, change their tier or role, grant time-limited load-test exemptions',
+    examples: ['stockscreen admin users list --json', 'stockscreen admin users set-role alice@example.com admin', 'stockscreen admin users loadtest-grant me@example.com --for 2h'],
   },
   jobs: {
     description: 'Market-data jobs: loads and indicator computations (admin only)',
@@ -101,11 +103,13 @@ export const REGISTRATIONS: readonly Registration[] = [
   { group: ['daemon'], register: daemonLogs },
   { group: ['admin', 'users'], register: adminUsersList },
   { group: ['admin', 'users'], register: adminUsersSet },
+  { group: ['admin', 'users'], register: adminUsersLoadtest },
   { group: [], register: load },
   { group: ['load'], register: loadSample },
   { group: ['jobs'], register: jobsList },
   { group: ['jobs'], register: jobsShow },
   { group: ['stocks'], register: stocksList },
+  { group: ['stocks'], register: stocksSectors },
   { group: ['stocks'], register: stocksShow },
   { group: ['stocks'], register: stocksPrice },
   { group: ['stocks'], register: stocksHistory },

@@ -26,14 +26,27 @@ export async function registerAccount(session: Session, input: AccountInput): Pr
  * @throws CliError UNAUTHORIZED for a wrong email or password
  */
 export async function loginAccount(session: Session, input: AccountInput): Promise<ApiResponse<TokenPair>> {
-  const res = await session.api.request<TokenPair>({
-    method: 'POST',
-    path: `${API_PREFIX}/auth/login`,
-    body: { email: input.email, password: input.password },
-    auth: false,
-  });
+  const res = await session.api
+    .request<TokenPair>({
+      method: 'POST',
+      path: `${API_PREFIX}/auth/login`,
+      body: { email: input.email, password: input.password },
+      auth: false,
+    })
+    .catch((err: unknown) => {
+      throw wrongPassword(err, input.email);
+    });
   await session.store.save(session.profile, credentialsFromTokens(res.data, session.baseUrl, input.email.trim().toLowerCase()));
   return res;
+}
+
+/** A refused login says what to try, not "run stockscreen login" (issue 20). */
+function wrongPassword(err: unknown, email: string): unknown {
+  if (!(err instanceof CliError) || err.code !== 'UNAUTHORIZED') return err;
+  return new CliError({
+    code: err.code, status: err.status, requestId: err.requestId, details: err.details, message: err.message,
+    hint: `check the password for ${email.trim().toLowerCase()} (passwords are case-sensitive), or register it first with \`stockscreen register --email ${email.trim().toLowerCase()}\``,
+  });
 }
 
 /** Outcome of logout. */

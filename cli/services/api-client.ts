@@ -4,7 +4,7 @@
  * renewal when the server rejects an expired or invalid access token.
  */
 import { request } from 'undici';
-import { CliError, HINTS, LOCAL_CODES, codeForStatus } from './errors.js';
+import { CliError, HINTS, LOCAL_CODES, codeForStatus, rateLimitError } from './errors.js';
 
 /** Supplies access tokens and renews them (see token-source.ts). */
 export interface TokenSource {
@@ -65,6 +65,8 @@ interface RawResponse {
   status: number;
   body: unknown;
   requestId?: string;
+  /** `Retry-After` of a 429 (seconds), when sent. */
+  retryAfter?: string;
 }
 
 /** Create a client for the daemon at `baseUrl`. */
@@ -91,7 +93,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
     const text = await res.body.text();
     const header = res.headers['x-request-id'];
-    return { status: res.statusCode, body: parseJson(text, res.statusCode, baseUrl), requestId: typeof header === 'string' ? header : undefined };
+    const retryAfter = res.headers['retry-after'];
+    return {
+      status: res.statusCode,
+      body: parseJson(text, res.statusCode, baseUrl),
+      requestId: typeof header === 'string' ? header : undefined,
+      ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
+    };
   }
 
   return {
@@ -158,6 +166,7 @@ export function errorFromResponse(raw: RawResponse, baseUrl: string): CliError {
   const envelope = raw.body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined;
   const error = envelope?.error;
   const requestId = envelopeRequestId(raw.body) ?? raw.requestId;
+  if (raw.status === 429 && !error) return rateLimitError(raw.body, raw.retryAfter, requestId);
   if (error && typeof error.code === 'string' && typeof error.message === 'string') {
     const details = error.details && typeof error.details === 'object' ? (error.details as Record<string, unknown>) : {};
     return new CliError({ code: error.code, message: error.message, status: raw.status, requestId, details });

@@ -112,6 +112,13 @@ async function waitUntilHealthy(daemon: Spawned, logFile: string, logOffset: num
   return undefined;
 }
 
+/** The daemon `daemon start` started earlier, when it is still alive. */
+export function runningDaemon(paths: CliPaths): { pid: number; url?: string } | undefined {
+  const pid = readPid(paths);
+  if (pid === undefined || !isDaemonAlive(pid)) return undefined;
+  return { pid, url: readDaemonRecord(paths)?.url };
+}
+
 /**
  * Start stockscreend detached and wait until /health answers.
  * @throws CliError DAEMON when one is already running, it exits early, or it does not answer in time (with the log tail)
@@ -145,6 +152,18 @@ export async function startDaemon(paths: CliPaths, env: NodeJS.ProcessEnv, optio
     context: await readLogLines(paths.logFile, { from: logOffset, count: TAIL_LINES }),
     hint: 'fix the problem above (is Redis reachable? is the port free?) and try again',
   });
+}
+
+/**
+ * The URL of a healthy stockscreend already answering where `options` would start one (not
+ * for `--port 0`, which picks a free port), else undefined.
+ */
+export async function healthyDaemonAt(options: Pick<DaemonStartOptions, 'host' | 'port'>, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const port = options.port ?? Number(env.STOCKSCREEN_PORT ?? 8000);
+  if (!Number.isInteger(port) || port === 0) return undefined;
+  const host = options.host ?? env.STOCKSCREEN_HOST ?? '127.0.0.1';
+  const url = connectableUrl(`http://${host.includes(':') ? `[${host}]` : host}:${port}`);
+  return (await answersHealth(url)) ? url : undefined;
 }
 
 async function answersHealth(url: string): Promise<boolean> {

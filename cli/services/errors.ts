@@ -3,6 +3,7 @@
  * status (or a local code), the exit code it maps to, and a hint for the user.
  */
 import { ERROR_CODES, type ErrorCode } from '../../daemon/errors.js';
+import { formatDuration } from './duration.js';
 
 /** Process exit codes (CONVENTIONS "CLI"). */
 export const EXIT = {
@@ -79,6 +80,29 @@ function defaultHint(code: string): string | undefined {
   if (code === 'FORBIDDEN') return 'this needs an account with the admin role';
   if (code === 'RATE_LIMIT_EXCEEDED') return 'wait and retry, or ask an admin for a higher tier';
   return undefined;
+}
+
+/**
+ * The error for a 429, whose body is the spec's `{success:false, message, detail}` (not the
+ * error envelope): the limit that was hit (`detail`), when it frees up (`Retry-After` as a
+ * duration) and the way out.
+ */
+export function rateLimitError(body: unknown, retryAfter: string | undefined, requestId?: string): CliError {
+  const b = (body ?? {}) as { message?: unknown; detail?: unknown };
+  const message = typeof b.message === 'string' ? b.message : 'Rate limit exceeded';
+  const detail = typeof b.detail === 'string' ? b.detail : undefined;
+  const seconds = retryAfter !== undefined && /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) : undefined;
+  const frees = seconds === undefined ? 'when the window moves on' : `in ${formatDuration(seconds * 1000)}`;
+  const context = [...(detail ? [`limit: ${detail}`] : []), `frees up ${frees}${seconds === undefined ? '' : ` (Retry-After: ${seconds} s)`}`];
+  return new CliError({
+    code: 'RATE_LIMIT_EXCEEDED',
+    status: 429,
+    requestId,
+    message,
+    details: detail ? { detail } : {},
+    context,
+    hint: `wait ${seconds === undefined ? 'a while' : formatDuration(seconds * 1000)} and retry, or ask an admin for a higher tier (\`stockscreen admin users set-tier <your email> pro\`); for a load test: \`stockscreen admin users loadtest-grant <your email> --for 2h\``,
+  });
 }
 
 /** Shorthand for a usage error (exit 2). */

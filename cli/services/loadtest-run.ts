@@ -3,14 +3,12 @@
  * (a live Ink view on a terminal, plain stderr lines otherwise), the report on stdout
  * (a table, or the JSON report with --json) and optionally in a file.
  *
- * Accounts (issue 8: "a bench user whose tier does not throttle the run"): an admin from
- * STOCKSCREEN_ADMIN_EMAIL/PASSWORD, or a saved login that is an admin, makes the kit create
- * a dedicated bench user lifted to enterprise. A saved non-admin login is used as the bench
- * token as is; the kit then checks its remaining quota before each REST scenario and stops
- * that scenario with a hint when the planned requests would exceed it.
+ * Accounts (issue 20): see loadtest-bench.ts — a kept bench account given a load-test
+ * exemption by an admin, or the caller's own exempt login.
  */
 import { writeFile } from 'node:fs/promises';
-import { formatReport, parseDuration, runLoadtest, type LoadtestOptions, type Report } from '../../loadtest/index.js';
+import { checkTarget, formatReport, parseDuration, runLoadtest, type LoadtestOptions, type Report } from '../../loadtest/index.js';
+import { benchAccounts, cleanupBench } from './loadtest-bench.js';
 import { interruptSignal } from './interrupt.js';
 import { createLoadtestLineSink, type LoadtestProgressSink } from './loadtest-progress.js';
 import { jsonText } from './output.js';
@@ -28,40 +26,11 @@ export interface LoadtestFlags {
   stocksPerClient?: number;
   market?: 'KOSPI' | 'KOSDAQ';
   out?: string;
+  cleanup?: boolean;
 }
 
 /** Who the run acts as. */
 export type LoadtestAccounts = Pick<LoadtestOptions, 'token' | 'adminToken' | 'admin'>;
-
-/**
- * The accounts of the run: an admin from the environment wins; else the saved login of this
- * daemon, as admin (when its role is admin) or as the bench token; else none (the kit
- * registers a bench user of the default tier).
- */
-export async function loadtestAccounts(session: Session): Promise<LoadtestAccounts> {
-  const { env } = session;
-  if (env.STOCKSCREEN_ADMIN_EMAIL && env.STOCKSCREEN_ADMIN_PASSWORD) {
-    session.out.info('admin given: a dedicated bench user is created and lifted to enterprise');
-    return { admin: { email: env.STOCKSCREEN_ADMIN_EMAIL, password: env.STOCKSCREEN_ADMIN_PASSWORD } };
-  }
-  const saved = await session.store.get(session.profile);
-  if (!saved?.access_token || saved.url !== session.baseUrl) return {};
-  let me: { email?: string; role?: string; tier?: string };
-  try {
-    // Also renews an expired access token of the profile.
-    me = (await session.api.request<{ email?: string; role?: string; tier?: string }>({ path: '/api/v1/users/me' })).data;
-  } catch {
-    session.out.info(`the saved login of profile ${session.profile} was refused; a bench user of the default tier is registered`);
-    return {};
-  }
-  const token = (await session.store.get(session.profile))?.access_token ?? saved.access_token;
-  if (me.role === 'admin') {
-    session.out.info(`${me.email ?? 'your login'} is an admin: a dedicated bench user is created and lifted to enterprise`);
-    return { adminToken: token };
-  }
-  session.out.info(`bench token: your login ${me.email ?? ''} (tier ${me.tier ?? 'unknown'}); a REST scenario stops if its planned requests exceed the quota left`);
-  return { token };
-}
 
 /** The options of the run from the flags and the accounts. */
 export function loadtestOptions(session: Session, scenarios: string[], flags: LoadtestFlags, accounts: LoadtestAccounts): LoadtestOptions {
@@ -100,7 +69,12 @@ async function progressSink(session: Session): Promise<LoadtestProgressSink> {
 
 /** Run the scenarios and print the report; resolves with the exit code (0 pass, 1 fail, 2 aborted). */
 export async function runLoadtestCommand(session: Session, scenarios: string[], flags: LoadtestFlags): Promise<number> {
-  const options = loadtestOptions(session, scenarios, flags, await loadtestAccounts(session));
+  checkTarget(session.baseUrl, flags.allowRemote === true);
+  if (flags.cleanup) {
+    for (const line of await cleanupBench(session)) session.out.info(line);
+    return 0;
+  }
+  const options = loadtestOptions(session, scenarios, flags, await benchAccounts(session));
   const interrupt = interruptSignal(session.io);
   const sink = await progressSink(session);
   let report: Report;

@@ -64,9 +64,19 @@ export function performanceRecord(p: Performance): RecordData {
   };
 }
 
+/** The mark of a figure the history cannot define (issue 20: never a misleading 0.00). */
+export const UNDEFINED_MARK = '—';
+
+/** A figure, or "—" with the daemon's reason when it is null. */
+function figure(p: Performance, key: string, value: number | null, show: (n: number) => MarketCell): MarketCell {
+  if (value !== null) return show(value);
+  const why = p.unavailable?.[key];
+  return { text: why ? `${UNDEFINED_MARK} ${why}` : UNDEFINED_MARK, muted: true };
+}
+
 /** Headline figures of `perf` on the terminal as label/cell pairs. */
 export function performanceSummary(p: Performance): [string, MarketCell][] {
-  const fixed = (n: number | null, digits = 2) => ({ text: n === null ? '–' : n.toFixed(digits) });
+  const fixed = (n: number) => ({ text: n.toFixed(2) });
   return [
     ['value', { text: `${num(p.total_value, 0)} KRW` }],
     ['cost', { text: `${num(p.total_cost, 0)} KRW` }],
@@ -74,19 +84,37 @@ export function performanceSummary(p: Performance): [string, MarketCell][] {
     ['realised P&L', moveCell(p.realized_pnl, signedWon)],
     ['total return', moveCell(p.total_return_percent, pct)],
     ['today', { text: `${signedWon(p.day_change)} (${pct(p.day_change_percent)})`, move: moveCell(p.day_change).move }],
-    ['volatility (ann.)', { text: p.volatility_percent === null ? '–' : `${p.volatility_percent.toFixed(2)}%` }],
+    ['volatility (ann.)', figure(p, 'volatility_percent', p.volatility_percent, (n) => ({ text: `${n.toFixed(2)}%` }))],
     // A positive magnitude (peak-to-trough fall), so it is coloured as a fall.
-    ['max drawdown', { text: `${p.max_drawdown_percent.toFixed(2)}%`, move: p.max_drawdown_percent > 0 ? 'down' : 'flat' }],
-    ['Sharpe ratio', fixed(p.sharpe_ratio)],
-    [`beta vs ${p.benchmark}`, fixed(p.beta)],
-    [`${p.benchmark} return`, p.benchmark_return_percent === null ? { text: '–' } : moveCell(p.benchmark_return_percent, pct)],
-    ['excess return', p.excess_return_percent === null ? { text: '–' } : moveCell(p.excess_return_percent, pct)],
+    ['max drawdown', figure(p, 'max_drawdown_percent', p.max_drawdown_percent, (n) => ({ text: `${n.toFixed(2)}%`, move: n > 0 ? 'down' : 'flat' }))],
+    ['Sharpe ratio', figure(p, 'sharpe_ratio', p.sharpe_ratio, fixed)],
+    [`beta vs ${p.benchmark}`, figure(p, 'beta', p.beta, fixed)],
+    [`${p.benchmark} return`, figure(p, 'benchmark_return_percent', p.benchmark_return_percent, (n) => moveCell(n, pct))],
+    ['excess return', figure(p, 'excess_return_percent', p.excess_return_percent, (n) => moveCell(n, pct))],
   ];
 }
 
-/** The period returns as one table row. */
+/** The period returns as one table row ("—" where the history cannot define them; the reason is `returnsNote`). */
 export function returnsView(p: Performance): MarketTableData {
-  return { headers: [...RETURN_KEYS], rows: [RETURN_KEYS.map((k) => moveCell(p.returns[k], pct))], right: RETURN_KEYS.map(() => true) };
+  const cell = (n: number | null): MarketCell => (n === null ? { text: UNDEFINED_MARK, muted: true } : moveCell(n, pct));
+  return { headers: [...RETURN_KEYS], rows: [RETURN_KEYS.map((k) => cell(p.returns[k]))], right: RETURN_KEYS.map(() => true) };
+}
+
+/** Why the period returns are unavailable, when they are. */
+export function returnsNote(p: Performance): string | null {
+  return RETURN_KEYS.some((k) => p.returns[k] === null) ? `returns: ${p.unavailable?.returns ?? 'not enough history'}` : null;
+}
+
+/** The best and worst holdings side by side, one rank per row (never on the sector rows). */
+export function rankedView(p: Performance, top = 3): MarketTableData {
+  const pnl = (n: number | undefined): MarketCell => (n === undefined ? { text: '' } : moveCell(n, pct));
+  const label = (h: Performance['best'][number] | undefined) => ({ text: h ? `${h.code} ${h.name ?? ''}`.trim() : '' });
+  const n = Math.min(top, Math.max(p.best.length, p.worst.length));
+  return {
+    headers: ['#', 'BEST', 'P&L %', 'WORST', 'P&L %'],
+    rows: Array.from({ length: n }, (_, i) => [{ text: String(i + 1) }, label(p.best[i]), pnl(p.best[i]?.unrealized_pnl_percent), label(p.worst[i]), pnl(p.worst[i]?.unrealized_pnl_percent)]),
+    right: [true, false, true, false, true],
+  };
 }
 
 /** Allocation by sector and the best and worst holdings. */

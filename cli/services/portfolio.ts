@@ -100,15 +100,17 @@ export interface Performance {
   total_return_percent: number;
   day_change: number;
   day_change_percent: number;
-  returns: Record<'1W' | '1M' | '3M' | '6M' | 'YTD' | '1Y', number>;
+  returns: Record<'1W' | '1M' | '3M' | '6M' | 'YTD' | '1Y', number | null>;
   volatility_percent: number | null;
-  max_drawdown_percent: number;
+  max_drawdown_percent: number | null;
   sharpe_ratio: number | null;
   beta: number | null;
   benchmark: string;
   benchmark_return_percent: number | null;
   excess_return_percent: number | null;
   risk_free_rate: number;
+  /** Why a null figure is null (`returns` for the period returns). */
+  unavailable?: Partial<Record<string, string>>;
   allocation: { by_stock: AllocationSlice[]; by_sector: AllocationSlice[]; by_market: AllocationSlice[]; by_market_cap: AllocationSlice[] };
   best: RankedHolding[];
   worst: RankedHolding[];

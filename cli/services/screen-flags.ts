@@ -4,6 +4,7 @@
  * spec's shape A: {market, exclude, expression, filters: {<field>: {min, max}}, sort, per_page, page, fields}.
  * Field names are checked for form only; the server knows which indicators exist.
  */
+import { sectorArg } from './sectors.js';
 import { usageError } from './errors.js';
 
 /** Universe flags the server accepts in `exclude` (daemon/screening/snapshot.ts STOCK_FLAGS). */
@@ -164,7 +165,7 @@ export function parseMarket(text: string): string {
 export function buildScreenBody(flags: ScreenFlags): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   if (flags.market !== undefined) body.market = parseMarket(flags.market);
-  const sectors = (flags.sector ?? []).map((s) => s.trim()).filter(Boolean);
+  const sectors = (flags.sector ?? []).map((s) => s.trim()).filter(Boolean).map(sectorArg);
   if (sectors.length) body.sectors = sectors;
   const exclude = parseExclude(flags.exclude ?? []);
   if (exclude.length) body.exclude = exclude;

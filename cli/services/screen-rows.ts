@@ -19,7 +19,7 @@ export function screenColumns(items: readonly ScreenItem[]): string[] {
 
 /** Numeric (right-aligned) columns of a screen table. */
 export function screenRight(headers: readonly string[]): boolean[] {
-  return headers.map((h) => !TEXT_COLUMNS.has(h));
+  return headers.map((h) => !TEXT_COLUMNS.has(h.toLowerCase()));
 }
 
 /**
@@ -29,7 +29,8 @@ export function screenRight(headers: readonly string[]): boolean[] {
 export function screenTable(items: readonly ScreenItem[], human: boolean, units: ReadonlyMap<string, string> = new Map()): TableData {
   const columns = screenColumns(items);
   return {
-    headers: columns,
+    // Upper case like every other table's header (issue 20); the field id otherwise, so scripts select by the flags' names.
+    headers: columns.map((c) => c.toUpperCase()),
     rows: items.map((item) =>
       columns.map((c): CellInput => {
         const value = item[c];

@@ -5,6 +5,7 @@
  * the match count and query time go to stderr.
  */
 import { usageError } from './errors.js';
+import { withQuoteHint } from './expression-hints.js';
 import type { ScreenBody } from './market-types.js';
 import { getPreset } from './presets.js';
 import { printMarketTable } from './print-table.js';
@@ -43,6 +44,14 @@ export async function screenTarget(session: Session, flags: ScreenCommandFlags):
  * @throws CliError USAGE for --csv with --json; the API's errors
  */
 export async function printScreen(session: Session, target: ScreenTarget, csv = false): Promise<void> {
+  try {
+    await printScreenOnce(session, target, csv);
+  } catch (err) {
+    throw withQuoteHint(err, 'body' in target ? (target.body.expression as string | undefined) : undefined);
+  }
+}
+
+async function printScreenOnce(session: Session, target: ScreenTarget, csv: boolean): Promise<void> {
   if (csv) {
     if (session.out.mode === 'json') throw usageError('--csv and --json exclude each other');
     const { total } = await screenCsv(session, target, session.io.stdout);

@@ -20,6 +20,8 @@ export interface PublicUser {
   tier: Tier;
   role: Role;
   rate_limit_per_hour?: number | null;
+  /** End of a load-test exemption in force (issue 20), else null. */
+  loadtest_exempt_until?: string | null;
   created_at: string;
   updated_at?: string;
 }

@@ -53,8 +53,8 @@ export function alertLine(a: WatchAlert): string {
   return `${time}  ${a.code}  ${a.alert_type} ${num(a.threshold)} → ${num(a.current_price)}  ${a.message}`;
 }
 
-/** The connection badge: text and whether it is healthy. */
-export function connectionBadge(status: ConnectionStatus): MarketCell & { healthy: boolean } {
+/** The connection badge: text and whether it is healthy; a reconnect wait counts down to `nowMs`. */
+export function connectionBadge(status: ConnectionStatus, nowMs: number = Date.now()): MarketCell & { healthy: boolean } {
   switch (status.state) {
     case 'connecting':
       return { text: status.attempt > 1 ? `connecting (attempt ${status.attempt})…` : 'connecting…', healthy: false };
@@ -63,10 +63,16 @@ export function connectionBadge(status: ConnectionStatus): MarketCell & { health
     case 'restored':
       return { text: `restored with ${status.estimated ? '~' : ''}${status.missed} missed${status.historyTruncated ? ' (snapshot sent)' : ''}`, healthy: true };
     case 'reconnecting':
-      return { text: `reconnecting in ${formatDuration(status.delayMs)} (attempt ${status.attempt}): ${status.reason}`, healthy: false };
+      return { text: `reconnecting in ${countdown(status, nowMs)} (attempt ${status.attempt}): ${status.reason}`, healthy: false };
     case 'closed':
       return { text: `closed: ${status.reason}`, healthy: false };
   }
+}
+
+/** What is left of a reconnect wait, in whole seconds once it is a second or more (so it ticks). */
+function countdown(status: Extract<ConnectionStatus, { state: 'reconnecting' }>, nowMs: number): string {
+  const left = Math.max(0, status.delayMs - (status.since === undefined ? 0 : nowMs - status.since));
+  return left >= 1000 ? `${Math.ceil(left / 1000)}s` : formatDuration(left);
 }
 
 /** Market status per market, e.g. "KOSPI open · KOSDAQ closed" (empty until a status arrives). */

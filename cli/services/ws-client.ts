@@ -54,7 +54,7 @@ export type ConnectionStatus =
   | { state: 'connecting'; attempt: number }
   | { state: 'connected'; sessionId: string; restoreFailed?: string }
   | { state: 'restored'; sessionId: string; missed: number; estimated: boolean; historyTruncated: boolean }
-  | { state: 'reconnecting'; attempt: number; delayMs: number; reason: string }
+  | { state: 'reconnecting'; attempt: number; delayMs: number; reason: string; /** Epoch ms the wait started (for a countdown). */ since?: number }
   | { state: 'closed'; reason: string };
 
 /** What the client reports. */
@@ -214,7 +214,7 @@ export function createWsClient(options: WsClientOptions): WsClient {
   function scheduleReconnect(reason: string): void {
     attempt++;
     const delayMs = backoffDelay(attempt, backoff, random());
-    setStatus({ state: 'reconnecting', attempt, delayMs, reason });
+    setStatus({ state: 'reconnecting', attempt, delayMs, reason, since: Date.now() });
     retryTimer = setTimeout(() => void connect(), delayMs);
   }
 

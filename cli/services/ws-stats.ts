@@ -55,7 +55,7 @@ export function wsStatsRecord(s: WsStats): RecordData {
     ['rate_limit', s.rate_limiting_enabled ? `${num(s.rate_limit)} messages/s per connection` : 'off'],
     ['send_latency', s.send_latency_ms ? `p50 ${ms(s.send_latency_ms.p50)}, p99 ${ms(s.send_latency_ms.p99)}, max ${ms(s.send_latency_ms.max)}` : ''],
     ['memory', s.memory ? `rss ${bytes(s.memory.rss)}, heap ${bytes(s.memory.heap_used)} of ${bytes(s.memory.heap_total)}` : ''],
-    ['bytes_per_connection', s.bytes_per_connection === null || s.bytes_per_connection === undefined ? '' : bytes(s.bytes_per_connection)],
+    ['bytes_per_connection', s.bytes_per_connection === null || s.bytes_per_connection === undefined ? '—' : bytes(s.bytes_per_connection)],
   ];
   return { fields };
 }

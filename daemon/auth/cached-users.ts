@@ -36,6 +36,7 @@ export function createCachedUsersRepo(repo: UsersRepo, options: CachedUsersOptio
     create: (input) => repo.create(input),
     findByEmail: (email) => repo.findByEmail(email),
     list: (o) => repo.list(o),
+    listExempt: (nowIso) => repo.listExempt(nowIso),
     async findById(id) {
       const hit = rows.get(id);
       if (hit && hit.until > options.clock.now()) return { ...hit.row };
@@ -46,6 +47,11 @@ export function createCachedUsersRepo(repo: UsersRepo, options: CachedUsersOptio
         rows.set(id, { row: { ...row }, until: options.clock.now() + ttlMs });
       }
       return row;
+    },
+    async delete(id) {
+      const deleted = await repo.delete(id);
+      await changed(id);
+      return deleted;
     },
     async update(id, patch) {
       const row = await repo.update(id, patch);

@@ -22,6 +22,8 @@ declare global {
       customRateLimit?: number | null;
       /** The JSON body's bytes as received (set by the route's body parser). */
       rawBody?: Buffer;
+      /** Set when the caller's account has a load-test exemption in force: the rate limiter does not count it. */
+      rateLimitExempt?: boolean;
       /** Parsed and validated inputs (set by `validate`). */
       valid: { body?: unknown; query?: unknown; params?: unknown };
     }

@@ -1,5 +1,6 @@
 /** Structured logging (pino) with secrets redacted. */
 import { pino, type Logger, type DestinationStream } from 'pino';
+import { prettyDestination, wantsPretty, type LogFormat } from './log-format.js';
 
 const REDACT = [
   'password',
@@ -21,4 +22,10 @@ const REDACT = [
 /** Create the daemon's logger; `destination` defaults to stdout. */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino({ level, base: { service: 'stockscreend' }, redact: { paths: REDACT, censor: '[redacted]' } }, destination);
+}
+
+/** The daemon's logger in the configured format: readable coloured lines on a terminal, pino JSON otherwise. */
+export function createConfiguredLogger(config: { log_level: string; log_format: LogFormat }, out: NodeJS.WriteStream = process.stdout): Logger {
+  if (!wantsPretty(config.log_format, out.isTTY)) return createLogger(config.log_level);
+  return createLogger(config.log_level, prettyDestination(out, out.isTTY === true && process.env.NO_COLOR === undefined));
 }

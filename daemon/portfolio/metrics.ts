@@ -9,11 +9,18 @@
  * - Sharpe = (mean r − risk_free / 252) / sd r × √252;
  * - beta = cov(r, m) / var(m) over days where the index has both closes;
  * - excess return = portfolio return − index return over the same window.
+ *
+ * A figure the history cannot define is null, never 0, and `unavailable` says why (issue 20):
+ * returns and drawdown need 2 trading days, volatility and Sharpe `MIN_STAT_DAYS` daily
+ * returns, beta as many days with benchmark closes.
  */
 import type { ValueSeries } from './value-series.js';
 
 /** Trading days per year (annualisation). */
 export const TRADING_DAYS_PER_YEAR = 252;
+
+/** Daily returns needed before volatility, Sharpe and beta mean anything. */
+export const MIN_STAT_DAYS = 20;
 
 /** The return periods reported. */
 export const PERIODS = ['1W', '1M', '3M', '6M', 'YTD', '1Y'] as const;
@@ -28,14 +35,26 @@ export interface PerformanceStats {
   /** First and last day of the statistics window, and its number of daily returns. */
   window: { from: string | null; to: string | null; days: number };
   /** Time-weighted return over each period, percent; a period longer than the history covers it all. */
-  returns: Record<Period, number>;
+  returns: Record<Period, number | null>;
   volatility_percent: number | null;
   /** Largest peak-to-trough fall, as a positive percent. */
-  max_drawdown_percent: number;
+  max_drawdown_percent: number | null;
   sharpe_ratio: number | null;
   beta: number | null;
   benchmark_return_percent: number | null;
   excess_return_percent: number | null;
+  /** Why each null figure above is null (`returns` for the period returns), e.g. "needs 20 trading days of history (has 3)". */
+  unavailable: Partial<Record<UnavailableFigure, string>>;
+}
+
+/** The figures that can be unavailable. */
+export type UnavailableFigure =
+  | 'returns' | 'volatility_percent' | 'max_drawdown_percent' | 'sharpe_ratio' | 'beta' | 'benchmark_return_percent' | 'excess_return_percent';
+
+/** Options of computePerformance. */
+export interface PerformanceOptions {
+  /** Daily returns needed for volatility, Sharpe and beta (default MIN_STAT_DAYS). */
+  minDays?: number;
 }
 
 function shiftMonths(date: string, months: number): string {
@@ -112,24 +131,52 @@ function closeOnOrBefore(index: IndexCloses, dates: readonly string[], k: number
   return undefined;
 }
 
+const NO_HISTORY = 'no trading day with a close since the holdings were acquired';
+
 function emptyStats(): PerformanceStats {
+  const why = NO_HISTORY;
   return {
     window: { from: null, to: null, days: 0 },
-    returns: { '1W': 0, '1M': 0, '3M': 0, '6M': 0, YTD: 0, '1Y': 0 },
-    volatility_percent: 0, max_drawdown_percent: 0, sharpe_ratio: 0, beta: 0, benchmark_return_percent: 0, excess_return_percent: 0,
+    returns: { '1W': null, '1M': null, '3M': null, '6M': null, YTD: null, '1Y': null },
+    volatility_percent: null, max_drawdown_percent: null, sharpe_ratio: null, beta: null, benchmark_return_percent: null, excess_return_percent: null,
+    unavailable: { returns: why, volatility_percent: why, max_drawdown_percent: why, sharpe_ratio: why, beta: why, benchmark_return_percent: why, excess_return_percent: why },
   };
+}
+
+const needs = (what: number, has: number, of = 'trading days of history') => `needs ${what} ${of}; has ${has}`;
+
+/** Null the figures `stats` cannot define for lack of history, recording why. */
+function withUnavailable(stats: PerformanceStats, returnsCount: number, pairs: number, minDays: number): PerformanceStats {
+  const u = stats.unavailable;
+  const days = returnsCount + 1;
+  if (days < 2) {
+    for (const p of PERIODS) stats.returns[p] = null;
+    stats.max_drawdown_percent = null;
+    stats.excess_return_percent = null;
+    u.returns = u.max_drawdown_percent = u.excess_return_percent = needs(2, days);
+  }
+  if (returnsCount < minDays) {
+    stats.volatility_percent = stats.sharpe_ratio = null;
+    u.volatility_percent = u.sharpe_ratio = needs(minDays, returnsCount, 'daily returns');
+  } else if (stats.sharpe_ratio === null) u.sharpe_ratio = 'undefined: the value did not move';
+  if (pairs < minDays) {
+    stats.beta = null;
+    u.beta = needs(minDays, pairs, 'daily returns with KOSPI closes');
+  }
+  if (stats.benchmark_return_percent === null) u.benchmark_return_percent = u.excess_return_percent = 'no KOSPI closes over the window';
+  return stats;
 }
 
 /**
  * Compute the statistics of `series` against the benchmark `index`; `riskFreeRate` is
- * annual, as a fraction (0.03 = 3%). An empty series gives zeros.
+ * annual, as a fraction (0.03 = 3%). An empty series gives nulls, each with its reason.
  */
-export function computePerformance(series: ValueSeries, index: IndexCloses, riskFreeRate: number): PerformanceStats {
+export function computePerformance(series: ValueSeries, index: IndexCloses, riskFreeRate: number, options: PerformanceOptions = {}): PerformanceStats {
   const { dates, wealth, returns: daily } = series;
   const last = dates.length - 1;
   if (last < 0) return emptyStats();
   const lastDate = dates[last]!;
-  const returns = {} as Record<Period, number>;
+  const returns = {} as Record<Period, number | null>;
   for (const p of PERIODS) returns[p] = (wealth[last]! / wealth[anchorIndex(dates, periodStart(p, lastDate))]! - 1) * 100;
 
   const from = anchorIndex(dates, periodStart('1Y', lastDate));
@@ -147,7 +194,7 @@ export function computePerformance(series: ValueSeries, index: IndexCloses, risk
   const end = closeOnOrBefore(index, dates, last);
   const benchmark = start !== undefined && end !== undefined ? (end / start - 1) * 100 : null;
   const portfolio = (wealth[last]! / wealth[from]! - 1) * 100;
-  return {
+  const stats: PerformanceStats = {
     window: { from: dates[from]!, to: lastDate, days: r.length },
     returns,
     volatility_percent: Number.isFinite(sd) ? sd * Math.sqrt(TRADING_DAYS_PER_YEAR) * 100 : null,
@@ -156,5 +203,7 @@ export function computePerformance(series: ValueSeries, index: IndexCloses, risk
     beta: Number.isFinite(beta) ? beta : null,
     benchmark_return_percent: benchmark,
     excess_return_percent: benchmark === null ? null : portfolio - benchmark,
+    unavailable: {},
   };
+  return withUnavailable(stats, r.length, pairs.length, options.minDays ?? MIN_STAT_DAYS);
 }

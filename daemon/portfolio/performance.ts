@@ -1,7 +1,7 @@
 /**
  * GET /portfolio/performance: reads the daily closes of the holdings and the KOSPI
  * series, then combines the valuation, the value series and its statistics into one
- * report. An empty portfolio gives zeros and empty lists.
+ * report. An empty portfolio gives zero totals, empty lists and null statistics (with reasons).
  */
 import type { IndexRepo } from '../store/index-repo.js';
 import type { PricesRepo } from '../store/prices-repo.js';
@@ -48,22 +48,27 @@ export interface PerformanceInputs {
   series: boolean;
 }
 
-/** The holdings' daily closes since acquisition (the last HISTORY_BARS at most). */
+/**
+ * The holdings' daily closes since acquisition (the last HISTORY_BARS at most). A holding
+ * bought after its stock's last close (today, before the day's bar is loaded) counts from
+ * that last close, so the value series includes every holding (issue 20).
+ */
 async function loadPositions(holdings: readonly HoldingView[], prices: Pick<PricesRepo, 'history'>): Promise<PositionHistory[]> {
   const earliest = new Map<string, string>();
   for (const h of holdings) {
     const e = earliest.get(h.code);
     if (e === undefined || h.acquired_at < e) earliest.set(h.code, h.acquired_at);
   }
-  const bars = new Map(
-    await Promise.all([...earliest].map(async ([code, from]) => [code, await prices.history(code, { from, limit: HISTORY_BARS })] as const)),
-  );
-  return holdings.map((h) => ({
-    code: h.code,
-    quantity: h.quantity,
-    acquired_at: h.acquired_at,
-    closes: (bars.get(h.code) ?? []).map((b) => ({ date: b.trade_date, close: b.close_price })),
-  }));
+  const barsSince = async (code: string, from: string) => {
+    const since = await prices.history(code, { from, limit: HISTORY_BARS });
+    return since.length > 0 ? since : prices.history(code, { limit: 1 });
+  };
+  const bars = new Map(await Promise.all([...earliest].map(async ([code, from]) => [code, await barsSince(code, from)] as const)));
+  return holdings.map((h) => {
+    const closes = (bars.get(h.code) ?? []).map((b) => ({ date: b.trade_date, close: b.close_price }));
+    const lastClose = closes.at(-1)?.date;
+    return { code: h.code, quantity: h.quantity, acquired_at: lastClose !== undefined && h.acquired_at > lastClose ? lastClose : h.acquired_at, closes };
+  });
 }
 
 /** Build the report. */

@@ -12,12 +12,16 @@ export interface UserRow {
   tier: Tier;
   role: Role;
   rate_limit_per_hour: number | null;
+  /** ISO time a load-test exemption ends (null: none was granted; past: expired). */
+  loadtest_exempt_until: string | null;
+  /** Email of the admin who granted the exemption. */
+  loadtest_exempt_by: string | null;
   created_at: string;
   updated_at: string;
 }
 
-/** A user as the API shows it. */
-export type PublicUser = Omit<UserRow, 'password_hash'>;
+/** A user as the API shows it: no secrets; the load-test exemption's end only while it is in force. */
+export type PublicUser = Omit<UserRow, 'password_hash' | 'loadtest_exempt_by'>;
 
 /** Fields an admin may change. */
 export interface UserPatch {
@@ -26,6 +30,8 @@ export interface UserPatch {
   rate_limit_per_hour?: number | null;
   password_hash?: string;
   name?: string | null;
+  loadtest_exempt_until?: string | null;
+  loadtest_exempt_by?: string | null;
 }
 
 /** Users repository. */
@@ -36,12 +42,21 @@ export interface UsersRepo {
   findById(id: string): Promise<UserRow | undefined>;
   list(options: { limit: number; offset: number }): Promise<{ users: UserRow[]; total: number }>;
   update(id: string, patch: UserPatch): Promise<UserRow | undefined>;
+  /** Delete an account and (by cascade) everything it owns; resolves false when there was none. */
+  delete(id: string): Promise<boolean>;
+  /** Accounts whose load-test exemption ends after `nowIso`, soonest first. */
+  listExempt(nowIso: string): Promise<UserRow[]>;
+}
+
+/** Whether the account's load-test exemption is in force at `nowMs`. */
+export function isLoadtestExempt(row: Pick<UserRow, 'loadtest_exempt_until'>, nowMs: number): boolean {
+  return row.loadtest_exempt_until !== null && Date.parse(row.loadtest_exempt_until) > nowMs;
 }
 
 /** Strip secrets from a user row. */
-export function toPublicUser(row: UserRow): PublicUser {
-  const { password_hash: _omit, ...rest } = row;
-  return rest;
+export function toPublicUser(row: UserRow, nowMs: number = Date.now()): PublicUser {
+  const { password_hash: _omit, loadtest_exempt_by: _by, ...rest } = row;
+  return { ...rest, loadtest_exempt_until: isLoadtestExempt(row, nowMs) ? row.loadtest_exempt_until : null };
 }
 
 /** Create the users repository over sqlite. */
@@ -57,6 +72,8 @@ export function createUsersRepo(db: Db): UsersRepo {
         tier: input.tier ?? 'free',
         role: input.role ?? 'user',
         rate_limit_per_hour: null,
+        loadtest_exempt_until: null,
+        loadtest_exempt_by: null,
         created_at: now,
         updated_at: now,
       };
@@ -86,5 +103,12 @@ export function createUsersRepo(db: Db): UsersRepo {
       }
       return db.get<UserRow>('SELECT * FROM users WHERE id = ?', [id]);
     },
+    async delete(id) {
+      const existed = (await db.get('SELECT id FROM users WHERE id = ?', [id])) !== undefined;
+      if (existed) await db.run('DELETE FROM users WHERE id = ?', [id]);
+      return existed;
+    },
+    listExempt: (nowIso) =>
+      db.all<UserRow>('SELECT * FROM users WHERE loadtest_exempt_until > ? ORDER BY loadtest_exempt_until, id', [nowIso]),
   };
 }

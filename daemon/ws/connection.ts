@@ -138,6 +138,8 @@ export interface Connection extends HubMember {
   hasAlert(id: string): boolean;
   /** The session as it would be saved now. */
   sessionState(): SessionState;
+  /** What this connection itself holds: bytes waiting in its socket's send buffer plus its session state as saved (JSON). */
+  footprintBytes(): number;
   owner(): SessionOwner;
   /** Open and writing its session (checkpoints skip others). */
   checkpointable(): boolean;
@@ -313,6 +315,7 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
       outbox.push(message);
     },
     hasAlert: (id) => recentAlerts.has(id),
+    footprintBytes: () => ws.bufferedAmount + Buffer.byteLength(JSON.stringify(conn.sessionState())),
     sessionState: () => ({
       user_id: conn.user?.id ?? null,
       subscriptions: conn.subscriptions.toMap(),

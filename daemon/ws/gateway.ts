@@ -168,7 +168,6 @@ export function createWsGateway(deps: WsGatewayDeps): WsGateway {
   // Until their session is saved (a restore of a closing connection's session waits for it).
   const byId = new Map<string, Connection>();
   const checkpoints = createCheckpointer({ sessions, logger, onWritten: (conn, id) => events.emit('checkpoint', conn, id) });
-  const rssAtStart = process.memoryUsage().rss;
   const queued = () => [...sockets.keys()].reduce((n, c) => n + c.outbox.size(), 0);
   const metrics = createWsMetrics(deps.registry ?? new Registry(), {
     connections: () => sockets.size,
@@ -274,7 +273,7 @@ export function createWsGateway(deps: WsGatewayDeps): WsGateway {
       server.on('upgrade', onUpgrade);
     },
     stats: () =>
-      collectStats({ connections: [...sockets.keys()], counters, sessions, options, rssAtStart, topics: hub.topicCount(), deflate: deflate?.stats() ?? null }),
+      collectStats({ connections: [...sockets.keys()], counters, sessions, options, topics: hub.topicCount(), deflate: deflate?.stats() ?? null }),
     connections: () => [...sockets.keys()].map((c) => c.info()),
     close() {
       return (closing ??= (async () => {

@@ -29,7 +29,7 @@ const statsSchema = z
     messages_per_second: z.number().describe('Delivered messages per second over the last 10 s'),
     send_latency_ms: latency.describe('Message age when its frame is handed to the socket (last 2048 flushes)'),
     memory: z.object({ rss: z.number(), heap_used: z.number(), heap_total: z.number(), external: z.number(), array_buffers: z.number() }),
-    bytes_per_connection: z.number().nullable().describe('RSS growth since the gateway started / active connections (estimate)'),
+    bytes_per_connection: z.number().nullable().describe('Mean per connection of its socket send buffer plus its session state as saved (bytes); null without connections'),
     topics: z.number().int(),
     compression: z
       .object({ contexts: z.number().int(), busy: z.number().int(), queued: z.number().int() })

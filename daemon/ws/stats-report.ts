@@ -25,7 +25,11 @@ export interface WsStats {
   messages_per_second: number;
   send_latency_ms: LatencySummary;
   memory: ReturnType<typeof memoryFigures>;
-  /** (RSS now − RSS when the gateway started) / active connections: an estimate; null without connections. */
+  /**
+   * Mean of what each connection holds itself (socket send buffer + session state as saved);
+   * null without connections. Not process RSS / connections, which counts everything else the
+   * process holds (issue 20).
+   */
   bytes_per_connection: number | null;
   topics: number;
   /** Shared compression contexts (null when compression is off). */
@@ -38,7 +42,6 @@ export interface StatsInputs {
   counters: WsCounters;
   sessions: SessionStore;
   options: ConnectionSettings;
-  rssAtStart: number;
   topics: number;
   deflate: { contexts: number; busy: number; queued: number } | null;
 }
@@ -48,7 +51,9 @@ export async function collectStats(input: StatsInputs): Promise<WsStats> {
   const { connections, counters, options } = input;
   const byType = { stock: 0, market: 0, sector: 0 };
   let queued = 0;
+  let footprint = 0;
   for (const c of connections) {
+    footprint += c.footprintBytes();
     byType.stock += c.subscriptions.count('stock');
     byType.market += c.subscriptions.count('market');
     byType.sector += c.subscriptions.count('sector');
@@ -71,7 +76,7 @@ export async function collectStats(input: StatsInputs): Promise<WsStats> {
     messages_per_second: counters.messagesPerSecond(),
     send_latency_ms: counters.latency(),
     memory,
-    bytes_per_connection: connections.length > 0 ? Math.max(0, Math.round((memory.rss - input.rssAtStart) / connections.length)) : null,
+    bytes_per_connection: connections.length > 0 ? Math.round(footprint / connections.length) : null,
     topics: input.topics,
     compression: input.deflate,
   };

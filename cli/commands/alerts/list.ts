@@ -2,6 +2,7 @@
 import { Option, type Command } from 'commander';
 import { ALERT_TYPES, alertsTable, listAlerts, type AlertType } from '../../services/alerts.js';
 import type { PageMeta } from '../../services/types.js';
+import { printTable } from '../../services/print-table.js';
 import type { CliContext } from '../context.js';
 import { codeArg } from '../flag-parsers.js';
 import { action, examples, intArg } from '../shared.js';
@@ -10,7 +11,7 @@ import { action, examples, intArg } from '../shared.js';
 export function register(parent: Command, ctx: CliContext): void {
   parent
     .command('list')
-    .description('List your alerts (piped: rows of id, code, name, type, threshold, active, recurring, cooldown_s, fired, last fired, note)')
+    .description('List your alerts (piped: a header row, then rows of id, code, name, type, threshold, active, recurring, cooldown_s, fired, last fired, note)')
     .option('--code <code>', 'only alerts on this stock', codeArg)
     .addOption(new Option('--active', 'only active alerts').conflicts('inactive'))
     .addOption(new Option('--inactive', 'only inactive alerts (fired one-shot alerts, switched off)'))
@@ -23,7 +24,7 @@ export function register(parent: Command, ctx: CliContext): void {
         const o = cmd.opts<{ code?: string; active?: boolean; inactive?: boolean; type?: AlertType; page: number; limit: number }>();
         const active = o.active ? true : o.inactive ? false : undefined;
         const res = await listAlerts(session, { code: o.code, active, type: o.type, page: o.page, limit: o.limit });
-        session.out.table(res.body, alertsTable(res.data, session.out.mode === 'tty'));
+        printTable(session, res.body, alertsTable(res.data, session.out.mode === 'tty'));
         const meta = (res.body as { meta?: Partial<PageMeta> }).meta;
         if (session.out.mode === 'tty' && meta?.total !== undefined && meta.total > res.data.length) {
           session.out.info(`page ${meta.page} of ${Math.max(1, meta.total_pages ?? 1)} (${meta.total} alerts)`);

@@ -1,6 +1,6 @@
 /** `stockscreen daemon start`: run stockscreend in the background and wait until it is healthy. */
 import type { Command } from 'commander';
-import { startDaemon } from '../../services/daemon-process.js';
+import { healthyDaemonAt, runningDaemon, startDaemon } from '../../services/daemon-process.js';
 import type { CliContext } from '../context.js';
 import { action, examples, intArg } from '../shared.js';
 
@@ -30,6 +30,16 @@ export function register(parent: Command, ctx: CliContext): void {
     .action(
       action(ctx, async (session, cmd) => {
         const opts = cmd.opts<{ host?: string; port?: number; dataDir?: string; redisUrl?: string; databaseUrl?: string; databaseSchema?: string; sample?: boolean; timeout: number }>();
+        // Issue 20: a daemon already there is not an error (exit 0), whoever started it.
+        const ours = runningDaemon(session.paths);
+        const url = ours?.url ?? (await healthyDaemonAt(opts, session.env));
+        if (ours || url) {
+          if (session.out.mode === 'json') session.out.json({ url: url ?? null, pid: ours?.pid ?? null, already_running: true });
+          else if (url) session.out.line(url);
+          const who = ours ? `stockscreend is already running (pid ${ours.pid}${url ? `, ${url}` : ''})` : `a healthy stockscreend already answers at ${url}`;
+          session.out.info(`${who}: nothing to start (\`stockscreen daemon status\` shows it; \`stockscreen daemon stop\` stops one started here)`);
+          return;
+        }
         session.out.info('Starting stockscreend…');
         const started = await startDaemon(session.paths, session.env, { ...opts, timeoutMs: opts.timeout * 1000 });
         if (session.out.mode === 'json') session.out.json({ pid: started.pid, url: started.url, log_file: started.logFile });

@@ -8,6 +8,7 @@ import type { Session } from '../../services/session.js';
 import { initialWatchState } from '../../services/watch-state.js';
 import { createSubscriptionLedger, fetchSeeds, runUntilStopped, subscriptionRequests, wsTokenSource, type StopConditions, type WatchTargets } from '../../services/watch.js';
 import { createWsClient } from '../../services/ws-client.js';
+import { sectorArg } from '../../services/sectors.js';
 import type { CliContext } from '../context.js';
 import { codeArg, durationArg, listArg, positiveIntArg } from '../flag-parsers.js';
 import { action, examples } from '../shared.js';
@@ -45,7 +46,7 @@ function targetsOf(rawCodes: string[], flags: WatchFlags): WatchTargets {
   const markets = (flags.market ?? []).map((m) => m.toUpperCase());
   const bad = markets.filter((m) => !(MARKETS as readonly string[]).includes(m));
   if (bad.length) throw usageError(`unknown market ${bad.join(', ')}`, `use ${MARKETS.join(' or ')}`);
-  const targets = { codes, markets, sectors: flags.sector ?? [] };
+  const targets = { codes, markets, sectors: (flags.sector ?? []).map(sectorArg) };
   if (codes.length + markets.length + targets.sectors.length === 0) throw usageError('nothing to watch', 'give stock codes, --market or --sector');
   return targets;
 }
@@ -88,7 +89,7 @@ export function register(parent: Command, ctx: CliContext): void {
     .description('Watch live prices, order books, market status and your alerts (WebSocket; reconnects and restores the session by itself)')
     .argument('[codes...]', 'stock codes, e.g. 005930 000660')
     .option('--market <names>', `every stock of a market: ${MARKETS.join(', ')} (comma-separated or repeated)`, listArg)
-    .option('--sector <names>', 'every stock of a sector (comma-separated or repeated)', listArg)
+    .option('--sector <names>', 'every stock of a sector, Korean or English name (comma-separated or repeated; see `stockscreen stocks sectors`)', listArg)
     .option('--count <n>', 'stop after n messages', positiveIntArg)
     .option('--duration <time>', 'stop after this long, e.g. 30s, 5m, 1h', durationArg(1, 7 * 86_400_000))
     .addHelpText(

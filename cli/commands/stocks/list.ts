@@ -4,6 +4,7 @@ import { pageNote, printMarketTable } from '../../services/print-table.js';
 import { STOCK_LIST_RIGHT, stockListTable } from '../../services/stock-rows.js';
 import { listStocks, type StockListQuery } from '../../services/stocks.js';
 import type { PageMeta } from '../../services/types.js';
+import { sectorArg } from '../../services/sectors.js';
 import type { CliContext } from '../context.js';
 import { action, examples, intArg } from '../shared.js';
 
@@ -13,7 +14,7 @@ export function register(parent: Command, ctx: CliContext): void {
     .command('list')
     .description('List stocks (piped: a header row, then CODE NAME MARKET SECTOR CLOSE CHANGE_PERCENT MARKET_CAP VOLUME with raw numbers)')
     .option('--market <market>', 'KOSPI, KOSDAQ or ALL')
-    .option('--sector <name>', 'only this sector')
+    .option('--sector <name>', 'only this sector, Korean or English name (see `stockscreen stocks sectors`)', sectorArg)
     .option('--q <text>', 'code or Korean/English name contains this text')
     .option('--sort <field[:asc|desc]>', 'code, name, market_cap, volume, change_percent, trading_value or close (default market_cap:desc)')
     .option('--limit <n>', 'stocks per page, at most 500', intArg(1, 500), 50)

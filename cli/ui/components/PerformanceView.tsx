@@ -3,9 +3,9 @@
  * chart (braille), allocation by sector and the best and worst holdings.
  */
 import { Box, Text } from 'ink';
-import { compact, pct, type MarketTableData } from '../../services/market-format.js';
-import type { Performance, RankedHolding } from '../../services/portfolio.js';
-import { allocationView, performanceSummary, returnsView } from '../../services/portfolio-rows.js';
+import { compact } from '../../services/market-format.js';
+import type { Performance } from '../../services/portfolio.js';
+import { allocationView, performanceSummary, rankedView, returnsNote, returnsView } from '../../services/portfolio-rows.js';
 import { LineChart } from './LineChart.js';
 import { MarketTable } from './MarketTable.js';
 import { MoveText } from './MoveText.js';
@@ -18,14 +18,6 @@ export interface PerformanceViewProps {
   columns: number;
 }
 
-function ranked(title: string, list: RankedHolding[]): MarketTableData {
-  return {
-    headers: [title, 'P&L %'],
-    rows: list.slice(0, 3).map((h) => [{ text: `${h.code} ${h.name ?? ''}` }, { text: pct(h.unrealized_pnl_percent), move: h.unrealized_pnl_percent > 0 ? 'up' : h.unrealized_pnl_percent < 0 ? 'down' : 'flat' }]),
-    right: [false, true],
-  };
-}
-
 /** Render the performance report. */
 export function PerformanceView({ performance: p, color, columns }: PerformanceViewProps) {
   const summary = performanceSummary(p);
@@ -35,7 +27,7 @@ export function PerformanceView({ performance: p, color, columns }: PerformanceV
     <Box flexDirection="column" rowGap={1}>
       <Text bold>
         Portfolio performance{p.as_of ? ` as of ${p.as_of}` : ''}
-        {p.window.from ? <Text dimColor> (history {p.window.from} – {p.window.to}, {p.window.days} days)</Text> : null}
+        {p.window.from ? <Text dimColor> (history {p.window.from} – {p.window.to}, {p.window.days} daily returns)</Text> : null}
       </Text>
       <Box columnGap={2}>
         <Box flexDirection="column">
@@ -51,7 +43,10 @@ export function PerformanceView({ performance: p, color, columns }: PerformanceV
           ))}
         </Box>
       </Box>
-      <MarketTable data={returnsView(p)} color={color} />
+      <Box flexDirection="column">
+        <MarketTable data={returnsView(p)} color={color} />
+        {returnsNote(p) ? <Text dimColor>{returnsNote(p)}</Text> : null}
+      </Box>
       {series.length > 1 ? (
         <Box flexDirection="column">
           <Text bold>Value (KRW)</Text>
@@ -66,10 +61,9 @@ export function PerformanceView({ performance: p, color, columns }: PerformanceV
         </Box>
       ) : null}
       {p.allocation.by_sector.length > 0 ? (
-        <Box columnGap={4}>
+        <Box flexDirection="column" rowGap={1}>
           <MarketTable data={allocationView(p)} color={color} />
-          <MarketTable data={ranked('BEST', p.best)} color={color} />
-          <MarketTable data={ranked('WORST', p.worst)} color={color} />
+          <MarketTable data={rankedView(p)} color={color} />
         </Box>
       ) : (
         <Text dimColor>No holdings: nothing to allocate.</Text>

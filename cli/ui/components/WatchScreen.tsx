@@ -9,6 +9,7 @@ import { connectionBadge, marketLine, quoteTable } from '../../services/watch-vi
 import type { WsClientEvent } from '../../services/ws-client.js';
 import { useEventFold, type Subscribe } from '../hooks/use-event-fold.js';
 import { useRowSelection } from '../hooks/use-row-selection.js';
+import { useTicker } from '../hooks/use-ticker.js';
 import { AlertFeed } from './AlertFeed.js';
 import { MarketTable } from './MarketTable.js';
 import { OrderBook } from './OrderBook.js';
@@ -41,7 +42,8 @@ export function WatchScreen({ subscribe, initial, color, loggedIn, interactive, 
   // Keep the selected row in view when there are more rows than lines.
   const first = Math.max(0, Math.min(selected - maxRows + 1, state.rows.length - maxRows));
   const visible = state.rows.slice(first, first + maxRows);
-  const badge = connectionBadge(state.connection);
+  const now = useTicker(state.connection.state === 'reconnecting');
+  const badge = connectionBadge(state.connection, now);
   const code = state.rows[selected]?.code;
   const markets = marketLine(state.markets);
   return (

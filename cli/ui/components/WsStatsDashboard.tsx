@@ -73,7 +73,7 @@ export function WsStatsDashboard({ subscribe, url, intervalLabel, color, interac
       {s ? (
         <Text dimColor wrap="truncate">
           messages sent {num(s.messages_sent)} · queued {num(s.queued_messages)} · saved sessions {s.saved_sessions === null ? 'unknown' : num(s.saved_sessions)} · batching{' '}
-          {s.batching_enabled ? `${s.batch_interval_ms} ms` : 'off'} · send p50/p99 {latency?.p50 ?? '–'}/{latency?.p99 ?? '–'} ms · {bytes(s.bytes_per_connection)} per connection
+          {s.batching_enabled ? `${s.batch_interval_ms} ms` : 'off'} · send p50/p99 {latency?.p50 ?? '–'}/{latency?.p99 ?? '–'} ms · {s.bytes_per_connection === null || s.bytes_per_connection === undefined ? '—' : bytes(s.bytes_per_connection)} per connection
         </Text>
       ) : null}
       {view.error ? <Text color={color ? 'yellow' : undefined}>last poll failed: {view.error}</Text> : null}

@@ -9,7 +9,7 @@ import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../errors.js';
 import { revokedTokenError, type AuthUser, type TokenService } from '../../auth/tokens.js';
 import { isStoreUnavailable } from '../../store/db.js';
-import type { UserRow, UsersRepo } from '../../store/users-repo.js';
+import { isLoadtestExempt, type UserRow, type UsersRepo } from '../../store/users-repo.js';
 
 /** What the guards need. */
 export interface AuthGuardDeps {
@@ -62,6 +62,7 @@ async function resolveCaller(deps: AuthGuardDeps, req: Request): Promise<AuthUse
   }
   if (!row) throw new AppError('UNAUTHORIZED', 'Account no longer exists', { reason: 'invalid' });
   req.customRateLimit = row.rate_limit_per_hour;
+  req.rateLimitExempt = isLoadtestExempt(row, Date.now()); // issue 20: load-test exemption
   req.user = { ...claims, tier: row.tier, role: row.role };
   return req.user;
 }

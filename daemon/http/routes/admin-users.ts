@@ -1,6 +1,6 @@
 /** Admin user management: list users, change tier, role or a custom hourly limit. */
 import { z } from 'zod';
-import { invalidRequest, notFound } from '../../errors.js';
+import { AppError, invalidRequest, notFound } from '../../errors.js';
 import { toPublicUser, type UsersRepo } from '../../store/users-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
@@ -9,7 +9,8 @@ import { adminUserPatch, pageQuery, publicUserSchema } from '../schemas/users.js
 const idParams = z.object({ id: z.string().uuid('must be a user id (uuid)') });
 
 /**
- * Register GET /admin/users and PATCH /admin/users/{id}.
+ * Register GET /admin/users, PATCH and DELETE /admin/users/{id}.
+ * DELETE throws AppError NOT_FOUND for an unknown id, CONFLICT for the caller's own account.
  * PATCH throws AppError INVALID_REQUEST for a custom limit on a non-enterprise account, NOT_FOUND for an unknown id.
  */
 export function registerAdminUserRoutes(api: ApiBuilder, deps: { users: UsersRepo }): void {
@@ -18,7 +19,7 @@ export function registerAdminUserRoutes(api: ApiBuilder, deps: { users: UsersRep
     async (req, res) => {
       const { page, limit } = req.valid.query as z.output<typeof pageQuery>;
       const { users, total } = await deps.users.list({ limit, offset: (page - 1) * limit });
-      sendSuccess(req, res, users.map(toPublicUser), {
+      sendSuccess(req, res, users.map((u) => toPublicUser(u)), {
         meta: { total, page, per_page: limit, total_pages: Math.ceil(total / limit) },
       });
     },
@@ -47,6 +48,18 @@ export function registerAdminUserRoutes(api: ApiBuilder, deps: { users: UsersRep
       const updated = await deps.users.update(id, patch);
       if (!updated) throw notFound('User', { id });
       sendSuccess(req, res, toPublicUser(updated));
+    },
+  );
+  api.route(
+    {
+      method: 'delete', path: '/admin/users/:id', summary: 'Delete an account with everything it owns', tags: ['admin'], access: 'admin', params: idParams, status: 204, errors: [404, 409],
+      description: 'Used by `stockscreen loadtest --cleanup` for the accounts a load test created. An admin cannot delete their own account (409).',
+    },
+    async (req, res) => {
+      const { id } = req.valid.params as z.output<typeof idParams>;
+      if (id === req.user?.id) throw new AppError('CONFLICT', 'You cannot delete your own account', { id });
+      if (!(await deps.users.delete(id))) throw notFound('User', { id });
+      res.status(204).end();
     },
   );
 }

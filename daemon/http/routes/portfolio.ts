@@ -77,9 +77,12 @@ const performanceSchema = z
     window: z.object({ from: z.string().nullable(), to: z.string().nullable(), days: z.number() }),
     total_value: z.number(), total_cost: z.number(), unrealized_pnl: z.number(), unrealized_pnl_percent: z.number(), realized_pnl: z.number(),
     total_return_percent: z.number(), day_change: z.number(), day_change_percent: z.number(),
-    returns: z.object({ '1W': z.number(), '1M': z.number(), '3M': z.number(), '6M': z.number(), YTD: z.number(), '1Y': z.number() }),
-    volatility_percent: nullableNumber, max_drawdown_percent: z.number(), sharpe_ratio: nullableNumber, beta: nullableNumber,
+    returns: z.object({ '1W': nullableNumber, '1M': nullableNumber, '3M': nullableNumber, '6M': nullableNumber, YTD: nullableNumber, '1Y': nullableNumber }),
+    volatility_percent: nullableNumber, max_drawdown_percent: nullableNumber, sharpe_ratio: nullableNumber, beta: nullableNumber,
     benchmark: z.literal('KOSPI'), benchmark_return_percent: nullableNumber, excess_return_percent: nullableNumber, risk_free_rate: z.number(),
+    unavailable: z
+      .record(z.string(), z.string())
+      .meta({ description: 'Why each null figure is null (key `returns` for the period returns), e.g. "needs 20 daily returns (has 3)"' }),
     allocation: z.object({ by_stock: z.array(slice), by_sector: z.array(slice), by_market: z.array(slice), by_market_cap: z.array(slice) }),
     best: z.array(ranked), worst: z.array(ranked),
     series: z.array(z.object({ date: z.string(), value: z.number(), return_index: z.number() })).optional(),

@@ -88,7 +88,7 @@ export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): voi
   const tags = ['stocks'];
   async function requireStock(code: string) {
     const stock = await deps.stocks.get(code);
-    if (!stock) throw notFound('Stock', { code });
+    if (!stock) throw notFound(`Stock ${code}`, { code }); // "Stock 999999 not found": the message names the code
     return stock;
   }
 
@@ -142,7 +142,7 @@ export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): voi
       const last = recent.at(-1);
       const prev = recent.length === 2 ? recent[0] : undefined;
       const halt = await deps.prices.latestHalt(code);
-      if (!last && !halt) throw notFound('Price', { code, reason: 'no price data loaded for this stock' });
+      if (!last && !halt) throw notFound(`Price of ${code}`, { code, reason: 'no price data loaded for this stock' });
       const price = halt ? halt.last_close : last!.close_price;
       const base = halt ? last?.close_price ?? null : prev?.close_price ?? null;
       sendSuccess(req, res, {

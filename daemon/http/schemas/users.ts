@@ -12,6 +12,10 @@ export const publicUserSchema = z
     tier: z.enum(TIERS),
     role: z.enum(ROLES),
     rate_limit_per_hour: z.number().int().nullable(),
+    loadtest_exempt_until: z
+      .string()
+      .nullable()
+      .meta({ description: 'End (ISO time) of a load-test exemption from the tier and endpoint rate limits; null when none is in force' }),
     created_at: z.string(),
     updated_at: z.string(),
   })

@@ -6,6 +6,12 @@
  *
  * The holder also fences itself: `isValid()` turns false once `leaseMs` has passed since the
  * last confirmed renewal (a long pause, a lost connection), before anyone else can hold it.
+ *
+ * A renewal that fails (a slow reply past the command timeout, a dropped connection) does not
+ * end the leadership while the lease is still ours in Redis: the key cannot have expired before
+ * `validUntil`, so nobody else can hold it yet. Leadership ends when Redis answers that someone
+ * else holds it, or when renewals have failed until the lease has surely run out (issue 20: one
+ * slow Redis reply flipped leadership on a busy box).
  */
 import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
@@ -57,6 +63,7 @@ export function createLeaderLease(options: LeaderLeaseOptions): LeaderLease {
   let beating: Promise<void> | undefined;
   let stopped = false;
   let lastError = '';
+  let failures = 0;
 
   function change(next: boolean): void {
     if (leader === next) return;
@@ -75,15 +82,27 @@ export function createLeaderLease(options: LeaderLeaseOptions): LeaderLease {
       const held = (await redis.eval(ACQUIRE_OR_RENEW, 1, key, instanceId, leaseMs)) === 1;
       lastError = '';
       if (stopped) return;
+      if (failures > 0 && held && leader) logger.info({ instance: instanceId, failed_attempts: failures }, 'feed lease: renewed again; leadership kept');
+      failures = 0;
       // Redis starts the expiry after it receives the command, so this bound is conservative.
       if (held) validUntil = sentAt + leaseMs;
       change(held);
     } catch (err) {
-      const message = (err as Error).message;
-      if (message !== lastError) logger.warn({ err: message }, 'feed lease: redis unavailable; not producing');
-      lastError = message;
-      if (!stopped) change(false);
+      renewFailed((err as Error).message);
     }
+  }
+
+  function renewFailed(message: string): void {
+    failures++;
+    if (stopped) return;
+    const left = Math.round(validUntil - performance.now());
+    if (leader && left > 0) {
+      logger.warn({ instance: instanceId, err: message, lease_left_ms: left }, 'feed lease: renewal failed; the lease is still ours, retrying');
+      return;
+    }
+    if (message !== lastError) logger.warn({ err: message }, 'feed lease: redis unavailable; not producing');
+    lastError = message;
+    change(false);
   }
 
   function tick(): void {

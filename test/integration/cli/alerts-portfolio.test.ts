@@ -50,9 +50,12 @@ describe('stockscreen alerts and portfolio', () => {
     expect(rows[0]![6]).toBe(fired.message);
     // And the one-shot alert is now inactive, having fired once
     const list = await h.cli(['alerts', 'list', '--code', a.code]);
-    const row = list.io.out().trimEnd().split('\t');
+    // Piped: a header row like every list (issue 20), then the alert
+    const [header, line] = list.io.out().trimEnd().split('\n');
+    expect(header).toBe('ID\tCODE\tNAME\tTYPE\tTHRESHOLD\tACTIVE\tRECURRING\tCOOLDOWN\tFIRED\tLAST FIRED\tNOTE');
+    const row = line!.split('\t');
     expect([row[0], row[5], row[8]]).toEqual([alert.id, 'no', '1']);
-    expect((await h.cli(['alerts', 'list', '--active', '--code', a.code])).io.out()).toBe('');
+    expect((await h.cli(['alerts', 'list', '--active', '--code', a.code])).io.out()).toBe(`${header}\n`);
   });
 
   it('edits and removes an alert', async () => {
@@ -117,7 +120,9 @@ describe('stockscreen alerts and portfolio', () => {
 
     // show, piped: id, code, name, quantity, average_price, current_price, market_value, cost, …
     const show = await h.cli(['portfolio', 'show']);
-    const row = show.io.out().trimEnd().split('\t');
+    const [head, holdingLine] = show.io.out().trimEnd().split('\n');
+    expect(head).toBe('ID\tCODE\tNAME\tQUANTITY\tAVERAGE_PRICE\tCURRENT_PRICE\tMARKET_VALUE\tCOST\tUNREALIZED_PNL\tUNREALIZED_PNL_PERCENT\tDAY_CHANGE_PERCENT\tWEIGHT');
+    const row = holdingLine!.split('\t');
     expect(row.slice(0, 4)).toEqual([lot.id, s.code, s.name, '40']);
     expect(Number(row[4])).toBeCloseTo(average, 6);
     // No tick for this stock: valued at its last close.
@@ -154,6 +159,6 @@ describe('stockscreen alerts and portfolio', () => {
     const rm = await h.cli(['portfolio', 'rm', lot.id.slice(0, 6)]);
     expect([rm.code, rm.io.out()]).toEqual([0, '']);
     const empty = await h.cli(['portfolio', 'show']);
-    expect([empty.code, empty.io.out()]).toEqual([0, '']);
+    expect([empty.code, empty.io.out().split('\n').length]).toEqual([0, 2]); // the header row only
   });
 });

@@ -13,7 +13,6 @@ vi.hoisted(() => {
 });
 
 const ADMIN = { email: 'ops@example.com', password: 'ops-password-1' };
-const PASSWORD = 'correct horse battery';
 // Endpoint limits would throttle the setup and the load; tier limits stay on (the subject of some tests).
 const RAISED = { 'POST /screen': 1e9, 'GET /stocks/{code}': 1e9, 'POST /auth/register': 1e9, 'POST /auth/login': 1e9 };
 const TINY = ['--duration', '1s', '--warmup', '0s', '--connections', '2'];
@@ -98,41 +97,22 @@ describe('stockscreen loadtest', () => {
     expect(piped.io.err()).not.toMatch(/[█░]/);
   });
 
-  it('stops a REST scenario with a hint when the saved login\'s tier would throttle it, instead of a rate-limited run', async () => {
-    // Given a saved login of the free tier (100 requests an hour) and no admin
-    const email = `free-${Date.now()}@example.com`;
-    expect((await cli(['register', '--email', email, '--password-stdin'], fakeIO({ stdin: PASSWORD }))).code).toBe(0);
-    expect((await cli(['--profile', 'free', 'login', '--email', email, '--password-stdin'], fakeIO({ stdin: PASSWORD }))).code).toBe(0);
-    // When a closed-loop run plans more requests than the quota left
-    const { code, io } = await cli(['--profile', 'free', '--json', 'loadtest', 'screen-simple', ...TINY]);
-    // Then the scenario stops before sending load, saying why and what to do
-    const report = JSON.parse(io.out());
-    expect(code).toBe(1);
-    expect(report.scenarios[0]).toMatchObject({ scenario: 'screen-simple', status: 'error' });
-    expect(report.scenarios[0].message).toMatch(/rate-limited: the free tier, 100 requests per window, \d+ left, about 200 requests planned/);
-    expect(report.scenarios[0].message).toContain('STOCKSCREEN_ADMIN_EMAIL');
-    expect(report.rows).toEqual([]);
-    expect(io.err()).toContain(`bench token: your login ${email} (tier free)`);
-    // And the account spent only the setup's few requests, not a throttled run
-    const me = await t.request('/api/v1/users/me', { token: (await t.login(email, PASSWORD)).access_token });
-    expect(Number(me.headers.get('x-ratelimit-remaining'))).toBeGreaterThan(90);
-  });
-
-  it('with a saved admin login, creates a dedicated bench user lifted to enterprise', async () => {
+  it('with a saved admin login, runs as a kept bench account given a load-test exemption', async () => {
     // Given the admin logged in (profile ops) and no admin in the environment
     expect((await cli(['--profile', 'ops', 'login', '--email', ADMIN.email, '--password-stdin'], fakeIO({ stdin: ADMIN.password }))).code).toBe(0);
     // When a run starts
     const { code, io } = await cli(['--profile', 'ops', '--json', 'loadtest', 'screen-simple', ...TINY]);
     // Then a fresh bench user carries the load, unthrottled
     const report = JSON.parse(io.out());
-    expect(io.err()).toContain(`${ADMIN.email} is an admin: a dedicated bench user is created and lifted to enterprise`);
+    expect(io.err()).toMatch(/bench account \(kept for this daemon and profile; `stockscreen loadtest --cleanup` removes it\): loadtest-\S+@example\.com is exempt/);
     expect(row(report, 'screen-simple', 'failed requests')).toMatchObject({ measured: 0, pass: true });
     expect(code).toBe(report.pass === false ? 1 : 0);
     const admin = (await t.login(ADMIN.email, ADMIN.password)).access_token;
-    const users = (await (await t.request('/api/v1/admin/users?limit=100', { token: admin })).json()) as { data: { email: string; tier: string; rate_limit_per_hour: number | null }[] };
+    const users = (await (await t.request('/api/v1/admin/users?limit=100', { token: admin })).json()) as { data: { email: string; loadtest_exempt_until: string | null }[] };
     const bench = users.data.filter((u) => u.email.startsWith('loadtest-'));
-    expect(bench.length).toBeGreaterThan(0);
-    expect(bench.every((u) => u.tier === 'enterprise' && u.rate_limit_per_hour === 1_000_000_000)).toBe(true);
+    // One per profile (this one and the runs above with the admin in the environment).
+    expect(bench).toHaveLength(2);
+    expect(bench.every((u) => u.loadtest_exempt_until !== null)).toBe(true);
   });
 
   it('runs ws-fanout with --market: every client also gets the market, its stocks drawn from it', async () => {

@@ -7,11 +7,12 @@ import { fakeIO, tempEnv, type FakeIO, type TempEnv } from './fake-io.js';
 const ADMIN = { email: 'ops@example.com', password: 'ops-password-1' };
 const USER = { email: 'screener@example.com', password: 'correct horse battery' };
 
-/** Header and rows of piped output, each row as an object keyed by the header's field ids. */
+/** Header and rows of piped output, each row as an object keyed by the header's field ids (lower case). */
 function parseTsv(text: string): { header: string[]; rows: Record<string, string>[] } {
   const [head, ...lines] = text.trimEnd().split('\n');
   const header = head!.split('\t');
-  return { header, rows: lines.map((l) => Object.fromEntries(l.split('\t').map((v, i) => [header[i]!, v]))) };
+  // Keyed by the header and by its lower case (a screen's headers are its field ids in upper case).
+  return { header, rows: lines.map((l) => Object.fromEntries(l.split('\t').flatMap((v, i) => [[header[i]!, v], [header[i]!.toLowerCase(), v]]))) };
 }
 
 describe('stockscreen screen, fields, templates and presets on a sample market', () => {
@@ -41,8 +42,9 @@ describe('stockscreen screen, fields, templates and presets on a sample market',
     expect(code, io.err()).toBe(0);
     const { header, rows } = parseTsv(io.out());
     // Identity and price columns, then the filtered, sorted and expression fields.
-    expect(header.slice(0, 7)).toEqual(['code', 'name', 'market', 'sector', 'close', 'change_percent', 'market_cap']);
-    expect(header).toEqual(expect.arrayContaining(['per', 'pbr', 'roe']));
+    expect(header.slice(0, 7)).toEqual(['CODE', 'NAME', 'MARKET', 'SECTOR', 'CLOSE', 'CHANGE_PERCENT', 'MARKET_CAP']);
+    // Upper case like every table's header (issue 20)
+    expect(header).toEqual(expect.arrayContaining(['CODE', 'PER', 'PBR', 'ROE']));
     expect(rows.length).toBeGreaterThan(0);
     for (const r of rows) {
       expect(Number(r.per)).toBeLessThan(40);
@@ -111,7 +113,7 @@ describe('stockscreen screen, fields, templates and presets on a sample market',
     const { code } = await cli(['screen', '--fields', 'per,roe', '--limit', '5'], io);
     expect(code, io.err()).toBe(0);
     const [head, ...lines] = io.out().trimEnd().split('\n');
-    expect(head).toMatch(/^code\s+name\s+market\s+sector\s+close\s+change_percent\s+market_cap\s+per\s+roe/);
+    expect(head).toMatch(/^CODE\s+NAME\s+MARKET\s+SECTOR\s+CLOSE\s+CHANGE_PERCENT\s+MARKET_CAP\s+PER\s+ROE/);
     expect(lines).toHaveLength(5);
     // market_cap in 억/조, percentages with two decimals, PER with its x unit
     expect(lines.every((l) => /[\d.,]+(억|조)/.test(l) && /[+-]?\d+\.\d{2}%/.test(l))).toBe(true);

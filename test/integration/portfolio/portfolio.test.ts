@@ -216,10 +216,10 @@ describe('valuation and performance', () => {
     expect(p.day_change_percent).toBeCloseTo(-2, 10);
     expect(p.returns['1W']).toBeCloseTo(-7.39, 6); // 1.01871 / 1.1 − 1
     expect(p.returns['1M']).toBeCloseTo(1.871, 6); // 1.1 × 0.9 × 1.05 × 0.98 − 1
-    expect(p.volatility_percent).toBeCloseTo(138.0109, 3);
+    // Four daily returns: too few for volatility, Sharpe and beta (null with the reason; the figures are checked in the unit test)
+    expect([p.volatility_percent, p.sharpe_ratio, p.beta]).toEqual([null, null, null]);
+    expect(p.unavailable).toMatchObject({ volatility_percent: 'needs 20 daily returns; has 4', beta: 'needs 20 daily returns with KOSPI closes; has 4' });
     expect(p.max_drawdown_percent).toBeCloseTo(10, 6);
-    expect(p.sharpe_ratio).toBeCloseTo(1.34772, 4);
-    expect(p.beta).toBeCloseTo(4.7, 6);
     expect(p.excess_return_percent).toBeCloseTo(1.920996, 5);
     expect(p.allocation.by_stock.map((s: any) => s.key)).toEqual(['000002', '000001']);
     expect(p.allocation.by_market_cap.map((s: any) => s.key)).toEqual(['small', 'mid']); // 1e7 × 1,068 ; 1e11 × 99 = 9.9조
@@ -230,13 +230,27 @@ describe('valuation and performance', () => {
     expect((await server.request('/api/v1/portfolio/performance', { token })).body.data).not.toHaveProperty('series');
   });
 
-  it('answers zeros and empty lists for an empty portfolio', async () => {
+  it('includes a holding bought after the last close in the value series, with null statistics and their reasons', async () => {
+    // Given a holding bought after the last trading day in the database (today, before today's bar is loaded)
+    const { token } = await store.user();
+    await post('/api/v1/portfolio/holdings', token, { code: '000002', quantity: 2, average_price: 1000, acquired_at: '2025-01-07' });
+    // When the performance is asked for
+    const p = (await server.request('/api/v1/portfolio/performance?series=true', { token })).body.data;
+    // Then the value series holds it at the last close, and no figure pretends to be 0
+    expect(p.series.map((s: any) => [s.date, s.value])).toEqual([['2025-01-06', 2 * 1068]]);
+    expect(p.history_start).toBe('2025-01-06');
+    expect(Object.values(p.returns)).toEqual([null, null, null, null, null, null]);
+    expect([p.volatility_percent, p.sharpe_ratio, p.beta, p.max_drawdown_percent]).toEqual([null, null, null, null]);
+    expect(p.unavailable).toMatchObject({ returns: 'needs 2 trading days of history; has 1', sharpe_ratio: 'needs 20 daily returns; has 0' });
+  });
+
+  it('answers zero totals, empty lists and null statistics for an empty portfolio', async () => {
     const { token } = await store.user();
     const res = await server.request('/api/v1/portfolio/performance?series=true', { token });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({
       total_value: 0, total_cost: 0, unrealized_pnl: 0, realized_pnl: 0, total_return_percent: 0, day_change: 0,
-      returns: { '1W': 0, '1M': 0, '3M': 0, '6M': 0, YTD: 0, '1Y': 0 }, volatility_percent: 0, max_drawdown_percent: 0, sharpe_ratio: 0, beta: 0,
+      returns: { '1W': null, '1M': null, '3M': null, '6M': null, YTD: null, '1Y': null }, volatility_percent: null, max_drawdown_percent: null, sharpe_ratio: null, beta: null,
       allocation: { by_stock: [], by_sector: [], by_market: [], by_market_cap: [] }, best: [], worst: [], series: [],
     });
     expect((await server.request('/api/v1/portfolio', { token })).body.data).toEqual({ holdings: [], totals: { holdings: 0, market_value: 0, cost: 0, unrealized_pnl: 0, unrealized_pnl_percent: 0, day_change: 0, day_change_percent: 0 } });

@@ -14,6 +14,7 @@ describe('will the token\'s quota throttle the run', () => {
     expect(problem).toMatch(/^the bench token's account would be rate-limited: the free tier, 100 requests per window, 97 left, about 200 requests planned \(2 connections × 1 s × ~100 req\/s closed loop\)/);
     expect(problem).toContain('STOCKSCREEN_ADMIN_EMAIL');
     expect(problem).toContain('stockscreen admin users set-tier');
+    expect(problem).toContain('`stockscreen admin users loadtest-grant <email> --for 2h`');
   });
 
   it('lets a run through when the quota covers it, or when the daemon sends no rate-limit headers', () => {

@@ -7,7 +7,7 @@ const item = { code: '005930', name: '삼성전자', market: 'KOSPI', sector: '�
 describe('screen rows', () => {
   it('keeps raw values in item key order for piped output', () => {
     const table = screenTable([item], false);
-    expect(table.headers).toEqual(['code', 'name', 'market', 'sector', 'close', 'change_percent', 'market_cap', 'per', 'roe']);
+    expect(table.headers).toEqual(['CODE', 'NAME', 'MARKET', 'SECTOR', 'CLOSE', 'CHANGE_PERCENT', 'MARKET_CAP', 'PER', 'ROE']);
     expect(table.rows[0]).toEqual(['005930', '삼성전자', 'KOSPI', '전기전자', 199400, -0.55, 1_180_375_801_646_800, 12.345678, null]);
   });
 

@@ -16,6 +16,8 @@ describe('ws-stats rows', () => {
     expect(fields.batching).toBe('on, every 30 ms');
     expect(fields.send_latency).toBe('p50 0.4 ms, p99 2.5 ms, max 3 ms');
     expect(fields.bytes_per_connection).toBe('2.0 KiB');
+    // Unknown (no connection to measure) is "—", never a made-up figure
+    expect(Object.fromEntries(wsStatsRecord(stats({ bytes_per_connection: null })).fields).bytes_per_connection).toBe('—');
     expect(Object.fromEntries(wsStatsRecord(stats({ saved_sessions: null })).fields).saved_sessions).toEqual({ text: 'unknown (Redis unreachable)', tone: 'bad' });
   });
 

@@ -67,4 +67,31 @@ describe('portfolio views', () => {
     expect(text).toMatch(/2025-01-01\s+2025-01-04/);
     expect(text).toMatch(/IT\s+100\.0%/);
   });
+
+  it('shows "—" with the reason for figures the history cannot define, and BEST/WORST by rank, not beside the sectors', () => {
+    // Given a holding bought today: one day of history, no statistics
+    const p = {
+      as_of: '2025-01-03', history_start: '2025-01-03', window: { from: '2025-01-03', to: '2025-01-03', days: 0 },
+      total_value: 120, total_cost: 100, unrealized_pnl: 20, unrealized_pnl_percent: 20, realized_pnl: 0, total_return_percent: 20, day_change: 3, day_change_percent: 2.5,
+      returns: { '1W': null, '1M': null, '3M': null, '6M': null, YTD: null, '1Y': null }, volatility_percent: null, max_drawdown_percent: null, sharpe_ratio: null, beta: null,
+      benchmark: 'KOSPI', benchmark_return_percent: 0.5, excess_return_percent: null, risk_free_rate: 0.03,
+      unavailable: { returns: 'needs 2 trading days of history; has 1', volatility_percent: 'needs 20 daily returns; has 0', max_drawdown_percent: 'needs 2 trading days of history; has 1', sharpe_ratio: 'needs 20 daily returns; has 0', beta: 'needs 20 daily returns with KOSPI closes; has 0', excess_return_percent: 'needs 2 trading days of history; has 1' },
+      allocation: { by_stock: [], by_sector: [{ key: '반도체', value: 60, weight: 50, holdings: 1 }, { key: '은행', value: 60, weight: 50, holdings: 1 }], by_market: [], by_market_cap: [] },
+      best: [{ id: 'h1', code: '005930', name: 'Samsung', unrealized_pnl: 20, unrealized_pnl_percent: 20 }], worst: [{ id: 'h2', code: '105560', name: 'KB', unrealized_pnl: -1, unrealized_pnl_percent: -1 }], series: [],
+    } as Performance;
+    // When rendered for a terminal
+    const text = renderPerformance(p, { color: false, columns: 120 });
+    // Then no 0.00 stands in for a missing figure: "—" and why
+    expect(text).toMatch(/volatility \(ann\.\)\s+— needs 20 daily returns; has 0/);
+    expect(text).toMatch(/Sharpe ratio\s+— needs 20 daily returns; has 0/);
+    expect(text).toMatch(/beta vs KOSPI\s+— needs 20 daily returns with KOSPI closes; has 0/);
+    expect(text).toMatch(/max drawdown\s+— needs 2 trading days of history; has 1/);
+    expect(text).toMatch(/—\s+—\s+—\s+—\s+—\s+—/);
+    expect(text).toContain('returns: needs 2 trading days of history; has 1');
+    expect(text).not.toMatch(/(^|[^\d])0\.00%/m);
+    // And the sector rows stand alone; best and worst share rank rows
+    expect(text).toMatch(/^\s*반도체\s+50\.0%\s+60\s*$/m);
+    expect(text).toMatch(/^\s*#\s+BEST\s+P&L %\s+WORST\s+P&L %\s*$/m);
+    expect(text).toMatch(/^\s*1\s+005930 Samsung\s+\+20\.00%\s+105560 KB\s+-1\.00%\s*$/m);
+  });
 });

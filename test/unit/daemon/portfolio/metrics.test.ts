@@ -49,7 +49,8 @@ describe('value series', () => {
 });
 
 describe('performance statistics', () => {
-  const stats = computePerformance(buildValueSeries(POSITIONS), KOSPI, 0.03);
+  // The hand-checked figures below use 4 daily returns: the minimum is lowered to match.
+  const stats = computePerformance(buildValueSeries(POSITIONS), KOSPI, 0.03, { minDays: 2 });
 
   it('compounds the period returns from the right anchor day', () => {
     // 1W: 2025-01-06 − 7 days = 12-30 → anchor d1: 1.01871 / 1.1 − 1 = −7.39%
@@ -88,18 +89,41 @@ describe('performance statistics', () => {
   });
 
   it('leaves beta and the benchmark unset without index data, and Sharpe unset without variance', () => {
-    const flat = computePerformance(buildValueSeries([{ code: 'F', quantity: 1, acquired_at: D[0], closes: closes([10, 10, 10]) }]), new Map(), 0.03);
+    const flat = computePerformance(buildValueSeries([{ code: 'F', quantity: 1, acquired_at: D[0], closes: closes([10, 10, 10]) }]), new Map(), 0.03, { minDays: 2 });
     expect(flat.beta).toBeNull();
     expect(flat.benchmark_return_percent).toBeNull();
     expect(flat.excess_return_percent).toBeNull();
     expect(flat.volatility_percent).toBe(0);
     expect(flat.sharpe_ratio).toBeNull();
+    expect(flat.unavailable).toEqual({
+      sharpe_ratio: 'undefined: the value did not move',
+      beta: 'needs 2 daily returns with KOSPI closes; has 0',
+      benchmark_return_percent: 'no KOSPI closes over the window',
+      excess_return_percent: 'no KOSPI closes over the window',
+    });
   });
 
-  it('gives zeros for an empty portfolio', () => {
+  it('leaves volatility, Sharpe and beta null with the reason below 20 daily returns (the default), never 0', () => {
+    // Given the same 5-day history with the default minimum
+    const short = computePerformance(buildValueSeries(POSITIONS), KOSPI, 0.03);
+    // Then the figures that need a longer history are null and say why; the rest are computed
+    expect([short.volatility_percent, short.sharpe_ratio, short.beta]).toEqual([null, null, null]);
+    expect(short.unavailable).toEqual({ volatility_percent: 'needs 20 daily returns; has 4', sharpe_ratio: 'needs 20 daily returns; has 4', beta: 'needs 20 daily returns with KOSPI closes; has 4' });
+    expect(short.returns['1W']).toBeCloseTo(-7.39, 9);
+  });
+
+  it('gives nulls for a single day of history: nothing to compare with', () => {
+    const one = computePerformance(buildValueSeries([{ code: 'N', quantity: 1, acquired_at: D[4], closes: closes([10, 10, 10, 10, 11]) }]), KOSPI, 0.03);
+    expect(one.returns).toEqual({ '1W': null, '1M': null, '3M': null, '6M': null, YTD: null, '1Y': null });
+    expect(one.max_drawdown_percent).toBeNull();
+    expect(one.unavailable.returns).toBe('needs 2 trading days of history; has 1');
+  });
+
+  it('gives nulls, each with its reason, for an empty portfolio', () => {
     const empty = computePerformance(buildValueSeries([]), KOSPI, 0.03);
-    expect(empty.returns).toEqual({ '1W': 0, '1M': 0, '3M': 0, '6M': 0, YTD: 0, '1Y': 0 });
-    expect([empty.volatility_percent, empty.max_drawdown_percent, empty.sharpe_ratio, empty.beta, empty.excess_return_percent]).toEqual([0, 0, 0, 0, 0]);
+    expect(empty.returns).toEqual({ '1W': null, '1M': null, '3M': null, '6M': null, YTD: null, '1Y': null });
+    expect([empty.volatility_percent, empty.max_drawdown_percent, empty.sharpe_ratio, empty.beta, empty.excess_return_percent]).toEqual([null, null, null, null, null]);
+    expect(empty.unavailable.sharpe_ratio).toBe('no trading day with a close since the holdings were acquired');
   });
 });
 
