@@ -55,6 +55,8 @@ export interface RouteSpec {
   errors?: readonly number[];
   /** Bodies of error statuses that do not use the error envelope (default: ErrorEnvelope; 429: RateLimitExceeded). */
   errorBodies?: Readonly<Partial<Record<number, { description: string; schema: z.ZodType }>>>;
+  /** 'bearer': a public route that checks a bearer token of its own (/metrics), documented as secured. */
+  security?: 'bearer';
   /** Response headers of this route, set first (so its error answers carry them too): a page's CSP, no-store. */
   headers?: Readonly<Record<string, string>>;
   /** Exempt from rate limiting (spec "Rate-limit rules" 5). */
@@ -208,7 +210,7 @@ function describe(spec: RouteSpec): RouteConfig {
     summary: spec.summary,
     description: spec.description,
     tags: [...spec.tags],
-    security: spec.access === 'public' ? [] : [{ bearerAuth: [] }],
+    security: spec.access === 'public' && spec.security !== 'bearer' ? [] : [{ bearerAuth: [] }],
     request: {
       ...(spec.params ? { params: spec.params } : {}),
       ...(spec.query ? { query: spec.query } : {}),

@@ -8,7 +8,8 @@
  */
 import type { IndicatorDefinition } from '../indicators/registry.js';
 import { ATTRIBUTE_FIELDS, TEXT_SORT_FIELDS } from './query.js';
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE, MAX_SORT_KEYS } from './request-schema.js';
+import { DEFAULT_PER_PAGE, MAX_CODES, MAX_FIELDS, MAX_NAME_LENGTH, MAX_NAMES, MAX_PER_PAGE, MAX_SORT_KEYS } from './request-schema.js';
+import { EXPRESSION_LIMITS } from './expression-parser.js';
 import { STOCK_FLAGS } from './snapshot.js';
 
 /** A JSON Schema object (kept loose: it is handed to the OpenAPI generator as is). */
@@ -22,9 +23,11 @@ const positiveInteger = (max?: number, dflt?: number): JsonSchema => ({
   ...(dflt === undefined ? {} : { default: dflt }),
 });
 /** Lists may also be given as one comma-separated string. */
-const textList = (description: string, items: JsonSchema = { type: 'string', minLength: 1 }): JsonSchema => ({
+const textList = (description: string, items: JsonSchema = { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH }, maxItems = MAX_NAMES): JsonSchema => ({
   type: ['array', 'string', 'null'],
   items,
+  maxItems,
+  maxLength: MAX_NAMES * (MAX_NAME_LENGTH + 1),
   description: `${description} A comma-separated string is accepted too.`,
 });
 
@@ -38,9 +41,9 @@ function universeProperties(): Record<string, JsonSchema> {
     market: { type: ['string', 'null'], enum: ['KOSPI', 'KOSDAQ', 'ALL', null], description: 'Market universe (case-insensitive); ALL or absent = both.' },
     sectors: textList('Only stocks in one of these sectors (exact names, see GET /stocks).'),
     industries: textList('Only stocks in one of these industries.'),
-    codes: textList('Only these stock codes (6 characters, e.g. 005930, 0126Z0).', { type: 'string', pattern: '^[0-9A-Za-z]{6}$' }),
-    exclude: textList('Leave out stocks carrying any of these flags.', { type: 'string', enum: [...STOCK_FLAGS] }),
-    expression: { type: ['string', 'null'], description: 'Filter expression, e.g. "close > sma_200 and roe > 15 and (per < 10 or pbr < 1)" (see the README for the grammar).' },
+    codes: textList('Only these stock codes (6 characters, e.g. 005930, 0126Z0).', { type: 'string', pattern: '^[0-9A-Za-z]{6}$', maxLength: 6 }, MAX_CODES),
+    exclude: textList('Leave out stocks carrying any of these flags.', { type: 'string', enum: [...STOCK_FLAGS], maxLength: 16 }, STOCK_FLAGS.length),
+    expression: { type: ['string', 'null'], maxLength: EXPRESSION_LIMITS.maxLength, description: 'Filter expression, e.g. "close > sma_200 and roe > 15 and (per < 10 or pbr < 1)" (see the README for the grammar).' },
   };
 }
 
@@ -64,7 +67,7 @@ export function screenRequestJsonSchema(indicators: readonly IndicatorDefinition
     bounds[`min_${d.id}`] = { ...number, description: `Inclusive lower bound on ${d.id} (${d.label_en}, ${d.unit}); same as filters.${d.id}.min.` };
     bounds[`max_${d.id}`] = { ...number, description: `Inclusive upper bound on ${d.id} (${d.label_en}, ${d.unit}); same as filters.${d.id}.max.` };
   }
-  const sortField = { type: 'string', enum: sortFields };
+  const sortField = { type: 'string', enum: sortFields, maxLength: MAX_NAME_LENGTH };
   const direction = { type: 'string', enum: ['asc', 'desc'], default: 'desc' };
   return {
     type: 'object',
@@ -80,20 +83,23 @@ export function screenRequestJsonSchema(indicators: readonly IndicatorDefinition
       sort: {
         type: ['array', 'object', 'string', 'null'],
         maxItems: MAX_SORT_KEYS,
+        maxLength: MAX_SORT_KEYS * (MAX_NAME_LENGTH + 6),
         items: { type: 'object', properties: { field: sortField, direction }, required: ['field'], additionalProperties: false },
         description: 'Sort keys, nulls last (default market_cap desc). Also one {field, direction} object, or "roe:desc,per".',
       },
-      sort_by: { type: ['string', 'null'], enum: [...sortFields, null], description: 'Shorthand for one sort key (with order).' },
-      order: { type: ['string', 'null'], enum: ['asc', 'desc', null], default: 'desc' },
+      sort_by: { type: ['string', 'null'], enum: [...sortFields, null], maxLength: MAX_NAME_LENGTH, description: 'Shorthand for one sort key (with order).' },
+      order: { type: ['string', 'null'], enum: ['asc', 'desc', null], default: 'desc', maxLength: 4 },
       page: { ...positiveInteger(undefined, 1), description: '1-based page.' },
       per_page: positiveInteger(MAX_PER_PAGE, DEFAULT_PER_PAGE),
       limit: { ...positiveInteger(MAX_PER_PAGE, DEFAULT_PER_PAGE), description: 'Alias of per_page.' },
       fields: {
         type: ['array', 'string', 'null'],
-        items: { type: 'string', enum: outputFields },
+        items: { type: 'string', enum: outputFields, maxLength: MAX_NAME_LENGTH },
+        maxItems: MAX_FIELDS,
+        maxLength: MAX_FIELDS * (MAX_NAME_LENGTH + 1),
         description: 'Extra columns to return (indicator ids or industry, name_english, board). A comma-separated string is accepted too.',
       },
-      format: { type: ['string', 'null'], enum: ['json', 'csv', null], description: 'csv streams every match as CSV (like Accept: text/csv).' },
+      format: { type: ['string', 'null'], enum: ['json', 'csv', null], maxLength: 4, description: 'csv streams every match as CSV (like Accept: text/csv).' },
       ...bounds,
     },
   };

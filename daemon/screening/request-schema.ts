@@ -6,6 +6,7 @@
  */
 
 import { z } from 'zod';
+import { EXPRESSION_LIMITS } from './expression-parser.js';
 import { STOCK_CODE_PATTERN } from '../market/records.js';
 import { STOCK_FLAGS } from './snapshot.js';
 
@@ -15,6 +16,18 @@ export const MAX_PER_PAGE = 500;
 export const DEFAULT_PER_PAGE = 50;
 /** Most sort keys one request may give. */
 export const MAX_SORT_KEYS = 5;
+
+/** Longest sector, industry or field name accepted (the longest real one is under 40). */
+export const MAX_NAME_LENGTH = 100;
+/** Most names in a sectors or industries list. */
+export const MAX_NAMES = 1000;
+/** Most stock codes in `codes`. */
+export const MAX_CODES = 5000;
+/** Most extra columns in `fields`. */
+export const MAX_FIELDS = 200;
+
+const nameSchema = z.string({ error: 'must be text' }).trim().min(1, { error: 'must not be empty' }).max(MAX_NAME_LENGTH, { error: `must be at most ${MAX_NAME_LENGTH} characters` });
+
 
 const NUMERIC_TEXT = /^\s*[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
 
@@ -48,7 +61,7 @@ const positiveInt = (max?: number) => {
 export const directionSchema = z.preprocess(toLower, z.enum(['asc', 'desc'], { error: 'must be "asc" or "desc"' }));
 
 const sortKeySchema = z.strictObject(
-  { field: z.string({ error: 'must be a field name' }).trim().min(1, { error: 'must be a field name' }), direction: directionSchema.optional() },
+  { field: nameSchema, direction: directionSchema.optional() },
   {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
@@ -74,7 +87,7 @@ export const marketSchema = z.preprocess(toUpper, z.enum(['KOSPI', 'KOSDAQ', 'AL
 const textList = (split: boolean) =>
   z.preprocess(
     (v) => (typeof v === 'string' ? (split ? splitCommas(v) : [v]) : v),
-    z.array(z.string({ error: 'must be text' }).trim().min(1, { error: 'must not be empty' }), { error: 'must be a list of names' }).max(1000),
+    z.array(nameSchema, { error: 'must be a list of names' }).max(MAX_NAMES, { error: `at most ${MAX_NAMES} names` }),
   ).nullable().optional();
 
 const codesSchema = z.preprocess(
@@ -82,7 +95,7 @@ const codesSchema = z.preprocess(
   z.array(
     z.preprocess(toUpper, z.string({ error: 'must be a stock code' }).regex(STOCK_CODE_PATTERN, { error: 'must be a 6-character stock code like 005930' })),
     { error: 'must be a list of stock codes' },
-  ).max(5000),
+  ).max(MAX_CODES, { error: `at most ${MAX_CODES} codes` }),
 ).nullable().optional();
 
 const excludeSchema = z.preprocess(
@@ -92,7 +105,11 @@ const excludeSchema = z.preprocess(
   }),
 ).nullable().optional();
 
-const expressionSchema = z.string({ error: 'must be text' }).nullable().optional();
+const expressionSchema = z
+  .string({ error: 'must be text' })
+  .max(EXPRESSION_LIMITS.maxLength, { error: `must be at most ${EXPRESSION_LIMITS.maxLength} characters` })
+  .nullable()
+  .optional();
 
 /** Universe keys accepted both at the top level and under `filters` (shape A). */
 export const universeShape = {
@@ -109,12 +126,12 @@ export const outputShape = {
   sort: z.preprocess(toSortArray, z.array(sortKeySchema, { error: 'must be a list of {field, direction}' }).max(MAX_SORT_KEYS, {
     error: `at most ${MAX_SORT_KEYS} sort keys`,
   })).nullable().optional(),
-  sort_by: z.string({ error: 'must be a field name' }).trim().min(1, { error: 'must be a field name' }).nullable().optional(),
+  sort_by: nameSchema.nullable().optional(),
   order: directionSchema.nullable().optional(),
   page: positiveInt().nullable().optional(),
   per_page: positiveInt(MAX_PER_PAGE).nullable().optional(),
   limit: positiveInt(MAX_PER_PAGE).nullable().optional(),
-  fields: z.preprocess(splitCommas, z.array(z.string({ error: 'must be a field name' }).trim().min(1), { error: 'must be a list of field names' }).max(200)).nullable().optional(),
+  fields: z.preprocess(splitCommas, z.array(nameSchema, { error: 'must be a list of field names' }).max(MAX_FIELDS, { error: `at most ${MAX_FIELDS} fields` })).nullable().optional(),
 };
 
 /** The fixed keys of a screening request; other keys are inspected by request.ts. */

@@ -36,7 +36,7 @@ export function metricsGuard(access: MetricsAccess, auth: AuthGuardDeps): Reques
 export function registerMetricsRoute(root: ApiBuilder, deps: { registry: Registry; access: MetricsAccess; auth: AuthGuardDeps }): void {
   root.route(
     {
-      method: 'get', path: '/metrics', summary: 'Prometheus metrics', tags: ['health'], access: 'public', raw: true, rateLimitExempt: true, contentType: 'text/plain', errors: [401, 403],
+      method: 'get', path: '/metrics', summary: 'Prometheus metrics', tags: ['health'], access: 'public', security: 'bearer', raw: true, rateLimitExempt: true, contentType: 'text/plain', errors: [401, 403],
       description:
         'Needs `Authorization: Bearer <token>`: the configured `metrics_token` or an admin access token (401 without, 403 for a non-admin), ' +
         'unless the daemon runs with `metrics_public: true`.',
