@@ -11,6 +11,7 @@ import { m003Presets } from './003-presets.js';
 import { m004PortfolioAlerts } from './004-portfolio-alerts.js';
 import { m005SharedSecrets } from './005-shared-secrets.js';
 import { m006FinancialReports } from './006-financial-reports.js';
+import { m007MarketContent } from './007-market-content.js';
 
 /** One schema change. */
 export interface Migration {
@@ -21,7 +22,7 @@ export interface Migration {
 }
 
 /** Every migration, in order. */
-export const MIGRATIONS: readonly Migration[] = [m001Users, m002MarketData, m003Presets, m004PortfolioAlerts, m005SharedSecrets, m006FinancialReports];
+export const MIGRATIONS: readonly Migration[] = [m001Users, m002MarketData, m003Presets, m004PortfolioAlerts, m005SharedSecrets, m006FinancialReports, m007MarketContent];
 
 /**
  * Apply the migrations that have not run yet.
