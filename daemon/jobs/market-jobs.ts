@@ -176,6 +176,8 @@ export function createMarketJobs(options: MarketJobsOptions): MarketJobs {
           // to the event loop often); a killed worker's job is taken back after it lapses.
           lockDuration: lockMs,
           stalledInterval: lockMs,
+          // A job whose worker died counts as an attempt: it runs at most `attempts` times in all.
+          maxStalledCount: Math.max(1, retry.attempts - 1),
         });
         worker.on('error', (err) => logger.warn({ err: err.message }, 'market worker error'));
         worker.on('failed', (job, err) => logger.warn({ job: job?.id, err: err.message }, 'market job failed'));

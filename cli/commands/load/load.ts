@@ -9,6 +9,7 @@ import { dryRunDiagnostics, dryRunSummary, dryRunTable, rejectionLines, validati
 import { printTable } from '../../services/print-table.js';
 import type { Session } from '../../services/session.js';
 import type { CliContext } from '../context.js';
+import { retryForOption } from '../flag-parsers.js';
 import { action, examples } from '../shared.js';
 
 interface LoadOptions extends LoadFlags {
@@ -16,6 +17,7 @@ interface LoadOptions extends LoadFlags {
   wait?: boolean;
   compute: boolean;
   validate: boolean;
+  retryFor: number;
 }
 
 /** Refuse named files no loader recognises; warn about such files inside folders (the worker skips them). */
@@ -73,6 +75,7 @@ export function register(parent: Command, ctx: CliContext): void {
     .option('--no-wait', 'return as soon as the job is enqueued (default when piped)')
     .option('--no-compute', 'do not recompute indicators after loading')
     .option('--no-validate', 'enqueue without reading every row here first (very large inputs; the worker applies the same rules)')
+    .addOption(retryForOption())
     .addHelpText(
       'after',
       examples([
@@ -95,7 +98,7 @@ export function register(parent: Command, ctx: CliContext): void {
         if (opts.validate) await validateHere(session, plan, flags);
         const interrupt = interruptSignal(session.io);
         try {
-          return await runLoadJob(session, { type: 'load-files', paths: jobPaths(plan, flags), compute: opts.compute }, { wait: opts.wait, signal: interrupt.signal });
+          return await runLoadJob(session, { type: 'load-files', paths: jobPaths(plan, flags), compute: opts.compute }, { wait: opts.wait, signal: interrupt.signal, retryForMs: opts.retryFor });
         } finally {
           interrupt.release();
         }
