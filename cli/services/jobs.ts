@@ -14,7 +14,12 @@ export const FINISHED_STATES: readonly string[] = ['completed', 'failed'];
 
 /** A job request as sent (defaults are filled in by the server). */
 export type JobRequestInput =
-  | { type: 'load-files'; paths: (string | { path: string; format?: string; date?: string; code?: string })[]; compute?: boolean }
+  | {
+    type: 'load-files';
+    paths: (string | { path: string; format?: string; date?: string; code?: string } | { upload: string; format?: string; date?: string; code?: string })[];
+    compute?: boolean;
+    replace_sample?: boolean;
+  }
   | { type: 'load-sample'; seed?: number; stocks?: number; days?: number; compute?: boolean }
   | { type: 'compute-indicators' };
 

@@ -47,6 +47,8 @@ export interface MarketProcessorDeps {
 
 interface PlannedInput {
   path: string;
+  /** How results and reasons name the file: its upload name, or its path. */
+  label: string;
   format?: LoaderFormat;
   date?: string;
   code?: string;
@@ -55,14 +57,15 @@ interface PlannedInput {
 /** Rejected rows kept per file in a job's result (the counts are always complete). */
 const MAX_REJECTED_KEPT = 200;
 
-/** The real path of one job input, confined to the roots; reasons never quote a file. */
-async function inputPath(spec: Exclude<JobPathInput, string>, roots: readonly string[], uploadsDir: string | undefined): Promise<string> {
+/** The real path of one job input, confined to the roots, and its label; reasons never quote a file. */
+async function inputPath(spec: Exclude<JobPathInput, string>, roots: readonly string[], uploadsDir: string | undefined): Promise<{ path: string; label?: string }> {
   try {
     if ('upload' in spec) {
       if (!uploadsDir) throw new UnrecoverableError('uploads are not available to this worker');
-      return (await findUpload(uploadsDir, spec.upload)).path;
+      const upload = await findUpload(uploadsDir, spec.upload);
+      return { path: upload.path, label: upload.name };
     }
-    return await resolveInsideRoots(spec.path, roots);
+    return { path: await resolveInsideRoots(spec.path, roots) };
   } catch (err) {
     if (isAppError(err)) throw new UnrecoverableError(err.message);
     throw err;
@@ -75,17 +78,17 @@ async function expand(paths: readonly JobPathInput[], deps: MarketProcessorDeps)
   const roots = await realRoots(deps.importDirs ?? []);
   for (const p of paths) {
     const spec = typeof p === 'string' ? { path: p } : p;
-    const path = await inputPath(spec, roots, deps.uploadsDir);
+    const { path, label = path } = await inputPath(spec, roots, deps.uploadsDir);
     const info = await stat(path);
     if (info.isDirectory()) {
       // planFolder follows no symlink: a folder inside a root is walked inside it only.
       const plan = await planFolder(path);
-      files.push(...plan.files.map((f) => ({ path: f.path, format: f.format, date: f.trade_date ?? undefined })));
+      files.push(...plan.files.map((f) => ({ path: f.path, label: f.path, format: f.format, date: f.trade_date ?? undefined })));
       unrecognised.push(...plan.unrecognised);
     } else {
       const format = spec.format ?? (await sniffFile(path)) ?? undefined;
-      if (!format) throw new UnrecoverableError(`${path}: unrecognised file format (pass format explicitly)`);
-      files.push({ path, format, date: spec.date, code: spec.code });
+      if (!format) throw new UnrecoverableError(`${label}: unrecognised file format (pass format explicitly)`);
+      files.push({ path, label, format, date: spec.date, code: spec.code });
     }
   }
   return { files, unrecognised };
@@ -183,15 +186,17 @@ async function loadFiles(deps: MarketProcessorDeps, market: MarketDataService, d
   await settleContent(market, 'files', data.replace_sample);
   await report({ phase: 'load', total: files.length });
   for (const [i, f] of files.entries()) {
-    await report({ file: f.path, done: i });
+    await report({ file: f.label, done: i });
     const before = { ok: result.rows_ok, rejected: result.rows_rejected };
     let outcome: FileOutcome;
     try {
       outcome = await loadFile({ ...deps, market }, f, (ok, rejected) => report({ rows_ok: before.ok + ok, rows_rejected: before.rejected + rejected }));
     } catch (err) {
-      if (isAppError(err)) throw refusedFileError(f.path, err);
+      // An upload is named as the operator named it, not by where the daemon keeps it.
+      if (isAppError(err)) throw new UnrecoverableError(refusedFileError(f.path, err).message.split(f.path).join(f.label));
       throw err;
     }
+    outcome.file = f.label;
     result.files.push(outcome);
     result.rows_ok += outcome.rows_ok;
     result.rows_rejected += outcome.rows_rejected;
