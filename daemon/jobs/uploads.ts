@@ -99,3 +99,8 @@ export async function findUpload(dir: string, id: string): Promise<UploadInfo & 
 export async function listUploads(dir: string): Promise<string[]> {
   return readdir(dir).catch(() => []);
 }
+
+/** Delete the uploads a finished job named (ids are uuids, checked by the job schema). */
+export async function removeUploads(dir: string, ids: readonly string[]): Promise<void> {
+  await Promise.all(ids.map((id) => rm(join(dir, id), { recursive: true, force: true })));
+}

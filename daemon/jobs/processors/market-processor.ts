@@ -25,7 +25,7 @@ import type { MarketDataService, RecordsBatch } from '../../market/market-data-s
 import type { IndicatorRun } from '../../store/indicators-repo.js';
 import { realRoots, resolveInsideRoots } from '../import-roots.js';
 import type { FileOutcome, JobPathInput, JobProgress, JobRequest, JobResult } from '../types.js';
-import { findUpload } from '../uploads.js';
+import { findUpload, removeUploads } from '../uploads.js';
 
 /** Produces the sample market in batches. */
 export type SampleSource = (options: { seed: number; stocks?: number; days?: number }) => AsyncIterable<RecordsBatch> | Iterable<RecordsBatch>;
@@ -235,6 +235,13 @@ async function runAtomically(deps: MarketProcessorDeps, data: JobRequest, result
   });
 }
 
+/** Delete the uploads a finished job loaded (they stay while BullMQ may run it again). */
+async function dropUploads(deps: MarketProcessorDeps, data: JobRequest): Promise<void> {
+  if (data.type !== 'load-files' || !deps.uploadsDir) return;
+  const ids = data.paths.flatMap((p) => (typeof p === 'object' && 'upload' in p ? [p.upload] : []));
+  await removeUploads(deps.uploadsDir, ids).catch((err: Error) => deps.logger.warn({ err: err.message }, 'uploads not removed'));
+}
+
 /** Create the processor function BullMQ calls for each job. */
 export function createMarketProcessor(deps: MarketProcessorDeps) {
   return async function process(job: Job<JobRequest & { requested_by?: string | null }, JobResult>): Promise<JobResult> {
@@ -245,7 +252,12 @@ export function createMarketProcessor(deps: MarketProcessorDeps) {
       .then(() => undefined, (err: Error) => void deps.logger.warn({ job: job.id, err: err.message }, 'job progress not recorded'));
     const result: JobResult = { files: [], unrecognised: [], rows_ok: 0, rows_rejected: 0, indicators: null, duration_ms: 0 };
     const data = job.data;
-    const run = await runAtomically(deps, data, result, report);
+    const run = await runAtomically(deps, data, result, report).catch(async (err: unknown) => {
+      // Never run again: its uploads are of no more use (the CLI uploads again for a new load).
+      if (err instanceof UnrecoverableError) await dropUploads(deps, data);
+      throw err;
+    });
+    await dropUploads(deps, data);
     // Committed: only now may the daemons swap in the new snapshot.
     if (run) await deps.onIndicatorsComputed(run);
     result.duration_ms = Date.now() - started;

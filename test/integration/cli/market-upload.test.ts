@@ -3,7 +3,7 @@
  * them (no import_dirs), validation, progress and failure reasons work as before, and real
  * files are never mixed with the sample market unawares (`--replace-sample`).
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,6 +78,8 @@ describe('stockscreen load uploads files to a daemon without import_dirs', () =>
     expect(io.out()).toMatch(/state\s+completed/);
     expect(io.out()).toMatch(new RegExp(`${LISTED}\\.csv\\s+ohlcv\\s+40\\s+39\\s+1\\s+0`));
     expect(io.err()).toContain(`${LISTED}.csv:7:`);
+    // And the uploads of finished jobs are gone from the daemon's data directory
+    expect(await readdir(join(t.dataDir, 'uploads'))).toEqual([]);
   });
 
   it('records the size and sha256 of an upload, and refuses names that leave the upload directory', async () => {
