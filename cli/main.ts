@@ -7,7 +7,7 @@ import { CommanderError } from 'commander';
 import { createContext } from './commands/context.js';
 import { processIO, type CliIO } from './io.js';
 import { createProgram } from './program.js';
-import { EXIT, exitCodeOf, formatError } from './services/errors.js';
+import { EXIT, exitCodeOf, formatError, jsonError } from './services/errors.js';
 
 export type { CliIO } from './io.js';
 
@@ -17,13 +17,16 @@ export type { CliIO } from './io.js';
  */
 export async function run(argv: string[], io: CliIO = processIO(), env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const ctx = createContext(io, env);
+  let program: ReturnType<typeof createProgram> | undefined;
   try {
-    const program = createProgram(ctx);
+    program = createProgram(ctx);
     await program.parseAsync(argv, { from: 'user' });
     return ctx.exitCode;
   } catch (err) {
     // Commander already printed its message (usage errors) or the help/version text.
     if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+    // With --json, scripts read the failure from stdout too (issue 19); people read stderr.
+    if (program?.opts<{ json?: boolean }>().json === true || /^(1|true|yes|on)$/i.test(env.STOCKSCREEN_JSON ?? '')) io.stdout.write(`${JSON.stringify(jsonError(err))}\n`);
     io.stderr.write(formatError(err));
     if (env.STOCKSCREEN_DEBUG && err instanceof Error && err.stack) io.stderr.write(err.stack + '\n');
     return exitCodeOf(err);

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { z } from 'zod';
 
 const bool = z.preprocess((v) => {
@@ -181,6 +181,15 @@ export const configSchema = z.object({
   ws_max_connections_per_user: int(0, 1_000_000).default(20),
   /** Log lines: `pretty` (coloured, one readable line each), `json` (pino), `auto` = pretty on a terminal, JSON otherwise (issue 20). */
   log_format: z.enum(['auto', 'pretty', 'json']).default('auto'),
+  /**
+   * Directories load jobs may read server-side paths from (issue 19). Default none: path loads
+   * are off and operators upload files. Env: STOCKSCREEN_IMPORT_DIRS, separated by the OS path delimiter.
+   */
+  import_dirs: z.preprocess((v) => (typeof v === 'string' ? v.split(delimiter).filter(Boolean) : v), z.array(z.string().min(1)).max(100)).default([]),
+  /** Largest file `POST /admin/uploads` accepts (bytes; default 4 GiB). */
+  upload_max_bytes: z.coerce.number().int().min(1).max(2 ** 45).default(4 * 2 ** 30),
+  /** A market job's lock (ms): a job whose worker died is retried (or shown stalled) once it lapses. */
+  job_lock_ms: int(1000, 600_000).default(30_000),
 });
 
 /** Fully resolved, frozen daemon configuration. */

@@ -46,6 +46,8 @@ import { createHoldingsRepo } from './store/holdings-repo.js';
 import { createTransactionsRepo } from './store/transactions-repo.js';
 import { registerAuthRoutes } from './http/routes/auth.js';
 import { registerAdminExportRoute, registerAdminJobRoutes } from './http/routes/admin-jobs.js';
+import { registerAdminUploadRoute } from './http/routes/admin-uploads.js';
+import { uploadsDir } from './jobs/uploads.js';
 import { registerStockRoutes } from './http/routes/stocks.js';
 import { INDICATOR_IDS } from './indicators/registry.js';
 import { createNotifier, type Notifier } from './infra/notifier.js';
@@ -338,8 +340,9 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       clientAddress: (req) => clientAddressOf(http.app, req),
     });
     opened.push(['ws', () => gateway.close()]);
-    const jobs = createMarketJobs({ redis, logger });
+    const jobs = createMarketJobs({ redis, logger, lockMs: config.job_lock_ms });
     opened.push(['jobs', () => jobs.close()]);
+    const importRoots = { importDirs: config.import_dirs, uploadsDir: uploadsDir(config.data_dir) }; // issue 19
     registerJobCounts(metrics.registry, () => jobs.queue.getJobCounts(...JOB_STATES));
     // Let BullMQ finish its connection handshake so an early close() cannot interrupt it.
     await jobs.ready(2000);
@@ -348,6 +351,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
         market: parts.market,
         sample: sampleSource,
         logger,
+        ...importRoots,
         onIndicatorsComputed: async (run) => {
           // This instance is up to date before the job completes; others hear it over pub/sub.
           await snapshot.refresh(run.version);
@@ -371,7 +375,8 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       (api) => registerWsRoutes(api, { gateway }),
       (api) => registerScreenRoutes(api, { screens, snapshot, knownFields }),
       (api) => registerPresetRoutes(api, { presets, screens }),
-      (api) => registerAdminJobRoutes(api, { jobs }),
+      (api) => registerAdminJobRoutes(api, { jobs, ...importRoots }),
+      (api) => registerAdminUploadRoute(api, { dir: importRoots.uploadsDir, maxBytes: config.upload_max_bytes }),
       (api) => registerAdminExportRoute(api, parts),
     ];
     const limiter = createRateLimiter({

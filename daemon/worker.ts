@@ -10,6 +10,7 @@ import { createNotifier } from './infra/notifier.js';
 import { closeRedis, createRedisFactory } from './infra/redis.js';
 import { createMarketJobs } from './jobs/market-jobs.js';
 import { sampleSource } from './jobs/sample-source.js';
+import { uploadsDir } from './jobs/uploads.js';
 import { openStore } from './store/open.js';
 
 /** A running worker process. */
@@ -25,11 +26,13 @@ export async function startWorker(config: Config, logger: Logger = createConfigu
   const commands = redis.connect('command', 'worker-api');
   const notifier = createNotifier(redis, commands, logger);
   const parts = createMarketParts(db);
-  const jobs = createMarketJobs({ redis, logger });
+  const jobs = createMarketJobs({ redis, logger, lockMs: config.job_lock_ms });
   await jobs.startWorkers(Math.max(1, config.workers), {
     market: parts.market,
     sample: sampleSource,
     logger,
+    importDirs: config.import_dirs,
+    uploadsDir: uploadsDir(config.data_dir),
     onIndicatorsComputed: (run) => notifier.publish(SNAPSHOT_CHANNEL, run.version),
   });
   logger.info({ workers: Math.max(1, config.workers) }, 'stockscreend worker ready');

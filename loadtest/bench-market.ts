@@ -21,6 +21,7 @@ Options:
   --days N             trading days per stock (default 500)
   --krx DIR            also load this KRX folder (e.g. ../shared/data/krx)
   --database-url URL   PostgreSQL instead of a temporary sqlite file (a schema is created and dropped)
+  --per-batch          a transaction per batch (before issue 19) instead of the load job's one transaction
   --json               print the figures as JSON
   -h, --help           this text
 
@@ -41,13 +42,13 @@ if (isMain) {
     const { values } = parseArgs({
       options: {
         stocks: { type: 'string', default: '2700' }, days: { type: 'string', default: '500' }, krx: { type: 'string' },
-        'database-url': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+        'database-url': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, 'per-batch': { type: 'boolean' },
       },
     });
     if (values.help) {
       process.stdout.write(USAGE);
     } else {
-      const result = await runMarketBench({ stocks: count('stocks', values.stocks), days: count('days', values.days), krx: values.krx, databaseUrl: values['database-url'] });
+      const result = await runMarketBench({ stocks: count('stocks', values.stocks), days: count('days', values.days), krx: values.krx, databaseUrl: values['database-url'], atomic: !values['per-batch'] });
       if (values.json) console.log(JSON.stringify(result, null, 2));
       else {
         const now = new Date().toISOString();

@@ -1,7 +1,8 @@
 /** Commander parsers for the market commands' flags and arguments: durations, numbers, stock codes, lists. */
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 import { STOCK_CODE_PATTERN } from '../../daemon/market/records.js';
 import { formatDuration, parseDuration } from '../services/duration.js';
+import { DEFAULT_RETRY_FOR_MS } from '../services/jobs.js';
 
 /** A duration flag (`10s`, `500ms`, `1m30s`, bare seconds) as milliseconds within [minMs, maxMs]. */
 export function durationArg(minMs: number, maxMs: number): (value: string) => number {
@@ -58,4 +59,11 @@ export function listArg(value: string, previous: string[] | undefined): string[]
 export function dateArg(value: string): string {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) throw new InvalidArgumentError(`"${value}" is not a date YYYY-MM-DD`);
   return value;
+}
+
+/** `--retry-for <duration>`: how long following a job waits out an unreachable or busy daemon (issue 19). */
+export function retryForOption(): Option {
+  return new Option('--retry-for <duration>', 'while following a job, wait out an unreachable or busy daemon this long (0 = give up at once)')
+    .argParser(durationArg(0, 24 * 3_600_000))
+    .default(DEFAULT_RETRY_FOR_MS, '10m');
 }

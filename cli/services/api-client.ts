@@ -3,6 +3,7 @@
  * bodies, the spec's error envelope mapped to CliError, and one transparent token
  * renewal when the server rejects an expired or invalid access token.
  */
+import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import { CliError, HINTS, LOCAL_CODES, codeForStatus, rateLimitError } from './errors.js';
 
@@ -29,6 +30,11 @@ export interface ApiRequest {
   auth?: boolean;
   /** Return HTTP error responses instead of throwing (health probes read 503 bodies). */
   allowError?: boolean;
+  /**
+   * A raw body streamed as `application/octet-stream` instead of `body` (uploads); `open` is
+   * called on every attempt (a retry after token renewal sends the bytes again).
+   */
+  stream?: { open(): Readable; length: number };
 }
 
 /** A parsed response. */
@@ -80,13 +86,15 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     if (token) headers.authorization = `Bearer ${token}`;
     const bodyValue = typeof req.body === 'function' ? await (req.body as () => unknown)() : req.body;
     if (bodyValue !== undefined) headers['content-type'] = 'application/json';
+    if (req.stream) Object.assign(headers, { 'content-type': 'application/octet-stream', 'content-length': String(req.stream.length) });
     let res;
     try {
       res = await request(url, {
         method: req.method ?? 'GET',
         headers,
-        body: bodyValue === undefined ? undefined : JSON.stringify(bodyValue),
-        signal: AbortSignal.timeout(timeoutMs),
+        body: req.stream ? req.stream.open() : bodyValue === undefined ? undefined : JSON.stringify(bodyValue),
+        // An upload takes as long as its bytes take: the timeout is for answers, not transfers.
+        signal: req.stream ? undefined : AbortSignal.timeout(timeoutMs),
       });
     } catch (err) {
       throw unreachable(baseUrl, err, timeoutMs);

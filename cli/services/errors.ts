@@ -135,6 +135,15 @@ export function formatError(err: unknown): string {
   return lines.join('\n') + '\n';
 }
 
+/** An error as `--json` prints it on stdout: `{"error":{"code","message","details"}}` (the spec's error object). */
+export function jsonError(err: unknown): { error: { code: string; message: string; details: Record<string, unknown> } } {
+  if (!(err instanceof CliError)) return { error: { code: 'INTERNAL_ERROR', message: err instanceof Error ? err.message : String(err), details: {} } };
+  const details: Record<string, unknown> = { ...err.details };
+  if (err.context.length > 0) details.context = err.context;
+  if (err.requestId) details.request_id = err.requestId;
+  return { error: { code: err.code, message: err.message, details } };
+}
+
 function stringify(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }

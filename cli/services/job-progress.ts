@@ -16,6 +16,8 @@ export interface ProgressSnapshot {
   rowsPerSecond: number | null;
   /** Set while BullMQ retries after a transient failure. */
   retryReason: string | null;
+  /** Set while the CLI itself waits out an outage, e.g. `daemon busy, retrying in 4 s`. */
+  busy?: string | null;
 }
 
 /** Receives progress snapshots (a live Ink view on a terminal, lines otherwise). */
@@ -30,6 +32,7 @@ const PHASE_LABEL: Record<string, string> = { queued: 'queued', plan: 'planning'
 export function phaseLabel(state: string, progress: JobProgress | null): string {
   if (state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children') return state === 'delayed' ? 'retrying' : 'waiting';
   if (state === 'failed') return 'failed';
+  if (state === 'stalled') return 'stalled (its worker stopped; it runs again)';
   if (!progress) return state === 'completed' ? 'done' : 'starting';
   return PHASE_LABEL[progress.phase] ?? progress.phase;
 }
@@ -83,7 +86,7 @@ export function createSnapshotter(now: () => number = Date.now): (view: JobView)
 /** A key that changes exactly when the visible progress changes (the rate alone does not count). */
 export function snapshotKey(s: ProgressSnapshot): string {
   const p = s.progress;
-  return JSON.stringify([s.state, p?.phase, p?.file, p?.done, p?.total, p?.rows_ok, p?.rows_rejected, s.retryReason]);
+  return JSON.stringify([s.state, p?.phase, p?.file, p?.done, p?.total, p?.rows_ok, p?.rows_rejected, s.retryReason, s.busy ?? null]);
 }
 
 /** One line for stderr: `job 7 loading 3/10 files · 1,234 rows ok · 5 rejected · 2,000 rows/s · /data/x.csv`. */
@@ -95,6 +98,7 @@ export function progressLine(s: ProgressSnapshot): string {
   if (s.rowsPerSecond !== null && p?.phase === 'load') parts.push(`${groupThousands(s.rowsPerSecond)} rows/s`);
   if (p?.file) parts.push(p.file);
   if (s.retryReason) parts.push(`retrying after: ${s.retryReason}`);
+  if (s.busy) parts.push(s.busy);
   return parts.join(' · ');
 }
 

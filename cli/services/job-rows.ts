@@ -36,7 +36,7 @@ export function jobsTable(jobs: JobView[]): TableData {
 
 function requestText(job: JobView): string {
   const d = job.data;
-  if (d.type === 'load-files') return d.paths.map((p) => (typeof p === 'string' ? p : p.path)).join(', ');
+  if (d.type === 'load-files') return d.paths.map((p) => (typeof p === 'string' ? p : 'path' in p ? p.path : `upload ${p.upload}`)).join(', ');
   if (d.type === 'load-sample') return `seed ${d.seed}${d.stocks ? `, ${d.stocks} stocks` : ''}${d.days ? `, ${d.days} days` : ''}`;
   return 'all stocks';
 }

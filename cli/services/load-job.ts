@@ -5,7 +5,7 @@
  * job is an error (exit 1) carrying the worker's reason.
  */
 import type { ApiResponse } from './api-client.js';
-import { createLineSink, createSnapshotter, type ProgressSink } from './job-progress.js';
+import { createLineSink, createSnapshotter, type ProgressSink, type ProgressSnapshot } from './job-progress.js';
 import { jobFilesTable, jobRecord, jobWarnings } from './job-rows.js';
 import { describeRequest, enqueueJob, followJob, jobFailedError, type JobRequestInput } from './jobs.js';
 import type { JobView } from './market-types.js';
@@ -20,6 +20,8 @@ export interface LoadJobOptions {
   signal?: AbortSignal;
   /** Poll interval while following (default 300 ms). */
   intervalMs?: number;
+  /** How long an unreachable or busy daemon is waited out while following (default 10 minutes). */
+  retryForMs?: number;
 }
 
 async function progressSink(session: Session): Promise<ProgressSink> {
@@ -45,7 +47,7 @@ export function printJob(session: Session, res: ApiResponse<JobView>): void {
  * @throws CliError JOB_FAILED (exit 1) for a failed job, CANCELLED when following was interrupted
  */
 export async function runLoadJob(session: Session, request: JobRequestInput, options: LoadJobOptions = {}): Promise<number> {
-  const queued = await enqueueJob(session, request);
+  const queued = await enqueueJob(session, request, options.retryForMs, (busy) => busy && session.out.info(busy));
   const id = queued.data.id;
   // On a terminal people watch (also with --json, which then prints the finished job); scripts get the id at once.
   const wait = options.wait ?? session.io.stdout.isTTY === true;
@@ -55,11 +57,28 @@ export async function runLoadJob(session: Session, request: JobRequestInput, opt
     return 0;
   }
   session.out.info(`job ${id}: ${describeRequest(request)}`);
+  return followAndPrint(session, id, options);
+}
+
+/**
+ * Follow job `id` with the progress view until it finishes, waiting out outages (issue 19),
+ * then print it; the exit code is 0 for a completed job.
+ * @throws CliError JOB_FAILED for a failed job, CANCELLED when following was interrupted
+ */
+export async function followAndPrint(session: Session, id: string, options: Omit<LoadJobOptions, 'wait'> = {}): Promise<number> {
   const sink = await progressSink(session);
   const snapshot = createSnapshotter();
+  let last: ProgressSnapshot | null = null;
   let final: ApiResponse<JobView>;
   try {
-    final = await followJob(session, id, { onUpdate: (view) => sink.update(snapshot(view)), signal: options.signal, intervalMs: options.intervalMs });
+    final = await followJob(session, id, {
+      onUpdate: (view) => sink.update((last = snapshot(view))),
+      onBusy: (busy) => {
+        if (last) sink.update((last = { ...last, busy }));
+        else if (busy) session.out.info(busy);
+      },
+      signal: options.signal, intervalMs: options.intervalMs, retryForMs: options.retryForMs,
+    });
   } finally {
     sink.close();
   }

@@ -24,7 +24,11 @@ import { MARKET_QUEUE, type JobProgress, type JobRequest, type JobResult } from 
 export interface JobView {
   id: string;
   type: JobRequest['type'];
-  state: JobState | 'unknown';
+  /**
+   * BullMQ's state; `stalled` for a job still marked active whose worker stopped renewing
+   * its lock (gone or killed): it runs again from its start once a worker takes it back.
+   */
+  state: JobState | 'unknown' | 'stalled';
   data: JobRequest;
   progress: JobProgress | null;
   result: JobResult | null;
@@ -67,8 +71,10 @@ const iso = (ms: number | undefined) => (ms ? new Date(ms).toISOString() : null)
  */
 async function view(fetched: Job<JobData, JobResult>, queue: Queue<JobData, JobResult>): Promise<JobView> {
   let job = fetched;
-  const state = await job.getState().catch(() => 'unknown' as const);
+  // A state that cannot be read is an outage (the caller answers 503 and retries), not a state.
+  let state: JobView['state'] = await job.getState();
   if ((state === 'completed' || state === 'failed') && !job.finishedOn) job = (await queue.getJob(String(job.id))) ?? job;
+  if (state === 'active' && !(await hasLock(queue, String(job.id)))) state = 'stalled';
   const { requested_by = null, ...data } = job.data;
   return {
     id: String(job.id),
@@ -86,18 +92,30 @@ async function view(fetched: Job<JobData, JobResult>, queue: Queue<JobData, JobR
   };
 }
 
+/** True while a worker holds (renews) the job's lock. */
+async function hasLock(queue: Queue<JobData, JobResult>, id: string): Promise<boolean> {
+  const client = (await queue.client) as unknown as { exists(key: string): Promise<number> };
+  return (await client.exists(`${queue.toKey(id)}:lock`)) > 0;
+}
+
 /** Options of createMarketJobs. */
 export interface MarketJobsOptions {
   redis: RedisFactory;
   logger: Logger;
   /** Attempts per job and the first retry's delay (doubling after that); default 3 attempts, 1 s. */
   retry?: { attempts: number; backoffMs: number };
+  /**
+   * A job's lock (ms, default 30 s): renewed every half while its worker lives; once it lapses
+   * the job shows `stalled` and the next stalled check (as often) runs it again from its start.
+   */
+  lockMs?: number;
 }
 
 /** Create the market job system. */
 export function createMarketJobs(options: MarketJobsOptions): MarketJobs {
   const { redis, logger } = options;
   const retry = options.retry ?? { attempts: 3, backoffMs: 1000 };
+  const lockMs = options.lockMs ?? 30_000;
   const prefix = `${redis.prefix}bull`;
   // BullMQ does not close a connection it was given: keep it to close it ourselves.
   const queueConnection = redis.connect('command', 'queue');
@@ -154,8 +172,12 @@ export function createMarketJobs(options: MarketJobsOptions): MarketJobs {
           connection,
           prefix,
           concurrency: 1,
-          // Long indicator runs report progress; keep the lock generous.
-          lockDuration: 120_000,
+          // The lock is renewed every lockDuration/2 while the worker lives (the processor yields
+          // to the event loop often); a killed worker's job is taken back after it lapses.
+          lockDuration: lockMs,
+          stalledInterval: lockMs,
+          // A job whose worker died counts as an attempt: it runs at most `attempts` times in all.
+          maxStalledCount: Math.max(1, retry.attempts - 1),
         });
         worker.on('error', (err) => logger.warn({ err: err.message }, 'market worker error'));
         worker.on('failed', (job, err) => logger.warn({ job: job?.id, err: err.message }, 'market job failed'));

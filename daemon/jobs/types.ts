@@ -13,13 +13,29 @@ const fileSpec = z.strictObject({
   code: z.string().regex(/^[0-9A-Z]{6}$/, 'must be a 6-character KRX code').optional(),
 });
 
+/** A file uploaded with POST /admin/uploads, named by the id that call returned. */
+const uploadSpec = z.strictObject({
+  upload: z.uuid('must be an upload id'),
+  format: z.enum(LOADER_FORMATS).optional(),
+  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be YYYY-MM-DD').optional(),
+  code: z.string().regex(/^[0-9A-Z]{6}$/, 'must be a 6-character KRX code').optional(),
+});
+
+/** One input of a load-files job: a server-side path (inside import_dirs) or an upload. */
+export type JobPathInput = z.output<typeof fileSpec> | z.output<typeof uploadSpec> | string;
+
 /** Body of POST /admin/jobs (also the job data). */
 export const jobRequestSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('load-files'),
-    /** Files or folders readable by the worker; folders are planned (kind detected, loaded in order). */
-    paths: z.array(z.union([z.string().min(1).max(4096), fileSpec])).min(1).max(10_000),
+    /**
+     * Files or folders inside the daemon's import_dirs, or uploads; folders are planned (kind
+     * detected, loaded in order).
+     */
+    paths: z.array(z.union([z.string().min(1).max(4096), fileSpec, uploadSpec])).min(1).max(10_000),
     compute: z.boolean().default(true),
+    /** Loading files into a database holding the sample market: remove the sample first (in the same transaction). */
+    replace_sample: z.boolean().default(false),
   }),
   z.strictObject({
     type: z.literal('load-sample'),

@@ -9,12 +9,13 @@ import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { applyCrossSectionalScoresAsync, computeStockIndicators, type StockSeries } from '../indicators/compute.js';
 import type { IndicatorValues } from '../indicators/registry.js';
-import type { Db, Queryable } from '../store/db.js';
-import type { FinancialsRepo } from '../store/financials-repo.js';
-import type { IndexRepo } from '../store/index-repo.js';
-import type { IndicatorRun, IndicatorsRepo } from '../store/indicators-repo.js';
-import type { PricesRepo } from '../store/prices-repo.js';
-import type { StocksRepo, StockUpdate } from '../store/stocks-repo.js';
+import { transactionDb, type Db, type Queryable } from '../store/db.js';
+import { createFinancialsRepo, type FinancialsRepo } from '../store/financials-repo.js';
+import { createIndexRepo, type IndexRepo } from '../store/index-repo.js';
+import { createIndicatorsRepo, type IndicatorRun, type IndicatorsRepo } from '../store/indicators-repo.js';
+import { clearMarket, marketContent, setMarketContent, type MarketContent } from '../store/market-meta-repo.js';
+import { createPricesRepo, type PricesRepo } from '../store/prices-repo.js';
+import { createStocksRepo, type StocksRepo, type StockUpdate } from '../store/stocks-repo.js';
 import { createCapWeightedIndexBuilder } from './cap-weighted-index.js';
 import { deriveQuarters, reportYears, type ReportedAmount } from './financial-reports.js';
 import { MARKETS, type DailyBar, type FinancialQuarter, type HaltRecord, type IndexBar, type Market } from './records.js';
@@ -97,6 +98,26 @@ export interface MarketDataService {
   computeIndicators(onProgress?: ProgressFn): Promise<IndicatorRun>;
   /** Fill the index series of markets with no loaded index from their constituents (read a day at a time). */
   fillComputedIndex(): Promise<number>;
+  /**
+   * Run `fn` with a service whose every read and write (nested `apply`/`applyAll`, the
+   * indicator run) belongs to one transaction: its rows become visible together at the
+   * commit, or never (a throw, or the process killed at any point). Issue 19.
+   */
+  atomically<T>(fn: (market: MarketDataService) => Promise<T>): Promise<T>;
+  /** What the market tables hold (the sample market, real files, nothing). */
+  content(): Promise<MarketContent>;
+  /** Record what the market tables hold. */
+  setContent(content: Exclude<MarketContent, 'empty'>): Promise<void>;
+  /** Remove the whole market (meant for `atomically`, with the load that replaces it). */
+  clear(): Promise<void>;
+}
+
+/** The repositories of the market over `db`. */
+export function marketDataDeps(db: Db): MarketDataDeps {
+  return {
+    db, stocks: createStocksRepo(db), prices: createPricesRepo(db), financials: createFinancialsRepo(db),
+    index: createIndexRepo(db), indicators: createIndicatorsRepo(db),
+  };
 }
 
 /** Create the market data service. */
@@ -142,6 +163,13 @@ export function createMarketDataService(deps: MarketDataDeps): MarketDataService
     apply(batch) {
       return db.transaction((tx) => write(tx, batch));
     },
+
+    atomically(fn) {
+      return db.transaction((tx) => fn(createMarketDataService(marketDataDeps(transactionDb(tx, db.label)))));
+    },
+    content: () => marketContent(db),
+    setContent: (content) => db.transaction((tx) => setMarketContent(tx, content)),
+    clear: () => db.transaction((tx) => clearMarket(tx)),
 
     applyAll(open, hooks = {}) {
       return db.transaction(async (tx) => {

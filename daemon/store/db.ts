@@ -85,3 +85,30 @@ export function isStoreUnavailable(err: unknown): boolean {
   if (typeof code === 'string' && (NET_UNAVAILABLE.has(code) || PG_UNAVAILABLE.test(code))) return true;
   return /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(err.message);
 }
+
+/**
+ * A Db whose statements run in the open transaction `tx` and whose `transaction(fn)` runs
+ * `fn` inside it (no new transaction): repositories built on it take part in one
+ * all-or-nothing unit of work (a whole load job, issue 19). Closing it does nothing.
+ */
+export function transactionDb(tx: Queryable, label: string): Db {
+  // One connection runs one statement at a time: callers reading in parallel (Promise.all) take turns.
+  let tail: Promise<unknown> = Promise.resolve();
+  const turn = <T>(fn: () => Promise<T>): Promise<T> => {
+    const next = tail.then(fn, fn);
+    tail = next.catch(() => undefined);
+    return next;
+  };
+  const db: Db = {
+    dialect: tx.dialect,
+    label,
+    run: (sql, params) => turn(() => tx.run(sql, params)),
+    get: <T>(sql: string, params?: Params) => turn(() => tx.get<T>(sql, params)),
+    all: <T>(sql: string, params?: Params) => turn(() => tx.all<T>(sql, params)),
+    exec: (sql) => turn(() => tx.exec(sql)),
+    transaction: (fn) => fn(db),
+    ping: async () => void (await tx.get('SELECT 1')),
+    close: async () => undefined,
+  };
+  return db;
+}

@@ -4,18 +4,24 @@ import { LOADER_FORMATS } from '../../../loaders/types.js';
 import { CliError, usageError } from '../../services/errors.js';
 import { interruptSignal } from '../../services/interrupt.js';
 import { runLoadJob } from '../../services/load-job.js';
-import { dryRun, jobPaths, planPaths, unrecognisedFiles, validatePlan, type LoadFlags, type PlannedPath } from '../../services/load-plan.js';
+import type { JobRequestInput } from '../../services/jobs.js';
+import { checkLoadFlags, dryRun, jobPaths, planPaths, unrecognisedFiles, validatePlan, type LoadFlags, type PlannedPath } from '../../services/load-plan.js';
 import { dryRunDiagnostics, dryRunSummary, dryRunTable, rejectionLines, validationSummary } from '../../services/load-rows.js';
 import { printTable } from '../../services/print-table.js';
 import type { Session } from '../../services/session.js';
+import { uploadPlan, type UploadSpec } from '../../services/upload-files.js';
 import type { CliContext } from '../context.js';
+import { retryForOption } from '../flag-parsers.js';
 import { action, examples } from '../shared.js';
 
 interface LoadOptions extends LoadFlags {
   dryRun?: boolean;
+  serverPath?: boolean;
+  replaceSample?: boolean;
   wait?: boolean;
   compute: boolean;
   validate: boolean;
+  retryFor: number;
 }
 
 /** Refuse named files no loader recognises; warn about such files inside folders (the worker skips them). */
@@ -59,11 +65,43 @@ async function validateHere(session: Session, plan: PlannedPath[], flags: LoadFl
   });
 }
 
+/** Paths on the daemon's machine, sent as given (it checks them against its import_dirs). */
+function serverPaths(paths: readonly string[], flags: LoadFlags): Extract<JobRequestInput, { type: 'load-files' }>['paths'] {
+  checkLoadFlags(flags);
+  return jobPaths(paths.map((path) => ({ path, kind: 'file' as const, files: [] })), flags);
+}
+
+/**
+ * Plan and check the files here, then stream them to the daemon; the job's inputs, or the
+ * exit code of a dry run.
+ */
+async function uploadInputs(session: Session, paths: readonly string[], flags: LoadFlags, opts: LoadOptions): Promise<UploadSpec[] | number> {
+  const plan = await planPaths(paths, process.cwd(), flags);
+  if (opts.dryRun) return runDryRun(session, plan, flags);
+  checkRecognised(session, plan);
+  if (opts.validate) await validateHere(session, plan, flags);
+  const started = Date.now();
+  let bytes = 0;
+  const specs = await uploadPlan(session, plan, flags, (done, total, info) => {
+    bytes += info.size;
+    session.out.info(`uploaded ${done}/${total} ${info.name} (${formatBytes(info.size)}, sha256 ${info.sha256.slice(0, 12)}…)`);
+  });
+  const seconds = Math.max(0.001, (Date.now() - started) / 1000);
+  session.out.info(`uploaded ${specs.length} file${specs.length === 1 ? '' : 's'}, ${formatBytes(bytes)} at ${formatBytes(bytes / seconds)}/s`);
+  return specs;
+}
+
+function formatBytes(n: number): string {
+  if (n >= 2 ** 20) return `${(n / 2 ** 20).toFixed(1)} MB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} kB`;
+  return `${Math.round(n)} B`;
+}
+
 /** Add `load` to `parent` (its `sample` subcommand is registered separately under the `load` group). */
 export function register(parent: Command, ctx: CliContext): void {
   parent
     .command('load')
-    .description('Load market data files or folders: formats are detected (or forced with --format), folders are planned, and every row is validated here first: each rejected row is printed as file:line: reason, and nothing is enqueued if a file has more than 5% bad rows (admin only)')
+    .description('Load market data files or folders: formats are detected (or forced with --format), folders are planned, and every row is validated here first: each rejected row is printed as file:line: reason, and nothing is enqueued if a file has more than 5% bad rows; then the files are streamed to the daemon and loaded all or nothing (admin only)')
     .argument('<paths...>', 'files or folders; relative paths are resolved against the current directory')
     .addOption(new Option('--format <format>', 'force the format of the file').choices(LOADER_FORMATS))
     .option('--date <YYYY-MM-DD>', 'trade date of a single-day quote file (default: from the file name)')
@@ -73,6 +111,9 @@ export function register(parent: Command, ctx: CliContext): void {
     .option('--no-wait', 'return as soon as the job is enqueued (default when piped)')
     .option('--no-compute', 'do not recompute indicators after loading')
     .option('--no-validate', 'enqueue without reading every row here first (very large inputs; the worker applies the same rules)')
+    .option('--server-path', 'the paths name files on the daemon\'s machine, inside its import_dirs: nothing is uploaded or checked here')
+    .option('--replace-sample', 'the database holds the generated sample market: remove it, in the same transaction as this load')
+    .addOption(retryForOption())
     .addHelpText(
       'after',
       examples([
@@ -82,6 +123,8 @@ export function register(parent: Command, ctx: CliContext): void {
         'stockscreen load quotes.csv --format krx-quotes --date 2026-03-20 --no-wait',
         'stockscreen load 005930.csv --code 005930 --json',
         'stockscreen load sample --stocks 200 --days 300',
+        'stockscreen load ./krx --replace-sample              # real data over the sample market',
+        'stockscreen load /srv/krx --server-path              # a folder inside the daemon\'s import_dirs',
       ]),
     )
     .action(
@@ -89,13 +132,12 @@ export function register(parent: Command, ctx: CliContext): void {
         const [paths] = cmd.processedArgs as [string[]];
         const opts = cmd.opts<LoadOptions>();
         const flags: LoadFlags = { format: opts.format, date: opts.date, code: opts.code };
-        const plan = await planPaths(paths, process.cwd(), flags);
-        if (opts.dryRun) return runDryRun(session, plan, flags);
-        checkRecognised(session, plan);
-        if (opts.validate) await validateHere(session, plan, flags);
+        const inputs = opts.serverPath ? serverPaths(paths, flags) : await uploadInputs(session, paths, flags, opts);
+        if (typeof inputs === 'number') return inputs;
         const interrupt = interruptSignal(session.io);
         try {
-          return await runLoadJob(session, { type: 'load-files', paths: jobPaths(plan, flags), compute: opts.compute }, { wait: opts.wait, signal: interrupt.signal });
+          const request = { type: 'load-files' as const, paths: inputs, compute: opts.compute, replace_sample: opts.replaceSample === true };
+          return await runLoadJob(session, request, { wait: opts.wait, signal: interrupt.signal, retryForMs: opts.retryFor });
         } finally {
           interrupt.release();
         }

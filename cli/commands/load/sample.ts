@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { interruptSignal } from '../../services/interrupt.js';
 import { runLoadJob } from '../../services/load-job.js';
 import type { CliContext } from '../context.js';
+import { retryForOption } from '../flag-parsers.js';
 import { action, examples, intArg } from '../shared.js';
 
 /**
@@ -28,6 +29,7 @@ export function register(parent: Command, ctx: CliContext): void {
     .option('--wait', 'follow the job with a progress bar until it finishes (default on a terminal)')
     .option('--no-wait', 'return as soon as the job is enqueued (default when piped)')
     .option('--no-compute', 'do not compute indicators after loading')
+    .addOption(retryForOption())
     .addHelpText('after', examples(['stockscreen load sample', 'stockscreen load sample --seed 7 --stocks 60 --days 260 --wait', 'stockscreen load sample --no-wait --json | jq .data.id']))
     .action(
       action(ctx, async (session, cmd) => {
@@ -37,7 +39,7 @@ export function register(parent: Command, ctx: CliContext): void {
           return await runLoadJob(
             session,
             { type: 'load-sample', seed: opts.seed, stocks: opts.stocks, days: opts.days, compute: shared<boolean>(cmd, 'compute') },
-            { wait: shared<boolean | undefined>(cmd, 'wait'), signal: interrupt.signal },
+            { wait: shared<boolean | undefined>(cmd, 'wait'), signal: interrupt.signal, retryForMs: shared<number>(cmd, 'retryFor') },
           );
         } finally {
           interrupt.release();

@@ -39,6 +39,7 @@ export function JobProgress({ snapshot, barWidth = 30 }: JobProgressProps) {
         </Box>
       ) : null}
       {snapshot.retryReason ? <Text color="yellow">{`retrying after: ${snapshot.retryReason}`}</Text> : null}
+      {snapshot.busy ? <Text color="yellow">{snapshot.busy}</Text> : null}
     </Box>
   );
 }

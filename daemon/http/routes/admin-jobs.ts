@@ -2,24 +2,84 @@
 import { z } from 'zod';
 import { writeNdjson } from '../../../loaders/ndjson.js';
 import { exportMarket, type ExportDeps } from '../../market/export.js';
+import { isAppError, invalidRequest } from '../../errors.js';
+import { realRoots, resolveInsideRoots } from '../../jobs/import-roots.js';
 import type { MarketJobs } from '../../jobs/market-jobs.js';
-import { jobRequestSchema } from '../../jobs/types.js';
+import { jobRequestSchema, type JobPathInput, type JobRequest } from '../../jobs/types.js';
+import { findUpload } from '../../jobs/uploads.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
 
 const idParams = z.object({ id: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be a job id') });
 const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(20) });
 
+/** Collaborators of the job routes. */
+export interface AdminJobDeps {
+  jobs: MarketJobs;
+  /** import_dirs: server-side paths must lie inside one (none: path loads are off). */
+  importDirs?: readonly string[];
+  /** Where uploads are kept. */
+  uploadsDir?: string;
+}
+
+/** One input checked before anything is enqueued: a path becomes its real path inside a root. */
+async function checkInput(p: JobPathInput, i: number, roots: readonly string[], uploadsDir: string | undefined): Promise<JobPathInput> {
+  const spec = typeof p === 'string' ? { path: p } : p;
+  if ('upload' in spec) {
+    if (!uploadsDir) throw invalidRequest('uploads are not available', { [`paths.${i}`]: 'no upload directory' });
+    await findUpload(uploadsDir, spec.upload).catch(() => {
+      throw invalidRequest(`upload ${spec.upload} not found`, { [`paths.${i}`]: 'no such upload (upload the file again)' });
+    });
+    return p;
+  }
+  const real = await resolveInsideRoots(spec.path, roots, `paths.${i}`);
+  return typeof p === 'string' ? real : { ...spec, path: real };
+}
+
+/**
+ * A load-files request with every path checked against the import roots (issue 19): 400 with
+ * the reason for any path outside them, before a byte is read.
+ * @throws AppError INVALID_REQUEST with `details["paths.N"]`
+ */
+export async function checkJobInputs(request: JobRequest, deps: Omit<AdminJobDeps, 'jobs'>): Promise<JobRequest> {
+  if (request.type !== 'load-files') return request;
+  const roots = await realRoots(deps.importDirs ?? []);
+  const paths: JobPathInput[] = [];
+  for (const [i, p] of request.paths.entries()) {
+    try {
+      paths.push(await checkInput(p, i, roots, deps.uploadsDir));
+    } catch (err) {
+      if (isAppError(err)) throw err;
+      throw invalidRequest('path cannot be checked', { [`paths.${i}`]: 'cannot be checked' });
+    }
+  }
+  return { ...request, paths };
+}
+
+/** Seconds a client should wait before asking again when the queue cannot answer. */
+const RETRY_AFTER_S = 2;
+
+/** `work`, with Retry-After on the 503 it fails with when the queue cannot answer (issue 19). */
+async function retryLater<T>(res: { setHeader(name: string, value: string): unknown }, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (isAppError(err) && err.code === 'SERVICE_UNAVAILABLE') res.setHeader('Retry-After', String(RETRY_AFTER_S));
+    throw err;
+  }
+}
+
 /** Register POST/GET /admin/jobs and GET /admin/jobs/{id}. */
-export function registerAdminJobRoutes(api: ApiBuilder, deps: { jobs: MarketJobs }): void {
+export function registerAdminJobRoutes(api: ApiBuilder, deps: AdminJobDeps): void {
   const tags = ['admin', 'jobs'];
   api.route(
     {
       method: 'post', path: '/admin/jobs', summary: 'Enqueue a market-data job (load files or folders, load the sample market, compute indicators)', tags, access: 'admin', body: jobRequestSchema, bodyLimit: 1024 * 1024, status: 202, errors: [503],
-      description: 'Paths must be readable by the worker processes. Folders are planned: each file\'s kind is detected and files load in date order. Progress: GET /admin/jobs/{id}.',
+      description: 'Inputs are uploads (POST /admin/uploads) or paths inside the daemon\'s import_dirs (400 otherwise, nothing read). Folders are planned: each file\'s kind is detected and files load in date order. The whole job commits at once. Progress: GET /admin/jobs/{id}.',
     },
     async (req, res) => {
-      const job = await deps.jobs.enqueue(req.valid.body as z.output<typeof jobRequestSchema>, req.user!.id);
+      const request = await checkJobInputs(req.valid.body as z.output<typeof jobRequestSchema>, deps);
+      const job = await retryLater(res, deps.jobs.enqueue(request, req.user!.id));
       res.setHeader('Location', `${req.baseUrl}/admin/jobs/${job.id}`);
       sendSuccess(req, res, job, { status: 202 });
     },
@@ -28,14 +88,14 @@ export function registerAdminJobRoutes(api: ApiBuilder, deps: { jobs: MarketJobs
     { method: 'get', path: '/admin/jobs', summary: 'Recent market-data jobs, newest first', tags, access: 'admin', query: listQuery, errors: [503] },
     async (req, res) => {
       const { limit } = req.valid.query as z.output<typeof listQuery>;
-      sendSuccess(req, res, await deps.jobs.list(limit));
+      sendSuccess(req, res, await retryLater(res, deps.jobs.list(limit)));
     },
   );
   api.route(
     { method: 'get', path: '/admin/jobs/:id', summary: 'One job: state, progress, result, failure reason', tags, access: 'admin', params: idParams, errors: [404, 503] },
     async (req, res) => {
       const { id } = req.valid.params as z.output<typeof idParams>;
-      sendSuccess(req, res, await deps.jobs.get(id));
+      sendSuccess(req, res, await retryLater(res, deps.jobs.get(id)));
     },
   );
 }

@@ -3,10 +3,15 @@
  * load the sample market, compute indicators. Bad input fails at once with a readable
  * reason (UnrecoverableError); transient faults are retried by BullMQ with backoff.
  *
- * Each file loads in one transaction, streamed NDJSON included (issue 3): its rows are
- * validated, rows for stocks with no stock record are rejected too, and the 5% rule is
- * decided on the whole file before the commit, so a refused or interrupted file leaves
- * the database as it was. Files of one job commit one after another.
+ * A whole job runs in one transaction (issue 19): every file (streamed NDJSON included),
+ * the sample market, the computed index and the indicators become visible together at
+ * the commit, or not at all: a refused file, a failure or a worker killed at any point
+ * leaves the database exactly as before, and BullMQ runs the job again from its start
+ * (loading the same rows twice changes nothing). Rows for stocks with no stock record
+ * are rejected, and the 5% rule is decided per whole file before the commit.
+ *
+ * Server-side paths are read only inside the import roots (import-roots.ts); uploads
+ * from the upload directory (uploads.ts).
  */
 import { stat } from 'node:fs/promises';
 import { UnrecoverableError, type Job } from 'bullmq';
@@ -18,7 +23,9 @@ import type { LoaderFormat, LoadResult, RejectedRow } from '../../../loaders/typ
 import { isAppError, type AppError } from '../../errors.js';
 import type { MarketDataService, RecordsBatch } from '../../market/market-data-service.js';
 import type { IndicatorRun } from '../../store/indicators-repo.js';
-import type { FileOutcome, JobProgress, JobRequest, JobResult } from '../types.js';
+import { realRoots, resolveInsideRoots } from '../import-roots.js';
+import type { FileOutcome, JobPathInput, JobProgress, JobRequest, JobResult } from '../types.js';
+import { findUpload, removeUploads } from '../uploads.js';
 
 /** Produces the sample market in batches. */
 export type SampleSource = (options: { seed: number; stocks?: number; days?: number }) => AsyncIterable<RecordsBatch> | Iterable<RecordsBatch>;
@@ -32,10 +39,16 @@ export interface MarketProcessorDeps {
   onIndicatorsComputed(run: IndicatorRun): Promise<void>;
   /** NDJSON lines per streamed batch (default 50,000; the file is still one transaction). */
   chunkRows?: number;
+  /** Directories server-side paths must lie in (none: path loads are off). */
+  importDirs?: readonly string[];
+  /** Where uploaded files are kept (uploads.ts); none: uploads cannot be loaded. */
+  uploadsDir?: string;
 }
 
 interface PlannedInput {
   path: string;
+  /** How results and reasons name the file: its upload name, or its path. */
+  label: string;
   format?: LoaderFormat;
   date?: string;
   code?: string;
@@ -44,25 +57,38 @@ interface PlannedInput {
 /** Rejected rows kept per file in a job's result (the counts are always complete). */
 const MAX_REJECTED_KEPT = 200;
 
-async function expand(paths: Extract<JobRequest, { type: 'load-files' }>['paths']): Promise<{ files: PlannedInput[]; unrecognised: string[] }> {
+/** The real path of one job input, confined to the roots, and its label; reasons never quote a file. */
+async function inputPath(spec: Exclude<JobPathInput, string>, roots: readonly string[], uploadsDir: string | undefined): Promise<{ path: string; label?: string }> {
+  try {
+    if ('upload' in spec) {
+      if (!uploadsDir) throw new UnrecoverableError('uploads are not available to this worker');
+      const upload = await findUpload(uploadsDir, spec.upload);
+      return { path: upload.path, label: upload.name };
+    }
+    return { path: await resolveInsideRoots(spec.path, roots) };
+  } catch (err) {
+    if (isAppError(err)) throw new UnrecoverableError(err.message);
+    throw err;
+  }
+}
+
+async function expand(paths: readonly JobPathInput[], deps: MarketProcessorDeps): Promise<{ files: PlannedInput[]; unrecognised: string[] }> {
   const files: PlannedInput[] = [];
   const unrecognised: string[] = [];
+  const roots = await realRoots(deps.importDirs ?? []);
   for (const p of paths) {
     const spec = typeof p === 'string' ? { path: p } : p;
-    let info;
-    try {
-      info = await stat(spec.path);
-    } catch (err) {
-      throw new UnrecoverableError(`cannot read ${spec.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
+    const { path, label = path } = await inputPath(spec, roots, deps.uploadsDir);
+    const info = await stat(path);
     if (info.isDirectory()) {
-      const plan = await planFolder(spec.path);
-      files.push(...plan.files.map((f) => ({ path: f.path, format: f.format, date: f.trade_date ?? undefined })));
+      // planFolder follows no symlink: a folder inside a root is walked inside it only.
+      const plan = await planFolder(path);
+      files.push(...plan.files.map((f) => ({ path: f.path, label: f.path, format: f.format, date: f.trade_date ?? undefined })));
       unrecognised.push(...plan.unrecognised);
     } else {
-      const format = spec.format ?? (await sniffFile(spec.path)) ?? undefined;
-      if (!format) throw new UnrecoverableError(`${spec.path}: unrecognised file format (pass format explicitly)`);
-      files.push({ ...spec, format });
+      const format = spec.format ?? (await sniffFile(path)) ?? undefined;
+      if (!format) throw new UnrecoverableError(`${label}: unrecognised file format (pass format explicitly)`);
+      files.push({ path, label, format, date: spec.date, code: spec.code });
     }
   }
   return { files, unrecognised };
@@ -133,56 +159,107 @@ async function loadFile(deps: MarketProcessorDeps, f: PlannedInput, onRows: (ok:
   return outcome;
 }
 
+type Report = (patch: Partial<JobProgress>) => Promise<void>;
+type LoadFilesRequest = Extract<JobRequest, { type: 'load-files' }>;
+
+/** The refusal for real files over the sample market without replace_sample. */
+export const SAMPLE_PRESENT = 'the database holds the generated sample market: loading real files would mix them with it. '
+  + 'Load with --replace-sample (replace_sample: true) to remove the sample market in the same transaction';
+/** The refusal for the sample market over real data. */
+export const FILES_PRESENT = 'the database holds loaded market files: the sample market would mix with them (use a fresh data directory or database)';
+
+/** Refuse to mix the sample market and real files; remove the sample when asked to. */
+async function settleContent(market: MarketDataService, kind: 'sample' | 'files', replaceSample: boolean): Promise<void> {
+  const content = await market.content();
+  if (kind === 'sample') {
+    if (content === 'files') throw new UnrecoverableError(FILES_PRESENT);
+  } else if (content === 'sample') {
+    if (!replaceSample) throw new UnrecoverableError(SAMPLE_PRESENT);
+    await market.clear();
+  }
+  await market.setContent(kind);
+}
+
+async function loadFiles(deps: MarketProcessorDeps, market: MarketDataService, data: LoadFilesRequest, result: JobResult, report: Report): Promise<void> {
+  const { files, unrecognised } = await expand(data.paths, deps);
+  result.unrecognised = unrecognised;
+  await settleContent(market, 'files', data.replace_sample);
+  await report({ phase: 'load', total: files.length });
+  for (const [i, f] of files.entries()) {
+    await report({ file: f.label, done: i });
+    const before = { ok: result.rows_ok, rejected: result.rows_rejected };
+    let outcome: FileOutcome;
+    try {
+      outcome = await loadFile({ ...deps, market }, f, (ok, rejected) => report({ rows_ok: before.ok + ok, rows_rejected: before.rejected + rejected }));
+    } catch (err) {
+      // An upload is named as the operator named it, not by where the daemon keeps it.
+      if (isAppError(err)) throw new UnrecoverableError(refusedFileError(f.path, err).message.split(f.path).join(f.label));
+      throw err;
+    }
+    outcome.file = f.label;
+    result.files.push(outcome);
+    result.rows_ok += outcome.rows_ok;
+    result.rows_rejected += outcome.rows_rejected;
+  }
+  await report({ done: files.length });
+}
+
+async function loadSample(deps: MarketProcessorDeps, market: MarketDataService, data: Extract<JobRequest, { type: 'load-sample' }>, result: JobResult, report: Report): Promise<void> {
+  await settleContent(market, 'sample', false);
+  await report({ phase: 'load', file: `sample(seed=${data.seed})`, total: 1 });
+  const outcome = outcomeOf('sample', 'sample');
+  for await (const batch of deps.sample({ seed: data.seed, stocks: data.stocks, days: data.days })) {
+    const written = await market.apply(batch);
+    const rows = batch.bars.length + batch.financials.length + batch.index.length + batch.halts.length;
+    addChunk(outcome, { ...emptyResult('ndjson', 'sample'), rows_total: rows, rows_ok: rows }, written);
+    await report({ rows_ok: outcome.rows_ok });
+  }
+  result.files.push(outcome);
+  result.rows_ok = outcome.rows_ok;
+}
+
+/** The whole job inside one transaction; the indicator run it recorded, if any. */
+async function runAtomically(deps: MarketProcessorDeps, data: JobRequest, result: JobResult, report: Report): Promise<IndicatorRun | null> {
+  return deps.market.atomically(async (market) => {
+    // PostgreSQL may run the transaction again after a serialisation failure: start afresh.
+    Object.assign(result, { files: [], unrecognised: [], rows_ok: 0, rows_rejected: 0, indicators: null });
+    if (data.type === 'load-files') await loadFiles(deps, market, data, result, report);
+    else if (data.type === 'load-sample') await loadSample(deps, market, data, result, report);
+    if (data.type !== 'compute-indicators' && !data.compute) return null;
+    await report({ phase: 'index', file: undefined });
+    await market.fillComputedIndex();
+    await report({ phase: 'indicators', done: 0, total: 0 });
+    const run = await market.computeIndicators((done, total) => report({ done, total }));
+    result.indicators = { version: run.version, as_of: run.as_of, stocks: run.stocks, duration_ms: run.duration_ms };
+    return run;
+  });
+}
+
+/** Delete the uploads a finished job loaded (they stay while BullMQ may run it again). */
+async function dropUploads(deps: MarketProcessorDeps, data: JobRequest): Promise<void> {
+  if (data.type !== 'load-files' || !deps.uploadsDir) return;
+  const ids = data.paths.flatMap((p) => (typeof p === 'object' && 'upload' in p ? [p.upload] : []));
+  await removeUploads(deps.uploadsDir, ids).catch((err: Error) => deps.logger.warn({ err: err.message }, 'uploads not removed'));
+}
+
 /** Create the processor function BullMQ calls for each job. */
 export function createMarketProcessor(deps: MarketProcessorDeps) {
   return async function process(job: Job<JobRequest & { requested_by?: string | null }, JobResult>): Promise<JobResult> {
     const started = Date.now();
     const progress: JobProgress = { phase: 'plan', done: 0, total: 0, rows_ok: 0, rows_rejected: 0 };
-    const report = (patch: Partial<JobProgress>) => job.updateProgress({ ...Object.assign(progress, patch) } as unknown as object);
+    // Progress is best effort: a Redis hiccup must not roll a whole load back.
+    const report: Report = (patch) => job.updateProgress({ ...Object.assign(progress, patch) } as unknown as object)
+      .then(() => undefined, (err: Error) => void deps.logger.warn({ job: job.id, err: err.message }, 'job progress not recorded'));
     const result: JobResult = { files: [], unrecognised: [], rows_ok: 0, rows_rejected: 0, indicators: null, duration_ms: 0 };
     const data = job.data;
-
-    if (data.type === 'load-files') {
-      const { files, unrecognised } = await expand(data.paths);
-      result.unrecognised = unrecognised;
-      await report({ phase: 'load', total: files.length });
-      for (const [i, f] of files.entries()) {
-        await report({ file: f.path, done: i });
-        const before = { ok: result.rows_ok, rejected: result.rows_rejected };
-        let outcome: FileOutcome;
-        try {
-          outcome = await loadFile(deps, f, (ok, rejected) => report({ rows_ok: before.ok + ok, rows_rejected: before.rejected + rejected }));
-        } catch (err) {
-          if (isAppError(err)) throw refusedFileError(f.path, err);
-          throw err;
-        }
-        result.files.push(outcome);
-        result.rows_ok += outcome.rows_ok;
-        result.rows_rejected += outcome.rows_rejected;
-      }
-      await report({ done: files.length });
-    } else if (data.type === 'load-sample') {
-      await report({ phase: 'load', file: `sample(seed=${data.seed})`, total: 1 });
-      const outcome = outcomeOf('sample', 'sample');
-      for await (const batch of deps.sample({ seed: data.seed, stocks: data.stocks, days: data.days })) {
-        const written = await deps.market.apply(batch);
-        const rows = batch.bars.length + batch.financials.length + batch.index.length + batch.halts.length;
-        addChunk(outcome, { ...emptyResult('ndjson', 'sample'), rows_total: rows, rows_ok: rows }, written);
-        await report({ rows_ok: outcome.rows_ok });
-      }
-      result.files.push(outcome);
-      result.rows_ok = outcome.rows_ok;
-    }
-
-    const compute = data.type === 'compute-indicators' || data.compute;
-    if (compute) {
-      await report({ phase: 'index', file: undefined });
-      await deps.market.fillComputedIndex();
-      await report({ phase: 'indicators', done: 0, total: 0 });
-      const run = await deps.market.computeIndicators((done, total) => report({ done, total }));
-      result.indicators = { version: run.version, as_of: run.as_of, stocks: run.stocks, duration_ms: run.duration_ms };
-      await deps.onIndicatorsComputed(run);
-    }
+    const run = await runAtomically(deps, data, result, report).catch(async (err: unknown) => {
+      // Never run again: its uploads are of no more use (the CLI uploads again for a new load).
+      if (err instanceof UnrecoverableError) await dropUploads(deps, data);
+      throw err;
+    });
+    await dropUploads(deps, data);
+    // Committed: only now may the daemons swap in the new snapshot.
+    if (run) await deps.onIndicatorsComputed(run);
     result.duration_ms = Date.now() - started;
     await report({ phase: 'done' });
     deps.logger.info({ job: job.id, type: data.type, rows_ok: result.rows_ok, rows_rejected: result.rows_rejected, ms: result.duration_ms }, 'market job done');

@@ -12,6 +12,7 @@ import { m004PortfolioAlerts } from './004-portfolio-alerts.js';
 import { m005SharedSecrets } from './005-shared-secrets.js';
 import { m006FinancialReports } from './006-financial-reports.js';
 import { m007LoadtestExemption } from './007-loadtest-exemption.js';
+import { m008MarketContent } from './008-market-content.js';
 
 /** One schema change. */
 export interface Migration {
@@ -22,7 +23,7 @@ export interface Migration {
 }
 
 /** Every migration, in order. */
-export const MIGRATIONS: readonly Migration[] = [m001Users, m002MarketData, m003Presets, m004PortfolioAlerts, m005SharedSecrets, m006FinancialReports, m007LoadtestExemption];
+export const MIGRATIONS: readonly Migration[] = [m001Users, m002MarketData, m003Presets, m004PortfolioAlerts, m005SharedSecrets, m006FinancialReports, m007LoadtestExemption, m008MarketContent];
 
 /**
  * Apply the migrations that have not run yet.

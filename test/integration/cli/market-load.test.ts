@@ -5,17 +5,9 @@ import { run } from '../../../cli/main.js';
 import { tradingDaysBetween } from '../../../daemon/market/krx-calendar.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 import { fakeIO, tempEnv, type FakeIO, type TempEnv } from './fake-io.js';
+import { ohlcv, tsv } from './load-files.js';
 
 const ADMIN = { email: 'ops@example.com', password: 'ops-password-1' };
-
-/** TSV text → rows of cells (the trailing newline dropped). */
-const tsv = (text: string) => text.trimEnd().split('\n').map((line) => line.split('\t'));
-
-/** An OHLCV history file: one good bar per trading day, except the rows listed in `bad` (0-based) where high < open. */
-function ohlcv(days: string[], bad: number[]): string {
-  const rows = days.map((d, i) => (bad.includes(i) ? `${d},100,90,80,95,1000` : `${d},100,110,90,105,1000`));
-  return ['Date,Open,High,Low,Close,Volume', ...rows].join('\n') + '\n';
-}
 
 describe('stockscreen load, jobs, stocks and export against a daemon with a worker', () => {
   let t: TestDaemon;
@@ -113,39 +105,6 @@ describe('stockscreen load, jobs, stocks and export against a daemon with a work
     expect(tsv((await cli(['jobs', 'list', '--limit', '200'])).io.out())).toHaveLength(jobsBefore);
   });
 
-  it('with --no-validate enqueues it anyway; the worker fails the job and the CLI prints every reason', async () => {
-    const file = join(e.root, 'dry', '000660.csv');
-    const { code, io } = await cli(['load', file, '--wait', '--no-compute', '--no-validate']);
-    expect(code).toBe(1);
-    expect(io.out()).toBe('');
-    expect(io.err()).toMatch(/error: job \d+ \(load-files\) failed: \S*000660\.csv: 3 of 10 rows invalid \(30\.0% > 5%\); file rejected \(JOB_FAILED\)\n/);
-    const reasons = io.err().split('\n').filter((l) => l.startsWith(`  ${file}:`));
-    expect(reasons).toEqual([2, 3, 4].map((n) => `  ${file}:${n}: high 90 below max(open 100, close 95)`));
-    // jobs show prints them too
-    const id = /job (\d+)/.exec(io.err())![1]!;
-    const shown = await cli(['jobs', 'show', id]);
-    expect(shown.io.err().split('\n').filter((l) => l.includes(`${file}:`))).toHaveLength(3);
-  });
-
-  it('validates here, then loads a file under 5% bad rows; rows of unlisted stocks are shown as rejected with their line', async () => {
-    // Given an NDJSON file: 60 bars of a listed stock, a bad bar (line 61), and a bar of a code nothing lists (line 62)
-    const listed = tsv((await cli(['stocks', 'list', '--limit', '1'])).io.out())[1]![0]!;
-    const days = tradingDaysBetween('2023-01-02', '2023-06-30').slice(0, 61);
-    const bar = (code: string, date: string, high = 110) => JSON.stringify({ kind: 'bar', stock_code: code, trade_date: date, open_price: 100, high_price: high, low_price: 90, close_price: 105, volume: 1, trading_value: 100 });
-    const file = join(e.root, 'extra.ndjson');
-    await writeFile(file, [...days.slice(0, 60).map((d) => bar(listed, d)), bar(listed, days[60]!, 95), bar('ZZ0000', days[0]!)].join('\n') + '\n');
-    // When loading it and waiting
-    const { code, io } = await cli(['load', file, '--wait', '--no-compute']);
-    // Then the local check lists the bad row and lets the file through (2 of 62 is under 5%)
-    expect(code, io.err()).toBe(0);
-    expect(io.err()).toContain(`${file}:61: bar: high 95 below max(open 100, close 105)`);
-    expect(io.err()).toContain('checked 1 file here: 61 rows ok; the 1 rejected row listed above will not be loaded');
-    // And the worker rejected the unlisted stock's row too: reported with file, line and reason
-    expect(io.err()).toContain(`${file}: 2 rows rejected`);
-    expect(io.err()).toContain(`  ${file}:62: unknown stock code ZZ0000 — load a listing or quotes file first`);
-    expect(tsv(io.out())[0]!.slice(2, 6)).toEqual(['completed', 'done', '60', '2']);
-  });
-
   it('refuses paths that do not exist, and flags for folders, before enqueueing', async () => {
     const missing = await cli(['load', join(e.root, 'nope.csv')]);
     expect(missing.code).toBe(2);
@@ -201,20 +160,6 @@ describe('stockscreen load, jobs, stocks and export against a daemon with a work
     expect(unknown.code).toBe(1);
     expect(unknown.io.err()).toContain('NOT_FOUND');
     expect((await cli(['stocks', 'price', '12345'])).code).toBe(2);
-  });
-
-  it('load on a terminal draws the progress view on stderr and the job on stdout', async () => {
-    // Given the 40-bar history with one bad row, for a stock the daemon lists
-    const listed = tsv((await cli(['stocks', 'list', '--limit', '1'])).io.out())[1]![0]!;
-    const file = join(e.root, `${listed}.csv`);
-    await writeFile(file, await readFile(join(e.root, 'dry', '005930.csv')));
-    const io = fakeIO({ tty: true, columns: 120 });
-    const { code } = await cli(['load', file, '--no-compute'], io);
-    expect(code, io.err()).toBe(0);
-    expect(io.err()).toMatch(/job \d+/);
-    expect(io.out()).toMatch(/state\s+completed/);
-    expect(io.out()).toMatch(new RegExp(`${listed}\\.csv\\s+ohlcv\\s+40\\s+39\\s+1\\s+0`));
-    expect(io.err()).toContain(`${listed}.csv:7:`);
   });
 
   it('export writes <dir>/market-<date>.ndjson whose first line is the meta line', async () => {

@@ -32,6 +32,21 @@ describe('daemon unreachable', () => {
   });
   afterAll(() => e.cleanup());
 
+  it('with --json also prints {"error":{code,message,details}} on stdout (issue 19)', async () => {
+    const io = fakeIO({ stdin: 'correct horse battery' });
+    const code = await run(['--url', url, '--json', 'register', '--email', 'x@example.com', '--password-stdin'], io, e.env);
+    expect(code).toBe(1);
+    expect(JSON.parse(io.out())).toEqual({ error: { code: 'ECONNREFUSED', message: `cannot reach stockscreend at ${url}`, details: {} } });
+    expect(io.err()).toContain(`error: cannot reach stockscreend at ${url} (ECONNREFUSED)`);
+    // The same through the environment, and for a usage problem found by a command
+    const viaEnv = fakeIO();
+    expect(await run(['--url', url, 'load', '/nonexistent/x.csv'], viaEnv, { ...e.env, STOCKSCREEN_JSON: '1' })).toBe(2);
+    expect(JSON.parse(viaEnv.out()).error.code).toBe('USAGE');
+    const usage = fakeIO();
+    await run(['--url', url, '--json', 'load', '/nonexistent/x.csv'], usage, e.env);
+    expect(JSON.parse(usage.out()).error).toMatchObject({ code: 'USAGE', message: expect.stringContaining('cannot read (ENOENT)') });
+  });
+
   it('prints the URL tried and how to start the daemon, exit 1', async () => {
     const io = fakeIO({ stdin: 'correct horse battery' });
     const code = await run(['--url', url, 'register', '--email', 'x@example.com', '--password-stdin'], io, e.env);

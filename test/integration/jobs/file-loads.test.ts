@@ -49,8 +49,8 @@ async function harness(label: string): Promise<Harness> {
   const prices = createPricesRepo(db);
   const financials = createFinancialsRepo(db);
   const market = createMarketDataService({ db, stocks, prices, financials, index: createIndexRepo(db), indicators: createIndicatorsRepo(db) });
-  const processor = createMarketProcessor({ market, sample: () => [], logger: createLogger('silent'), onIndicatorsComputed: async () => undefined, chunkRows: 100 });
   const dir = await mkdtemp(join(tmpdir(), 'file-loads-'));
+  const processor = createMarketProcessor({ market, sample: () => [], logger: createLogger('silent'), onIndicatorsComputed: async () => undefined, chunkRows: 100, importDirs: [dir] });
   return {
     store, dir, repos: { stocks, prices, financials },
     async load(paths) {

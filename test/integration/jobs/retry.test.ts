@@ -41,6 +41,10 @@ describe('market-data job retries', () => {
       await hooks.beforeCommit?.();
     },
     fillComputedIndex: async () => 0,
+    atomically: (fn) => fn(market),
+    content: async () => 'empty',
+    setContent: async () => undefined,
+    clear: async () => undefined,
     computeIndicators: async () => ({ version: 'v', as_of: null, stocks: 0, duration_ms: 0, computed_at: new Date().toISOString() }),
   };
 
@@ -52,7 +56,7 @@ describe('market-data job retries', () => {
     const redis = createRedisFactory({ url: testRedisUrl(), prefix, logger });
     // A short first backoff keeps the test quick; the production default is 1 s, doubling.
     jobs = createMarketJobs({ redis, logger, retry: { attempts: 3, backoffMs: 50 } });
-    await jobs.startWorkers(1, { market, sample: () => [{ stocks: [], bars: [], halts: [], financials: [], index: [] }], logger, onIndicatorsComputed: async () => undefined });
+    await jobs.startWorkers(1, { market, sample: () => [{ stocks: [], bars: [], halts: [], financials: [], index: [] }], logger, onIndicatorsComputed: async () => undefined, importDirs: [dir] });
     events = new QueueEvents(MARKET_QUEUE, { connection: redis.connect('bullmq', 'test-events'), prefix: `${prefix}bull` });
     await events.waitUntilReady();
   });
@@ -92,7 +96,7 @@ describe('market-data job retries', () => {
     const file = join(dir, '005930.csv');
     await writeFile(file, ['Date,Open,High,Low,Close,Volume', '2026-03-18,100,90,80,95,1', '2026-03-19,100,90,80,95,1', '2026-03-20,100,90,80,95,1'].join('\n'));
     // When it is loaded
-    const { outcome, delayed, view } = await run({ type: 'load-files', paths: [file], compute: false });
+    const { outcome, delayed, view } = await run({ type: 'load-files', paths: [file], compute: false, replace_sample: false });
     // Then the job failed on its first attempt and was never scheduled again
     expect(outcome).toHaveProperty('error');
     expect(view.state).toBe('failed');

@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForJob } from '../../helpers/jobs.js';
@@ -8,15 +9,20 @@ describe('market-data jobs', () => {
   let t: TestDaemon;
   let admin: string;
   let user: string;
+  let importDir: string;
   const post = (json: unknown, token = admin) => t.request('/api/v1/admin/jobs', { method: 'POST', token, json });
 
   beforeAll(async () => {
-    t = await startTestDaemon('jobs', { workers: 1, admin_email: 'ops@example.com', admin_password: 'ops-password-1' });
+    importDir = await mkdtemp(join(tmpdir(), 'jobs-import-'));
+    t = await startTestDaemon('jobs', { workers: 1, admin_email: 'ops@example.com', admin_password: 'ops-password-1', import_dirs: [importDir] });
     const res = await t.request('/api/v1/auth/login', { method: 'POST', json: { email: 'ops@example.com', password: 'ops-password-1' } });
     admin = ((await res.json()) as any).access_token;
     user = (await t.login()).access_token;
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    await rm(importDir, { recursive: true, force: true });
+  });
 
   it('loads a small sample market, reports progress and computes indicators', async () => {
     const res = await post({ type: 'load-sample', seed: 7, stocks: 60, days: 260 });
@@ -47,22 +53,21 @@ describe('market-data jobs', () => {
     expect(weekly.data).toHaveLength(4);
   });
 
-  it('fails a file that cannot be read at once with a readable reason, loading nothing', async () => {
+  it('refuses a path outside the import directories at once with a readable reason, enqueueing nothing', async () => {
     const res = await post({ type: 'load-files', paths: ['/nonexistent/quotes.csv'] });
-    const { data: job } = (await res.json()) as any;
-    await expect(waitForJob(t.daemon, job.id)).rejects.toThrow(/cannot read \/nonexistent\/quotes.csv/);
-    const shown = (await (await t.request(`/api/v1/admin/jobs/${job.id}`, { token: admin })).json()) as any;
-    expect(shown.data.state).toBe('failed');
-    expect(shown.data.attempts).toBe(1); // unrecoverable: not retried
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as any;
+    expect(body.error.details).toEqual({ 'paths.0': 'not found or not inside an import directory (import_dirs)' });
   });
 
   it('rejects a file with more than 5% bad rows whole, leaving the database as it was', async () => {
-    const file = join(t.dataDir, 'bad-history.csv');
+    const file = join(importDir, 'bad-history.csv');
     const rows = ['Date,Open,High,Low,Close,Volume'];
     for (let i = 0; i < 10; i++) rows.push(`2026-03-${String(9 + i).padStart(2, '0')},100,90,80,95,1000`); // high < open: bad
     await writeFile(file, rows.join('\n'));
     const before = await t.daemon.context().prices.countBars();
-    const res = await post({ type: 'load-files', paths: [{ path: file, format: 'ohlcv', code: '005930' }] });
+    // (over the sample market loaded above: replacing it is part of the same, refused, transaction)
+    const res = await post({ type: 'load-files', paths: [{ path: file, format: 'ohlcv', code: '005930' }], replace_sample: true });
     const { data: job } = (await res.json()) as any;
     // Every reason is in the failure, one `file:line: reason` per line under the verdict
     await expect(waitForJob(t.daemon, job.id)).rejects.toThrow(/bad-history\.csv: 10 of 10 rows invalid[^\n]*\n  \S*bad-history\.csv:2: high 90 below/);
@@ -104,7 +109,7 @@ describe('market export', () => {
     expect(kinds.filter((k) => k === 'stock')).toHaveLength(20);
     const file = join(t.dataDir, 'market.ndjson');
     await writeFile(file, text);
-    const fresh = await startTestDaemon('export-load', { workers: 1, admin_email: 'ops@example.com', admin_password: 'ops-password-1' });
+    const fresh = await startTestDaemon('export-load', { workers: 1, admin_email: 'ops@example.com', admin_password: 'ops-password-1', import_dirs: [t.dataDir] });
     try {
       const login = await fresh.request('/api/v1/auth/login', { method: 'POST', json: { email: 'ops@example.com', password: 'ops-password-1' } });
       const token = ((await login.json()) as any).access_token;

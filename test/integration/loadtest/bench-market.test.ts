@@ -57,6 +57,6 @@ describe('the market-load bench', () => {
     expect(krxFolder({ BENCH_KRX: join(dir, 'krx') })).toBe(join(dir, 'krx'));
     expect(krxFolder({ BENCH_KRX: '' })).toBeNull();
     expect(krxFolder({}, join(dir, 'nowhere', 'repo'))).toBeNull();
-    expect(marketRows({ sample: { stocks: 1, days: 1, rows: 1, load_s: 1, rows_per_s: 1, index_s: 0, indicators_s: 0, indicators_max_stall_ms: 0, snapshot_s: 0, snapshot_max_stall_ms: 0, snapshot_stocks: 1, total_s: 1 } }, 'no KRX folder').at(-1)).toMatchObject({ scenario: 'market load (KRX)', measured: null, note: 'no KRX folder' });
+    expect(marketRows({ sample: { stocks: 1, days: 1, rows: 1, load_s: 1, rows_per_s: 1, index_s: 0, indicators_s: 0, indicators_max_stall_ms: 0, snapshot_s: 0, snapshot_max_stall_ms: 0, snapshot_stocks: 1, total_s: 1, atomic: true, publish_s: 0 } }, 'no KRX folder').at(-1)).toMatchObject({ scenario: 'market load (KRX)', measured: null, note: 'no KRX folder' });
   });
 });

@@ -4,6 +4,7 @@
  * the real KRX files in ../shared/data/krx.
  */
 import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +24,7 @@ describe('a halted issue with an older bar (001570 금양)', () => {
   const get = async (path: string) => ((await (await t.request(`/api/v1${path}`, { token: admin })).json()) as { data: any }).data;
 
   beforeAll(async () => {
-    t = await startTestDaemon('halted', { workers: 1, admin_email: 'ops@example.com', admin_password: 'ops-password-1' });
+    t = await startTestDaemon('halted', { workers: 1, admin_email: 'ops@example.com', admin_password: 'ops-password-1', import_dirs: [KRX_DIR, tmpdir()] });
     const login = await t.request('/api/v1/auth/login', { method: 'POST', json: { email: 'ops@example.com', password: 'ops-password-1' } });
     admin = ((await login.json()) as { access_token: string }).access_token;
     // Given a bar of 2026-03-06, before the halt, whose market cap and shares differ from the files'

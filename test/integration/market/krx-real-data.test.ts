@@ -59,7 +59,7 @@ describe('loading the real KRX folder', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestDaemon('krx', { workers: 1, admin_email: 'ops@example.com', admin_password: 'ops-password-1' });
+    t = await startTestDaemon('krx', { workers: 1, admin_email: 'ops@example.com', admin_password: 'ops-password-1', import_dirs: [KRX_DIR] });
     const login = await t.request('/api/v1/auth/login', { method: 'POST', json: { email: 'ops@example.com', password: 'ops-password-1' } });
     admin = ((await login.json()) as any).access_token;
     firstResult = await load();

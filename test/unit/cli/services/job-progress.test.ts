@@ -4,7 +4,7 @@ import type { JobView } from '../../../../cli/services/market-types.js';
 
 function view(patch: Partial<JobView>): JobView {
   return {
-    id: '7', type: 'load-files', state: 'active', data: { type: 'load-files', paths: ['/d'], compute: true }, progress: null, result: null,
+    id: '7', type: 'load-files', state: 'active', data: { type: 'load-files', paths: ['/d'], compute: true, replace_sample: false }, progress: null, result: null,
     failed_reason: null, attempts: 0, created_at: '2026-03-20T00:00:00.000Z', started_at: null, finished_at: null, requested_by: null, ...patch,
   };
 }

@@ -1,0 +1,171 @@
+/**
+ * Issue 19: a load job is all or nothing. A `stockscreend worker` process is SIGKILLed at
+ * several points of a sample load and of a file load; every market table (counts and a
+ * checksum of every row) is then exactly as before, the job shows `stalled` once its lock
+ * lapses (never `active` with nobody working on it), and a new worker runs it from its
+ * start to completion.
+ *
+ * Kill points are exact, not timed: on the job's progress event the test pauses its own
+ * Redis for writes (CLIENT PAUSE), so the worker stops at its next progress report, which
+ * every phase makes before the commit; then the process is killed.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createLogger } from '../../../daemon/infra/logger.js';
+import { createRedisFactory } from '../../../daemon/infra/redis.js';
+import { createMarketJobs, type MarketJobs } from '../../../daemon/jobs/market-jobs.js';
+import { jobRequestSchema, MARKET_QUEUE, type JobProgress } from '../../../daemon/jobs/types.js';
+import { MARKET_TABLES } from '../../../daemon/store/market-meta-repo.js';
+import { startDaemonProcess, stopAllDaemonProcesses, type DaemonProcess } from '../../helpers/daemon-processes.js';
+import { waitForJobAt } from '../../helpers/jobs.js';
+import { startPrivateRedis, type PrivateRedis } from '../../helpers/redis-server.js';
+import { openTestDb, testBackend, type TestDb } from '../../helpers/test-store.js';
+
+const KRX_DIR = fileURLToPath(new URL('../../../../shared/data/krx', import.meta.url));
+const LOCK_MS = 1500;
+const bin = inject('redisServerBin');
+
+/** Row count and a sha256 of every row of every market table. */
+async function fingerprint(store: TestDb): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const table of MARKET_TABLES) {
+    const rows = (await store.db.all(`SELECT * FROM ${table}`)).map((r) => JSON.stringify(r)).sort();
+    out[table] = `${rows.length}:${createHash('sha256').update(rows.join('\n')).digest('hex').slice(0, 16)}`;
+  }
+  return out;
+}
+
+/** Poll `check` until it holds (a condition over other processes; bounded). */
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe.skipIf(!bin)(`a load job killed at any point leaves the database as it was (${testBackend()})`, () => {
+  const logger = createLogger('silent');
+  const prefix = 'killed:';
+  let redis: PrivateRedis;
+  let admin: Redis;
+  let events: QueueEvents;
+  let jobs: MarketJobs;
+  let store: TestDb;
+  let configDir: string;
+  let workers = 0;
+
+  const startWorker = (): Promise<DaemonProcess> => startDaemonProcess(`worker-${++workers}`, configDir, {
+    ...store.settings, redis_url: redis.url, redis_prefix: prefix, log_level: 'info', workers: 1, import_dirs: [KRX_DIR], job_lock_ms: LOCK_MS,
+  }, { worker: true });
+
+  /** Enqueue `request`; resolves with its id. */
+  const enqueue = async (request: unknown) => (await jobs.enqueue(jobRequestSchema.parse(request), null)).id;
+
+  /** Kill `worker` once job `id` reports progress matching `at` (see the file comment). */
+  async function killAt(worker: DaemonProcess, id: string, at: (p: JobProgress) => boolean): Promise<JobProgress> {
+    const seen = await new Promise<JobProgress>((resolve) => {
+      const onProgress = ({ jobId, data }: { jobId: string; data: unknown }) => {
+        const p = data as JobProgress;
+        if (jobId !== id || !at(p)) return;
+        events.off('progress', onProgress);
+        // Freeze the worker at its next Redis write (its next report: before any commit), then kill it.
+        void admin.call('CLIENT', 'PAUSE', '60000', 'WRITE').then(() => resolve(p));
+      };
+      events.on('progress', onProgress);
+    });
+    await worker.kill();
+    await admin.call('CLIENT', 'UNPAUSE');
+    return seen;
+  }
+
+  /** After a kill: the job shows `stalled` once its lock lapsed, nobody working on it. */
+  const untilStalled = (id: string) => until(`job ${id} stalled`, async () => (await jobs.get(id)).state === 'stalled')
+    .catch(async (err: Error) => {
+      throw new Error(`${err.message}: ${JSON.stringify(await jobs.get(id))}`);
+    });
+
+  beforeAll(async () => {
+    redis = await startPrivateRedis(bin!);
+    admin = new Redis(redis.url);
+    store = await openTestDb('killed');
+    configDir = await mkdtemp(join(tmpdir(), 'killed-'));
+    jobs = createMarketJobs({ redis: createRedisFactory({ url: redis.url, prefix, logger }), logger });
+    events = new QueueEvents(MARKET_QUEUE, { connection: new Redis(redis.url, { maxRetriesPerRequest: null }), prefix: `${prefix}bull` });
+    await events.waitUntilReady();
+  }, 60_000);
+  afterAll(async () => {
+    await stopAllDaemonProcesses();
+    await events?.close();
+    await jobs?.close();
+    admin?.disconnect();
+    await store?.close();
+    await redis?.stop();
+    await rm(configDir, { recursive: true, force: true });
+  });
+
+  it('sample market: killed while loading and while computing indicators, then completed on restart', async () => {
+    // Given a database holding a small sample market
+    let worker = await startWorker();
+    await waitForJobAt(redis.url, prefix, await enqueue({ type: 'load-sample', seed: 1, stocks: 40, days: 60 }));
+    const before = await fingerprint(store);
+    expect(before.daily_prices).toMatch(/^2[0-9]{3}:/);
+
+    // When a bigger sample load is killed in its load phase, and again (its second run) while computing indicators
+    const id = await enqueue({ type: 'load-sample', seed: 2, stocks: 300, days: 120 });
+    expect(await killAt(worker, id, (p) => p.phase === 'load' && p.rows_ok > 0)).toMatchObject({ phase: 'load' });
+    // Then nothing of it is visible, and the job is not shown active beyond its lock
+    expect(await fingerprint(store)).toEqual(before);
+    await untilStalled(id);
+
+    worker = await startWorker();
+    expect(await killAt(worker, id, (p) => p.phase === 'indicators')).toMatchObject({ phase: 'indicators' });
+    expect(await fingerprint(store)).toEqual(before);
+    await untilStalled(id);
+
+    // When a worker comes back, the job runs from its start and completes
+    await startWorker();
+    const result = (await waitForJobAt(redis.url, prefix, id, 120_000)) as { indicators: { stocks: number } };
+    // (the two samples' codes overlap in part: the second run upserts over the first)
+    const after = await fingerprint(store);
+    expect(after.stocks).toMatch(new RegExp(`^${result.indicators.stocks}:`));
+    expect(after.stock_indicators).toMatch(new RegExp(`^${result.indicators.stocks}:`));
+    expect(result.indicators.stocks).toBeGreaterThanOrEqual(300);
+    await stopAllDaemonProcesses();
+  }, 240_000);
+
+  it('real files: killed on its third file and while building the index, then completed on restart', async () => {
+    // Given the same database, now holding real files (the sample replaced by one listing file)
+    let worker = await startWorker();
+    await waitForJobAt(redis.url, prefix, await enqueue({
+      type: 'load-files', paths: [join(KRX_DIR, 'listing/2026-03-09.csv')], compute: false, replace_sample: true,
+    }));
+    const before = await fingerprint(store);
+    expect(before.stocks).not.toMatch(/^0:/);
+    expect(before.market_meta).toMatch(/^1:/);
+
+    // When a folder load is killed on its third file, and on its second run while building the index
+    const id = await enqueue({ type: 'load-files', paths: [join(KRX_DIR, 'listing')] });
+    expect(await killAt(worker, id, (p) => p.phase === 'load' && p.done === 2)).toMatchObject({ done: 2 });
+    expect(await fingerprint(store)).toEqual(before);
+    await untilStalled(id);
+
+    worker = await startWorker();
+    await killAt(worker, id, (p) => p.phase === 'index');
+    expect(await fingerprint(store)).toEqual(before);
+    await untilStalled(id);
+
+    // Then a new worker completes it from its start
+    await startWorker();
+    const result = (await waitForJobAt(redis.url, prefix, id, 120_000)) as { files: unknown[]; indicators: { stocks: number } };
+    expect(result.files.length).toBeGreaterThan(2);
+    expect(result.indicators.stocks).toBeGreaterThan(2000);
+    await stopAllDaemonProcesses();
+  }, 240_000);
+});
