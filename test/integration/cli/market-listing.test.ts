@@ -25,7 +25,7 @@ describe('stockscreen load of a real KRX quote file', () => {
   });
 
   it('loads the file given by a relative path, after which the price of 005930 is that day\'s close', async () => {
-    // Given the path relative to the current directory (the CLI must make it absolute for the worker)
+    // Given the path relative to the current directory (the CLI reads it and uploads it: issue 19)
     const path = relative(process.cwd(), LISTING);
     expect(path.startsWith('..')).toBe(true);
     // When loading it and waiting, --json
@@ -33,8 +33,8 @@ describe('stockscreen load of a real KRX quote file', () => {
     expect(load.code, load.io.err()).toBe(0);
     const job = JSON.parse(load.io.out());
     expect(job.data.state).toBe('completed');
-    expect(job.data.data.paths).toEqual([LISTING]);
-    expect(job.data.result.files[0]).toMatchObject({ file: LISTING, format: 'fdr-listing', rows_rejected: 0 });
+    expect(job.data.data.paths).toEqual([{ format: 'fdr-listing', upload: expect.stringMatching(/^[0-9a-f-]{36}$/) }]);
+    expect(job.data.result.files[0]).toMatchObject({ file: expect.stringMatching(/2026-03-20\.csv$/), format: 'fdr-listing', rows_rejected: 0 });
     // Then the price of Samsung Electronics is the file's close: 0,005930,…,삼성전자,KOSPI,,199400,…
     const price = await cli(['--json', 'stocks', 'price', '005930']);
     expect(price.code).toBe(0);
