@@ -2,7 +2,6 @@
  * The CLI's view of the terminal: stdout, stderr and stdin as small interfaces so that
  * tests inject fakes and nothing below `run()` touches `process.stdout` directly.
  */
-import type { Prompter } from './services/prompt.js';
 
 /** A writable text sink (process.stdout, process.stderr or a test fake). */
 export interface CliOutput {
@@ -60,4 +59,17 @@ export function processIO(): CliIO {
       readAll: () => readStream(process.stdin),
     },
   };
+}
+
+/** One question. */
+export interface PromptQuestion {
+  label: string;
+  /** Hide the typed characters (passwords). */
+  secret?: boolean;
+}
+
+/** Asks questions on the terminal. */
+export interface Prompter {
+  /** @throws CliError CANCELLED when the user presses Ctrl-C or Esc */
+  ask(question: PromptQuestion): Promise<string>;
 }

@@ -5,18 +5,7 @@
 import type { CliIO } from '../io.js';
 import { usageError } from './errors.js';
 
-/** One question. */
-export interface PromptQuestion {
-  label: string;
-  /** Hide the typed characters (passwords). */
-  secret?: boolean;
-}
-
-/** Asks questions on the terminal. */
-export interface Prompter {
-  /** @throws CliError CANCELLED when the user presses Ctrl-C or Esc */
-  ask(question: PromptQuestion): Promise<string>;
-}
+export type { PromptQuestion, Prompter } from '../io.js';
 
 /** True when prompting is allowed: both stdin and stdout are terminals. */
 export function canPrompt(io: Pick<CliIO, 'stdin' | 'stdout'>): boolean {

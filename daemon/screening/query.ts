@@ -11,47 +11,10 @@ import type { ParsedExpression } from './expression.js';
 import { filterRows } from './select.js';
 import { sortRows } from './sort-rows.js';
 import { dictValueAt, marketAt, valueAt } from './snapshot.js';
-import type { Snapshot, StockFlag } from './snapshot.js';
+import type { Snapshot } from './snapshot.js';
 
-/** Which stocks are eligible before any filter. Absent or empty lists do not restrict. */
-export interface Universe {
-  market?: Market;
-  sectors?: string[];
-  industries?: string[];
-  codes?: string[];
-  exclude?: StockFlag[];
-}
-
-/** An inclusive range on one indicator; a null value fails it. */
-export interface RangeFilter {
-  field: string;
-  min?: number;
-  max?: number;
-}
-
-/** One sort key. */
-export interface SortKey {
-  field: string;
-  direction: 'asc' | 'desc';
-}
-
-/** A complete, validated screen. */
-export interface ScreenQuery {
-  universe: Universe;
-  filters: RangeFilter[];
-  expression?: string;
-  /**
-   * `expression` parsed, set by the request parser (or on first use) so it is parsed once per
-   * request. Non-enumerable (see `keepParsed`): never serialised with the query, never compared.
-   */
-  readonly parsed?: ParsedExpression;
-  sort: SortKey[];
-  /** 1-based. */
-  page: number;
-  per_page: number;
-  /** Extra columns to return. */
-  fields: string[];
-}
+export type { RangeFilter, ScreenQuery, SortKey, Universe } from './query-types.js';
+import type { ScreenQuery, SortKey } from './query-types.js';
 
 /** One matching stock: identity columns plus the indicator columns of the query. */
 export interface ScreenItem {

@@ -7,7 +7,7 @@
 import { MARKETS } from '../market/records.js';
 import { FLAG_BITS } from './snapshot.js';
 import type { DictColumn, Snapshot } from './snapshot.js';
-import type { RangeFilter, Universe } from './query.js';
+import type { RangeFilter, Universe } from './query-types.js';
 
 /** Row indices (ascending = code order) of the stocks that pass universe, filters and `predicate`. */
 export function filterRows(

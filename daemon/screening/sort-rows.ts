@@ -7,7 +7,7 @@
  * times faster than `Int32Array#sort(comparator)` on a full market.
  */
 
-import type { SortKey } from './query.js';
+import type { SortKey } from './query-types.js';
 import type { Snapshot } from './snapshot.js';
 
 const F64 = new Float64Array(1);

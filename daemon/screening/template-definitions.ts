@@ -6,7 +6,7 @@
  */
 
 import type { StockFlag } from './snapshot.js';
-import type { ScreenTemplate } from './templates.js';
+import type { ScreenTemplate } from './template-types.js';
 
 // Financial-statement screens leave out preferred shares: their statements are the common share's.
 const FUNDAMENTAL_EXCLUDE: StockFlag[] = ['administrative', 'spac', 'preferred', 'halted'];

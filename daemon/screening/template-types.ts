@@ -1,0 +1,30 @@
+/** What a predefined screen is, apart from the templates themselves (template-definitions.ts) and their use (templates.ts). */
+import type { RangeFilter, SortKey, Universe } from './query-types.js';
+
+/** The screen part of a template: everything of a ScreenQuery but paging and output columns. */
+export interface TemplateQuery {
+  universe?: Universe;
+  filters?: RangeFilter[];
+  expression?: string;
+  sort?: SortKey[];
+  per_page?: number;
+}
+
+/** A predefined screen. `required_fields` are the indicators its filters and expression read. */
+export interface ScreenTemplate {
+  id: string;
+  name_ko: string;
+  name_en: string;
+  description: string;
+  query: TemplateQuery;
+  required_fields: readonly string[];
+}
+
+/** What the body of `POST /screen/templates/{id}` may change. `market: 'ALL'` lifts the template's market. */
+export interface TemplateOverrides {
+  market?: 'KOSPI' | 'KOSDAQ' | 'ALL';
+  sort?: SortKey[];
+  page?: number;
+  per_page?: number;
+  fields?: string[];
+}
