@@ -20,6 +20,7 @@ import { createConfiguredLogger } from './infra/logger.js';
 import { createMetrics, JOB_STATES, registerJobCounts, type Metrics } from './infra/metrics.js';
 import { closeRedis, createRedisFactory, waitReady, type RedisFactory } from './infra/redis.js';
 import { createRedisGuard, type RedisGuard } from './infra/redis-guard.js';
+import { runShutdownSteps } from './infra/shutdown.js';
 import { buildApp, type BuiltApp, type RouteRegistrar } from './http/app.js';
 import { clientAddressOf } from './http/client-address.js';
 import { answerClientErrors } from './http/client-errors.js';
@@ -212,9 +213,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
     } catch (err) {
       // Once ctx exists, close() knows everything; before that only `opened` does.
       if (!ctx) {
-        for (const [name, release] of opened.reverse()) {
-          await release().catch((e: Error) => logger.warn({ err: e.message, step: name }, 'cleanup after a failed start failed'));
-        }
+        await runShutdownSteps(opened.reverse(), logger, 'warn', 'cleanup after a failed start failed');
       }
       throw err;
     }
@@ -468,14 +467,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       ['redis', async () => ctx && Promise.all([closeRedis(ctx.commands), closeRedis(ctx.guard.redis)])],
       ['database', async () => ctx?.db.close()],
     ];
-    for (const [name, step] of steps) {
-      try {
-        logger.debug({ step: name }, 'shutdown step');
-        await step();
-      } catch (err) {
-        logger.error({ err, step: name }, 'shutdown step failed');
-      }
-    }
+    await runShutdownSteps(steps, logger);
     logger.info('stockscreend stopped');
   }
 

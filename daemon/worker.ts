@@ -12,6 +12,7 @@ import { createMarketJobs } from './jobs/market-jobs.js';
 import { sampleSource } from './jobs/sample-source.js';
 import { uploadsDir } from './jobs/uploads.js';
 import { openStore } from './store/open.js';
+import { runShutdownSteps } from './infra/shutdown.js';
 
 /** A running worker process. */
 export interface WorkerProcess {
@@ -22,7 +23,8 @@ export interface WorkerProcess {
 export async function startWorker(config: Config, logger: Logger = createConfiguredLogger(config)): Promise<WorkerProcess> {
   const db = await openStore(config, (err) => logger.warn({ err: err.message }, 'database connection lost; reconnecting on next use'));
   logger.info({ database: db.label }, 'database open');
-  const redis = createRedisFactory({ url: config.redis_url, prefix: config.redis_prefix, logger });
+  // Like the daemon's: API-side commands give up after redis_command_timeout_ms (a hung Redis cannot stall a job's reporting).
+  const redis = createRedisFactory({ url: config.redis_url, prefix: config.redis_prefix, logger, commandTimeoutMs: config.redis_command_timeout_ms });
   const commands = redis.connect('command', 'worker-api');
   const notifier = createNotifier(redis, commands, logger);
   const parts = createMarketParts(db);
@@ -39,11 +41,14 @@ export async function startWorker(config: Config, logger: Logger = createConfigu
   let closing: Promise<void> | undefined;
   return {
     close: () =>
-      (closing ??= (async () => {
-        await jobs.close();
-        await notifier.close();
-        await closeRedis(commands);
-        await db.close();
-      })()),
+      (closing ??= runShutdownSteps(
+        [
+          ['jobs', () => jobs.close()],
+          ['notifier', () => notifier.close()],
+          ['redis', () => closeRedis(commands)],
+          ['database', () => db.close()],
+        ],
+        logger,
+      )),
   };
 }
