@@ -135,12 +135,14 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
         snapshot_version: snap.version,
       };
       const stocksJson = JSON.stringify(result.items);
+      const answer: ScreenAnswer = { ...summary, stocksJson, cached: true };
       if (deps.ttlSeconds > 0) {
         const key = keyOf(query);
-        local.set(key, { ...summary, stocksJson, cached: true });
+        // The local layer encodes the bytes on the answer; the copy sent now shares them.
+        local.set(key, answer);
         await deps.cache.set(key, encode(summary, stocksJson), deps.ttlSeconds).catch(() => undefined);
       }
-      return { ...summary, ...extra, stocksJson, cached: false };
+      return { ...answer, ...extra, cached: false };
     },
     exportAll: (query) => matchAll(deps.snapshot.current(), query),
   };

@@ -95,9 +95,10 @@ export function confirmCaller(deps: AuthGuardDeps, access: 'user' | 'admin'): Re
   };
 }
 
-/** Both steps at once, for a guard outside the route chain (e.g. /metrics with its own token). */
+/**
+ * Both steps at once, for a guard outside the route chain (e.g. /metrics with its own token):
+ * `confirmCaller` identifies the caller itself when nothing did before it.
+ */
 export function requireAuth(deps: AuthGuardDeps, access: 'user' | 'admin'): RequestHandler {
-  const identify = requireCaller(deps);
-  const confirm = confirmCaller(deps, access);
-  return (req, res, next) => identify(req, res, (err?: unknown) => (err ? next(err) : confirm(req, res, next)));
+  return confirmCaller(deps, access);
 }
