@@ -172,7 +172,8 @@ function matchingRows(
   return { rows: sortRows(snapshot, rows, query.sort), parsed };
 }
 
-function buildItem(snapshot: Snapshot, row: number, columns: readonly string[]): ScreenItem {
+/** The item of row `row` with `columns` (identity columns first), as screens return it. */
+export function buildItem(snapshot: Snapshot, row: number, columns: readonly string[]): ScreenItem {
   const item: ScreenItem = {
     code: snapshot.codes[row] ?? '',
     name: snapshot.names[row] ?? '',

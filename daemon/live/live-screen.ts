@@ -1,0 +1,141 @@
+/**
+ * One live screen: a query compiled once against the live view, the sorted list of every
+ * matching stock, and the page of it that forms the members (the query's page and per_page,
+ * exactly what `POST /screen` returns). A tick re-checks one row; a new snapshot (or a query
+ * the per-row path cannot serve) re-runs the engine on the whole view. Either way the result
+ * is the membership diff: rows that entered the page and rows that left it.
+ */
+import { expressionOf, itemColumns, type ScreenQuery } from '../screening/query.js';
+import type { Snapshot } from '../screening/snapshot.js';
+import { filterRows } from '../screening/select.js';
+import { sortRows } from '../screening/sort-rows.js';
+import { PRICE_DEPENDENT_FIELDS } from './price-overlay.js';
+import { compileRowComparator, compileRowMatcher, type RowComparator, type RowMatcher } from './row-matcher.js';
+
+/** A change of membership: rows (of the current view) that entered, codes of the stocks that left. */
+export interface MembershipDiff {
+  entered: number[];
+  exited: string[];
+}
+
+/** A compiled live screen and its membership. */
+export interface LiveScreen {
+  readonly query: ScreenQuery;
+  /** Item columns of the screen's rows (those of POST /screen). */
+  readonly columns: readonly string[];
+  /** Every indicator field the screen reads (filters, expression, sort). */
+  readonly fields: ReadonlySet<string>;
+  /** True when a tick can change the screen (it reads a price-dependent field, or is cross-sectional). */
+  readonly tickSensitive: boolean;
+  /** True when one stock's value can change another stock's result: every tick re-runs the whole screen. */
+  readonly crossSectional: boolean;
+  /** Current members (rows), in the screen's order. */
+  members(): readonly number[];
+  /** Number of stocks matching (all pages). */
+  total(): number;
+  /** Re-check one row after a tick; null when the members did not change. */
+  updateRow(row: number): MembershipDiff | null;
+  /** Recompile on `snapshot` (a new view) and recompute everything; the diff against the previous members. */
+  rebuild(snapshot: Snapshot): MembershipDiff | null;
+}
+
+const PRICE_SET = new Set(PRICE_DEPENDENT_FIELDS);
+
+/**
+ * Whether an expression reads across stocks (ranks, percentiles: issue 21). The compiled
+ * expression says so with a `crossSectional` flag; none exists yet, so this is false today.
+ */
+export function isCrossSectional(parsed: unknown): boolean {
+  return typeof parsed === 'object' && parsed !== null && (parsed as { crossSectional?: unknown }).crossSectional === true;
+}
+
+/** The diff between two member lists, by stock code (rows may differ between two snapshots). */
+function diffPages(beforeCodes: readonly string[], after: readonly number[], snapshot: Snapshot): MembershipDiff | null {
+  const was = new Set(beforeCodes);
+  const nowCodes = after.map((r) => snapshot.codes[r] ?? '');
+  const now = new Set(nowCodes);
+  const entered = after.filter((_, k) => !was.has(nowCodes[k]!));
+  const exited = beforeCodes.filter((c) => !now.has(c));
+  return entered.length === 0 && exited.length === 0 ? null : { entered, exited };
+}
+
+/** Binary search: the index at which `row` belongs in `sorted`. */
+function insertionPoint(sorted: readonly number[], row: number, compare: RowComparator): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compare(sorted[mid]!, row) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Compile `query` (validated, e.g. by ScreenService.parse) against `snapshot` (a live view)
+ * and compute its members. @throws AppError INVALID_REQUEST for a bad expression
+ */
+export function createLiveScreen(query: ScreenQuery, snapshot: Snapshot): LiveScreen {
+  const parsed = expressionOf(query);
+  const fields = new Set<string>([...query.filters.map((f) => f.field), ...query.sort.map((s) => s.field), ...(parsed?.fields ?? [])]);
+  const crossSectional = isCrossSectional(parsed);
+  const start = (query.page - 1) * query.per_page;
+  const end = start + query.per_page;
+  let view = snapshot;
+  let matches: RowMatcher = () => false;
+  let compare: RowComparator = (a, b) => a - b;
+  let sorted: number[] = [];
+  let inSet = new Uint8Array(0);
+  let page: number[] = [];
+
+  function compile(next: Snapshot): void {
+    view = next;
+    matches = compileRowMatcher(view, query, parsed);
+    compare = compileRowComparator(view, query.sort);
+  }
+
+  /** The engine itself over the whole view: the reference the per-row path must agree with. */
+  function runAll(): void {
+    const rows = sortRows(view, filterRows(view, query.universe, query.filters, matches), query.sort);
+    sorted = Array.from(rows);
+    inSet = new Uint8Array(view.size);
+    for (const r of sorted) inSet[r] = 1;
+    page = sorted.slice(start, end);
+  }
+
+  const codesOf = (rows: readonly number[]) => rows.map((r) => view.codes[r] ?? '');
+
+  function rebuild(next: Snapshot): MembershipDiff | null {
+    // Rows may differ between two snapshots: the old page's codes are read on the old view.
+    const before = codesOf(page);
+    compile(next);
+    runAll();
+    return diffPages(before, page, view);
+  }
+
+  compile(snapshot);
+  runAll();
+
+  return {
+    query,
+    columns: itemColumns(query, parsed),
+    fields,
+    tickSensitive: crossSectional || [...fields].some((f) => PRICE_SET.has(f)),
+    crossSectional,
+    members: () => page,
+    total: () => sorted.length,
+    updateRow(row) {
+      if (crossSectional) return rebuild(view);
+      const was = inSet[row] === 1;
+      const now = matches(row);
+      if (!was && !now) return null;
+      if (was) sorted.splice(sorted.indexOf(row), 1);
+      if (now) sorted.splice(insertionPoint(sorted, row, compare), 0, row);
+      inSet[row] = now ? 1 : 0;
+      const before = codesOf(page);
+      page = sorted.slice(start, end);
+      return diffPages(before, page, view);
+    },
+    rebuild,
+  };
+}
