@@ -124,6 +124,13 @@ const alertCapsSchema = z
   })
   .prefault({});
 
+/** Live screens a tier may hold (issue 22), per WebSocket connection and per user across daemons. */
+const liveTier = (n: number) =>
+  z.strictObject({ per_connection: int(0, 10_000).default(n), per_user: int(0, 100_000).default(n) }).prefault({});
+const liveScreenLimitsSchema = z
+  .strictObject({ free: liveTier(1), basic: liveTier(5), pro: liveTier(20), enterprise: liveTier(100) })
+  .prefault({});
+
 /** The validated configuration schema (also documents every setting). */
 export const configSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
@@ -163,6 +170,7 @@ export const configSchema = z.object({
   screen_cache_ttl_s: int(0, 86400).default(300),
   risk_free_rate: z.coerce.number().min(0).max(1).default(0.03),
   alert_caps: alertCapsSchema,
+  live_screen_limits: liveScreenLimitsSchema,
   /** Events kept in the Redis stream for fan-out and session replay. */
   ws_history: int(1000, 10_000_000).default(200_000),
   /** Most messages replayed to a restored session; a larger gap gets a snapshot instead (history_truncated). */
@@ -223,7 +231,7 @@ const ENV_ALIASES: Record<string, string> = {
 };
 
 /** Settings whose environment variable holds JSON. */
-const JSON_KEYS = new Set(['rate_limit', 'alert_caps']);
+const JSON_KEYS = new Set(['rate_limit', 'alert_caps', 'live_screen_limits']);
 
 /** A source's values plus the problems met reading it. */
 interface Collected {

@@ -35,6 +35,9 @@ import { registerAlertRoutes } from './http/routes/alerts.js';
 import { registerPortfolioRoutes } from './http/routes/portfolio.js';
 import { createMarketBus, type StreamMarketBus } from './market/bus.js';
 import { createWsGateway, type WsGateway } from './ws/gateway.js';
+import { createLiveScreens, type LiveScreens } from './live/runtime.js';
+import { createLiveScreenHook } from './ws/live-screens.js';
+import { registerLiveScreenRoutes } from './http/routes/screen-live.js';
 import { createSnapshotUniverse } from './ws/snapshot-universe.js';
 import { registerWsRoutes } from './ws/routes.js';
 import { createPriceFeed, type PriceFeed } from './market/feed/feed.js';
@@ -115,6 +118,7 @@ export interface DaemonContext {
   marketClock: MarketClock;
   alerts: AlertEvaluator;
   gateway: WsGateway;
+  live: LiveScreens;
 }
 
 /** Redis pub/sub channel announcing a new indicator snapshot version. */
@@ -323,7 +327,17 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       void alerts.refreshAverages().catch(() => undefined);
       void feed?.refreshStocks().catch(() => undefined);
     });
+    // Before the gateway: the bus calls its subscribers in order, so a tick's screen_update is queued before its price_update.
+    const live = createLiveScreens({
+      bus, snapshot: () => snapshot.current(), parse: (body) => screens.parse(body), redis: commands, key: redis.key, logger,
+      quotes: async (codes) => [...(await quotes.getQuotes(codes)).values()],
+      presetQuery: async (userId, id) => (await presets.get(userId, id))?.query ?? null,
+      limits: config.live_screen_limits, daemonId: randomBytes(8).toString('hex'), now: () => clock.now(),
+    });
+    opened.push(['live screens', async () => live.close()]);
+    void live.seed();
     const gateway = createWsGateway({
+      liveScreens: createLiveScreenHook(live.service, () => clock.now()),
       bus, redis: commands, key: redis.key, tokens, logger, clock, registry: metrics.registry,
       universe: createSnapshotUniverse(() => snapshot.current()),
       snapshot: async (codes) => [...(await quotes.getQuotes(codes)).values()],
@@ -372,7 +386,8 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       (api) => registerAlertRoutes(api, { alerts: alertService }),
       (api) => registerAdminTickRoutes(api, { feed: feed! }),
       (api) => registerWsRoutes(api, { gateway }),
-      (api) => registerScreenRoutes(api, { screens, snapshot, knownFields }),
+      (api) => registerScreenRoutes(api, { screens, snapshot, knownFields, liveSnapshot: () => live.liveSnapshot() }),
+      (api) => registerLiveScreenRoutes(api, { registry: live.registry }),
       (api) => registerPresetRoutes(api, { presets, screens }),
       (api) => registerAdminJobRoutes(api, { jobs, ...importRoots }),
       (api) => registerAdminUploadRoute(api, { dir: importRoots.uploadsDir, maxBytes: config.upload_max_bytes }),
@@ -414,7 +429,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       },
     });
     for (const name of limiter.unusedEndpointLimits()) logger.warn({ endpoint: name }, 'rate_limit.endpoints names a route that does not exist: ignored');
-    ctx = { config, clock, logger, metrics, db, redis, commands, guard, users, tokens, auth, http, limiter, notifier, ...parts, snapshot, screens, jobs, bus, quotes, feed, marketClock, alerts, gateway };
+    ctx = { config, clock, logger, metrics, db, redis, commands, guard, users, tokens, auth, http, limiter, notifier, ...parts, snapshot, screens, jobs, bus, quotes, feed, marketClock, alerts, gateway, live };
     server = createServer(http.app);
     server.on('error', (err) => logger.error({ err }, 'http server error'));
     answerClientErrors(server);
@@ -454,6 +469,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
     const steps: [string, () => Promise<unknown>][] = [
       // WebSockets first: open sockets keep server.close() waiting, and sessions are saved to Redis on close.
       ['ws', async () => ctx?.gateway.close()],
+      ['live screens', async () => ctx?.live.close()],
       ['http', () => closeServer(server)],
       ['feed', async () => {
         ctx?.marketClock.stop();

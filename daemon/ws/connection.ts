@@ -26,6 +26,7 @@ import { createMessageRateLimiter, type MessageRateLimiter } from './rate-limit.
 import type { ReplaySource } from './replay.js';
 import { restoreSession } from './restore.js';
 import type { SessionOwner, SessionState, SessionStore } from './session-store.js';
+import type { LiveScreenHook } from './live-screens.js';
 import { createSubscriptionSet, type SubscriptionSet, type Universe } from './subscriptions.js';
 
 /** Per-connection settings (from the daemon config plus gateway tuning). */
@@ -85,6 +86,8 @@ export interface ConnectionDeps {
   logger: Logger;
   settings: ConnectionSettings;
   observer: ConnectionObserver;
+  /** Live screens (issue 22); absent: `subscription_type: "screen"` is refused. */
+  liveScreens?: LiveScreenHook;
   /** Connection caps per address / per user (connection-caps.ts); absent: none. */
   caps?: ConnectionCaps;
 }

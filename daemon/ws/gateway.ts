@@ -27,6 +27,7 @@ import { createDeflatePools, installPooledDeflate } from './deflate-pool.js';
 import { createConnectionCaps } from './connection-caps.js';
 import { createConnection, type Connection, type ConnectionInfo, type ConnectionSettings } from './connection.js';
 import { createHub } from './hub.js';
+import type { LiveScreenHook } from './live-screens.js';
 import { createWsMetrics } from './metrics.js';
 import { CLOSE_CODES } from './protocol.js';
 import type { ReplaySource } from './replay.js';
@@ -126,6 +127,8 @@ export interface WsGatewayDeps {
   /** Prometheus registry for the gateway's instruments (a private one when absent). */
   registry?: Registry;
   options?: Partial<WsGatewayOptions>;
+  /** Live screens (issue 22); their connection's screens end when it closes. */
+  liveScreens?: LiveScreenHook;
   /** The client address of an upgrade request (default: the socket's peer; the daemon applies `trust_proxy`). */
   clientAddress?(req: IncomingMessage): string;
 }
@@ -193,7 +196,7 @@ export function createWsGateway(deps: WsGatewayDeps): WsGateway {
   const connectionDeps = {
     hub, sessions, clock, logger, scheduler, gatewayId, checkpoints, caps,
     localConnection: (id: string) => byId.get(id),
-    marketStatus: deps.marketStatus, missedAlerts: deps.missedAlerts,
+    marketStatus: deps.marketStatus, missedAlerts: deps.missedAlerts, liveScreens: deps.liveScreens,
     tokens: deps.tokens, universe: deps.universe, bus: deps.bus, snapshot: deps.snapshot, settings: options,
     observer: {
       onSent(messages: number, frames: number, latencyMs: number) {
@@ -216,6 +219,7 @@ export function createWsGateway(deps: WsGatewayDeps): WsGateway {
     void conn.finished.then(() => byId.delete(conn.id));
     ws.on('close', (code: number, reason: Buffer) => {
       sockets.delete(conn);
+      deps.liveScreens?.closed(conn);
       metrics.closes.inc({ reason: closeLabel(code) });
       events.emit('close', conn, code, reason.toString());
     });

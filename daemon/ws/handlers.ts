@@ -9,9 +9,10 @@ import type { Connection } from './connection.js';
 import { marketsOfTargets, statusMessages } from './market-status.js';
 import { parseClientMessage, serverMessages, type ClientMessage, type SubscriptionType } from './protocol.js';
 import { restoreSession } from './restore.js';
+import type { ScreenClientMessage } from './screen-protocol.js';
 import { normalizeTarget, planSubscribe } from './subscriptions.js';
 
-type Of<T extends ClientMessage['type']> = Extract<ClientMessage, { type: T }>;
+type Of<T extends ClientMessage['type']> = Exclude<Extract<ClientMessage, { type: T }>, ScreenClientMessage>;
 
 function subscribe(conn: Connection, m: Of<'subscribe'>): void {
   const { settings, universe, clock } = conn.deps;
@@ -33,6 +34,18 @@ function subscribe(conn: Connection, m: Of<'subscribe'>): void {
       targets: plan.unknown,
     });
   }
+}
+
+/** Live screens (issue 22): handled by the live-screen hook (live-screens.ts) when the daemon has one. */
+function screenMessage(conn: Connection, m: ScreenClientMessage): Promise<void> | undefined {
+  const live = conn.deps.liveScreens;
+  if (!live) return void conn.error('SUBSCRIPTION_FAILED', 'Live screens are not available on this server', { reason: 'unavailable', subscription_type: 'screen' });
+  if (m.type === 'unsubscribe') return void live.unsubscribe(conn, m);
+  return live.subscribe(conn, m);
+}
+
+function isScreen(m: ClientMessage): m is ScreenClientMessage {
+  return (m.type === 'subscribe' || m.type === 'unsubscribe') && m.subscription_type === 'screen';
 }
 
 function label(type: SubscriptionType): string {
@@ -72,6 +85,7 @@ export function handleClientMessage(conn: Connection, text: string): Promise<voi
   }
   const m = parsed.message;
   observer.onClientMessage(m.type);
+  if (isScreen(m)) return screenMessage(conn, m);
   switch (m.type) {
     case 'subscribe':
       subscribe(conn, m);

@@ -15,6 +15,7 @@
  */
 import { z } from 'zod';
 import type { AlertEvent, MarketStatusEvent, OrderBookEvent, PriceEvent } from '../market/events.js';
+import { isScreenMessage, parseScreenMessage, type ScreenClientMessage } from './screen-protocol.js';
 
 /** The kinds of subscription (spec "Client to server"). */
 export const SUBSCRIPTION_TYPES = ['stock', 'market', 'sector'] as const;
@@ -64,8 +65,8 @@ export const clientMessageSchema = z.discriminatedUnion('type', [
   // last_sequence (an extension): the last number the client read, so numbering continues after it (see restore.ts).
   z.object({ type: z.literal('reconnect'), session_id: z.string().uuid(), last_sequence: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional() }),
 ]);
-/** A validated client message. */
-export type ClientMessage = z.output<typeof clientMessageSchema>;
+/** A validated client message (live screens: screen-protocol.ts). */
+export type ClientMessage = z.output<typeof clientMessageSchema> | ScreenClientMessage;
 
 const CLIENT_TYPES = new Set(['subscribe', 'unsubscribe', 'ping', 'refresh_token', 'reconnect']);
 
@@ -90,6 +91,10 @@ export function parseClientMessage(text: string): ParseResult {
   if (!CLIENT_TYPES.has(type)) {
     return { ok: false, message: `Unknown message type: ${type.slice(0, 40)}`, details: { type: type.slice(0, 40), allowed: [...CLIENT_TYPES] } };
   }
+  if (isScreenMessage(raw)) {
+    const screen = parseScreenMessage(raw);
+    return screen.ok ? screen : { ok: false, message: `Invalid ${type} message`, details: { type, issues: screen.issues } };
+  }
   const parsed = clientMessageSchema.safeParse(raw);
   if (!parsed.success) {
     const issues = parsed.error.issues.slice(0, 10).map((i) => ({ field: i.path.join('.'), message: i.message }));
@@ -101,7 +106,7 @@ export function parseClientMessage(text: string): ParseResult {
 /** Server message types. */
 export type ServerMessageType =
   | 'connected' | 'subscribed' | 'unsubscribed' | 'price_update' | 'orderbook_update' | 'market_status'
-  | 'alert' | 'error' | 'pong' | 'batch' | 'reconnected' | 'token_refreshed';
+  | 'alert' | 'error' | 'pong' | 'batch' | 'reconnected' | 'token_refreshed' | 'screen_update';
 
 /** A server message awaiting its sequence number. */
 export interface OutMessage {
@@ -173,6 +178,19 @@ export interface ConnectedInfo {
   session_ttl_s: number;
 }
 
+/** A live screen as `subscribed` describes it. */
+export interface ScreenInfo {
+  screen_id: string;
+  /** `preset:<id>`, `template:<id>` or `query`. */
+  source: string;
+  /** Stocks matching (every page). */
+  total: number;
+  /** Sort and paging the members follow. */
+  sort: readonly { field: string; direction: 'asc' | 'desc' }[];
+  page: number;
+  per_page: number;
+}
+
 /** Server messages (spec "Server to client"); timestamps are ISO 8601 UTC. */
 export const serverMessages = {
   connected: (sessionId: string, info: ConnectedInfo, nowMs: number) =>
@@ -206,6 +224,14 @@ export const serverMessages = {
     info: ReconnectedInfo,
     nowMs: number,
   ) => out('reconnected', { session_id: sessionId, restored_subscriptions: restored, ...info, timestamp: iso(nowMs) }),
+  /** A live screen subscribed (issue 22): its id and current members (never coalesced). */
+  screenSubscribed: (screen: ScreenInfo, members: readonly object[], nowMs: number) =>
+    out('subscribed', { subscription_type: 'screen', targets: [screen.source], ...screen, members, count: members.length, timestamp: iso(nowMs) }),
+  /** A live screen's membership changed (never coalesced: each diff counts). */
+  screenUpdate: (screenId: string, change: { entered: readonly object[]; exited: readonly string[]; count: number; total: number }, nowMs: number) =>
+    out('screen_update', { screen_id: screenId, entered: change.entered, exited: change.exited, count: change.count, total: change.total, timestamp: iso(nowMs) }),
+  screensUnsubscribed: (screenIds: string[], nowMs: number) =>
+    out('unsubscribed', { subscription_type: 'screen', targets: screenIds, timestamp: iso(nowMs) }),
   tokenRefreshed: (userId: string, expiresAtS: number, nowMs: number) =>
     out('token_refreshed', { user_id: userId, expires_at: iso(expiresAtS * 1000), timestamp: iso(nowMs) }),
 };

@@ -9,17 +9,21 @@ import type { ScreenQuery } from '../../screening/query.js';
 import { parseTemplateOverrides } from '../../screening/request.js';
 import { screenRequestJsonSchema } from '../../screening/request-openapi.js';
 import { stocksBytes, type ScreenAnswer, type ScreenService, type ScreenSummary } from '../../screening/screen-service.js';
+import type { Snapshot } from '../../screening/snapshot.js';
 import type { SnapshotService } from '../../screening/snapshot-service.js';
 import { listTemplates, applyTemplateOverrides, missingInputs, requireTemplate } from '../../screening/templates.js';
 import type { ApiBuilder } from '../api.js';
 import { meta, sendSuccess } from '../envelope.js';
 import { csvChunks, writeChunks } from './screen-csv.js';
+import { answerLiveScreen, screenQueryParams, wantsLivePrices } from './screen-live.js';
 
 /** Collaborators of the screening routes. */
 export interface ScreenRoutesDeps {
   screens: ScreenService;
   snapshot: SnapshotService;
   knownFields: ReadonlySet<string>;
+  /** The live view (issue 22): POST /screen?prices=live answers on it. */
+  liveSnapshot?: () => Snapshot;
 }
 
 // Validation stays with screens.parse (field-level details, valid_fields); the documented
@@ -145,15 +149,19 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
     'Response: the envelope with data = the page of stocks and meta = {timestamp, request_id, total, page, per_page, total_pages}, plus top-level stocks, query_time_ms and filters_applied. Accept: text/csv or format=csv streams every match as CSV.';
   const screening = { tags, access: 'user', bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(deps.screens) } as const;
   const parseScreenBody = memoisedScreenParser(deps.screens);
+  const cachedFree = freeWhenCached(deps.screens);
+  const { liveSnapshot } = deps;
   for (const path of ['/screen', '/screening']) {
     api.route(
       {
         ...screening, method: 'post', path, summary: path === '/screen' ? 'Screen stocks' : 'Screen stocks (alias of /screen)', description: describe,
-        body: screenBody, parseBody: parseScreenBody, response: screenResponse,
+        body: screenBody, parseBody: parseScreenBody, response: screenResponse, query: screenQueryParams,
+        // A live-prices answer is never cached, so it always counts.
+        freeWhen: (req, res) => (wantsLivePrices(req) ? false : cachedFree(req, res)),
         // spec "Endpoint reference": /screening is /screen, so it shares the endpoint limit.
         limitAs: 'POST /screen',
       },
-      (req, res) => answerScreen(req, res, deps.screens),
+      (req, res) => (liveSnapshot && wantsLivePrices(req) && !wantsCsv(req) ? answerLiveScreen(req, res, liveSnapshot, sendScreen) : answerScreen(req, res, deps.screens)),
     );
   }
 

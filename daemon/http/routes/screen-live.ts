@@ -1,0 +1,65 @@
+/**
+ * Live screens over REST (issue 22): `GET /screen/live` lists the caller's live screens on
+ * every daemon (the Redis registry), and `POST /screen?prices=live` answers a screen on the
+ * live view — the snapshot at live prices that live screens evaluate (daemon/live/README.md
+ * "Same prices"), so a live screen's members always equal this answer's page.
+ */
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import type { LiveRegistry } from '../../live/registry.js';
+import { describeFiltersApplied } from '../../screening/request.js';
+import { executeQuery, type ScreenQuery } from '../../screening/query.js';
+import type { ScreenAnswer } from '../../screening/screen-service.js';
+import type { Snapshot } from '../../screening/snapshot.js';
+import type { ApiBuilder } from '../api.js';
+import { sendSuccess } from '../envelope.js';
+
+/** Query parameters of POST /screen (and /screening). */
+export const screenQueryParams = z.object({
+  prices: z
+    .enum(['snapshot', 'live'])
+    .optional()
+    .describe('snapshot (default): the latest indicator snapshot, cached. live: the snapshot with price-dependent fields at live prices (what live screens see); never cached.'),
+  format: z.enum(['json', 'csv']).optional().describe('csv: stream every match as CSV'),
+});
+
+/** True when the request asks for live prices. */
+export function wantsLivePrices(req: Request): boolean {
+  return (req.valid.query as z.output<typeof screenQueryParams> | undefined)?.prices === 'live';
+}
+
+/** Answer the parsed screen (`req.valid.body`) on the live view with `send` (screen.ts sendScreen); never from the cache. */
+export function answerLiveScreen(req: Request, res: Response, liveSnapshot: () => Snapshot, send: (req: Request, res: Response, answer: ScreenAnswer) => void): void {
+  const query = req.valid.body as ScreenQuery;
+  const snap = liveSnapshot();
+  const result = executeQuery(snap, query);
+  send(req, res, {
+    total: result.total, page: result.page, per_page: result.per_page, total_pages: result.total_pages, query_time_ms: result.query_time_ms,
+    filters_applied: describeFiltersApplied(query), snapshot_version: `${snap.version}+live`, stocksJson: JSON.stringify(result.items), cached: false,
+  });
+}
+
+const liveEntry = z.object({
+  screen_id: z.string(),
+  source: z.string().describe('preset:<id>, template:<id> or query'),
+  query: z.record(z.string(), z.unknown()).describe('The normalised query the screen evaluates'),
+  daemon: z.string().describe('Instance id of the daemon evaluating it'),
+  connection_id: z.string(),
+  created_at: z.string(),
+});
+
+/** Register GET /screen/live. */
+export function registerLiveScreenRoutes(api: ApiBuilder, deps: { registry: Pick<LiveRegistry, 'list'> }): void {
+  api.route(
+    {
+      method: 'get', path: '/screen/live', tags: ['screening'], access: 'user',
+      summary: "The caller's active live screens (WebSocket subscription_type screen), on every daemon",
+      description: 'Live screens are opened over the WebSocket (subscribe with subscription_type "screen"); each is listed until it is unsubscribed or its connection closes.',
+      response: z.array(liveEntry),
+    },
+    async (req, res) => {
+      const entries = await deps.registry.list(req.user!.id);
+      sendSuccess(req, res, entries, { meta: { total: entries.length } });
+    },
+  );
+}

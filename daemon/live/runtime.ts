@@ -1,0 +1,96 @@
+/**
+ * The live screens of one daemon, wired: the engine fed from the market bus (every daemon
+ * reads the shared tick stream and evaluates the screens of its own connections), kept on
+ * the current indicator snapshot, seeded with the live quotes known at start, the registry
+ * leases renewed, and an idempotent close.
+ */
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Tier } from '../auth/tokens.js';
+import type { MarketEvent, PriceEvent } from '../market/events.js';
+import type { ScreenQuery } from '../screening/query.js';
+import type { Snapshot } from '../screening/snapshot.js';
+import { createLiveScreenEngine, type LiveScreenEngine } from './engine.js';
+import { createLiveService, type LiveScreenLimit, type LiveService } from './live-service.js';
+import { createLiveRegistry, type LiveRegistry } from './registry.js';
+
+/** Collaborators of the live screens. */
+export interface LiveScreensDeps {
+  bus: { subscribe(handler: (id: string, event: MarketEvent) => void): () => void };
+  /** The current indicator snapshot. */
+  snapshot(): Snapshot;
+  /** Latest live quotes of these stocks (seeding at start). */
+  quotes(codes: string[]): Promise<PriceEvent[]>;
+  parse(body: unknown): ScreenQuery;
+  presetQuery(userId: string, id: string): Promise<Record<string, unknown> | null>;
+  redis: Redis;
+  key(...parts: string[]): string;
+  logger: Logger;
+  limits: Readonly<Record<Tier, LiveScreenLimit>>;
+  daemonId: string;
+  now(): number;
+  /** Lease of a registry entry (default 60 s; renewed every third). */
+  leaseMs?: number;
+}
+
+/** The running live screens. */
+export interface LiveScreens {
+  readonly engine: LiveScreenEngine;
+  readonly service: LiveService;
+  readonly registry: LiveRegistry;
+  /** The live view's snapshot, brought up to the current indicator snapshot first. */
+  liveSnapshot(): Snapshot;
+  /** Load the live quotes already known (call once after construction); never throws. */
+  seed(): Promise<void>;
+  /** Stop reading the bus and renewing; idempotent. */
+  close(): void;
+}
+
+/** Create the live screens (subscribes to the bus now). */
+export function createLiveScreens(deps: LiveScreensDeps): LiveScreens {
+  const engine = createLiveScreenEngine(deps.snapshot());
+  const leaseMs = deps.leaseMs ?? 60_000;
+  const registry = createLiveRegistry({ redis: deps.redis, key: deps.key, logger: deps.logger, leaseMs });
+  const service = createLiveService({
+    engine, registry, parse: deps.parse, presetQuery: deps.presetQuery, limits: deps.limits, daemonId: deps.daemonId, now: deps.now,
+  });
+  const ticked = new Set<string>();
+  // A snapshot swap is noticed on the next tick, or within a second without ticks.
+  const sync = () => engine.onSnapshot(deps.snapshot());
+  const unsubscribe = deps.bus.subscribe((_id, event) => {
+    if (event.type !== 'price') return;
+    sync();
+    ticked.add(event.code);
+    engine.onTicks([event]);
+  });
+  const syncTimer = setInterval(sync, 1000);
+  syncTimer.unref();
+  const renewTimer = setInterval(() => void registry.renew(service.held()), Math.max(10, Math.floor(leaseMs / 3)));
+  renewTimer.unref();
+  let closed = false;
+  return {
+    engine,
+    service,
+    registry,
+    liveSnapshot() {
+      sync();
+      return engine.view().snapshot;
+    },
+    async seed() {
+      try {
+        const quotes = await deps.quotes([...deps.snapshot().codes]);
+        // A tick that arrived while the quotes were read is newer than them.
+        engine.onTicks(quotes.filter((q) => !ticked.has(q.code)));
+      } catch (err) {
+        deps.logger.warn({ err: (err as Error).message }, 'live screens: live quotes not loaded; they start from the snapshot');
+      }
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      unsubscribe();
+      clearInterval(syncTimer);
+      clearInterval(renewTimer);
+    },
+  };
+}

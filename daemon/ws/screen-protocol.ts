@@ -1,0 +1,54 @@
+/**
+ * Wire shapes of live screens (issue 22) on the WebSocket: the `subscribe` / `unsubscribe`
+ * client messages with `subscription_type: "screen"`. Kept apart from protocol.ts's
+ * stock/market/sector subscriptions, whose targets and session maps they do not share.
+ *
+ *   {"type":"subscribe","subscription_type":"screen","targets":["preset:<id>","template:value"]}
+ *   {"type":"subscribe","subscription_type":"screen","query":{"filters":{...},"sort":[...],"per_page":20}}
+ *   {"type":"unsubscribe","subscription_type":"screen","targets":["<screen_id>" | "template:value" | ...]}
+ */
+import { z } from 'zod';
+
+/** Most screens named in one subscribe. */
+export const MAX_SCREEN_TARGETS = 10;
+
+// Bounded only: a target that names nothing is a SUBSCRIPTION_FAILED (unknown_targets), like other subscriptions.
+const screenTarget = z.string().min(1).max(100);
+
+/** A screen subscribe: named screens or one inline query (either request shape of POST /screen). */
+export const screenSubscribeSchema = z
+  .object({
+    type: z.literal('subscribe'),
+    subscription_type: z.literal('screen'),
+    targets: z.array(screenTarget).min(1).max(MAX_SCREEN_TARGETS).optional(),
+    query: z.record(z.string(), z.unknown()).optional(),
+  })
+  .refine((m) => (m.targets === undefined) !== (m.query === undefined), { message: 'give either targets or query', path: ['targets'] });
+
+/** A screen unsubscribe: screen ids or the targets they were subscribed with. */
+export const screenUnsubscribeSchema = z.object({
+  type: z.literal('unsubscribe'),
+  subscription_type: z.literal('screen'),
+  targets: z.array(z.string().min(1).max(100)).min(1).max(100),
+});
+
+/** A validated screen subscribe. */
+export type ScreenSubscribeMessage = z.output<typeof screenSubscribeSchema>;
+/** A validated screen unsubscribe. */
+export type ScreenUnsubscribeMessage = z.output<typeof screenUnsubscribeSchema>;
+/** Either screen message. */
+export type ScreenClientMessage = ScreenSubscribeMessage | ScreenUnsubscribeMessage;
+
+/** True when a raw client object is a screen (un)subscription. */
+export function isScreenMessage(raw: object): boolean {
+  const m = raw as { type?: unknown; subscription_type?: unknown };
+  return (m.type === 'subscribe' || m.type === 'unsubscribe') && m.subscription_type === 'screen';
+}
+
+/** Validate a screen (un)subscription; issues like protocol.ts's other messages. */
+export function parseScreenMessage(raw: object): { ok: true; message: ScreenClientMessage } | { ok: false; issues: { field: string; message: string }[] } {
+  const schema = (raw as { type?: unknown }).type === 'subscribe' ? screenSubscribeSchema : screenUnsubscribeSchema;
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return { ok: true, message: parsed.data };
+  return { ok: false, issues: parsed.error.issues.slice(0, 10).map((i) => ({ field: i.path.join('.'), message: i.message })) };
+}
