@@ -63,9 +63,15 @@ interface Entry {
   listeners: Set<LiveScreenListener>;
 }
 
-/** Create the engine over the current indicator snapshot. */
-export function createLiveScreenEngine(initial: Snapshot): LiveScreenEngine {
-  let view = createLiveView(initial);
+/**
+ * Create the engine over the indicator snapshot: a fixed one, or a provider of the current one
+ * (checked before every tick batch, subscription and view read, so a swap is never missed).
+ */
+export function createLiveScreenEngine(source: Snapshot | (() => Snapshot)): LiveScreenEngine {
+  // A fixed snapshot is replaced by onSnapshot only.
+  let fixed = typeof source === 'function' ? undefined : source;
+  const current = typeof source === 'function' ? source : () => fixed!;
+  let view = createLiveView(current());
   const lastTick = new Map<string, PriceEvent>();
   const entries = new Map<string, Entry>();
   // The index: screens a tick can change.
@@ -87,9 +93,22 @@ export function createLiveScreenEngine(initial: Snapshot): LiveScreenEngine {
     for (const listener of entry.listeners) listener(change);
   };
 
+  function onSnapshot(snapshot: Snapshot): void {
+    if (fixed !== undefined) fixed = snapshot;
+    if (snapshot === view.base) return;
+    view = createLiveView(snapshot);
+    for (const event of lastTick.values()) view.apply(event);
+    for (const entry of entries.values()) notify(entry, entry.screen.rebuild(view.snapshot));
+  }
+  const sync = () => onSnapshot(current());
+
   return {
-    view: () => view,
+    view() {
+      sync();
+      return view;
+    },
     onTicks(events) {
+      sync();
       for (const event of events) {
         const row = view.apply(event);
         if (row === undefined) continue;
@@ -97,13 +116,9 @@ export function createLiveScreenEngine(initial: Snapshot): LiveScreenEngine {
         for (const entry of tickSensitive) notify(entry, entry.screen.updateRow(row));
       }
     },
-    onSnapshot(snapshot) {
-      if (snapshot === view.base) return;
-      view = createLiveView(snapshot);
-      for (const event of lastTick.values()) view.apply(event);
-      for (const entry of entries.values()) notify(entry, entry.screen.rebuild(view.snapshot));
-    },
+    onSnapshot,
     add(query, listener) {
+      sync();
       const key = normalizeQuery(query);
       let entry = entries.get(key);
       if (!entry) {

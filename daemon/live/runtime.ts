@@ -48,18 +48,17 @@ export interface LiveScreens {
 
 /** Create the live screens (subscribes to the bus now). */
 export function createLiveScreens(deps: LiveScreensDeps): LiveScreens {
-  const engine = createLiveScreenEngine(deps.snapshot());
+  const engine = createLiveScreenEngine(deps.snapshot);
   const leaseMs = deps.leaseMs ?? 60_000;
   const registry = createLiveRegistry({ redis: deps.redis, key: deps.key, logger: deps.logger, leaseMs });
   const service = createLiveService({
     engine, registry, parse: deps.parse, presetQuery: deps.presetQuery, limits: deps.limits, daemonId: deps.daemonId, now: deps.now,
   });
   const ticked = new Set<string>();
-  // A snapshot swap is noticed on the next tick, or within a second without ticks.
+  // The engine notices a swap at the next tick or subscription; without either, within a second.
   const sync = () => engine.onSnapshot(deps.snapshot());
   const unsubscribe = deps.bus.subscribe((_id, event) => {
     if (event.type !== 'price') return;
-    sync();
     ticked.add(event.code);
     engine.onTicks([event]);
   });
@@ -72,10 +71,7 @@ export function createLiveScreens(deps: LiveScreensDeps): LiveScreens {
     engine,
     service,
     registry,
-    liveSnapshot() {
-      sync();
-      return engine.view().snapshot;
-    },
+    liveSnapshot: () => engine.view().snapshot,
     async seed() {
       try {
         const quotes = await deps.quotes([...deps.snapshot().codes]);
