@@ -62,8 +62,8 @@ export interface LiveServiceDeps {
 
 /** The service. */
 export interface LiveService {
-  /** @throws AppError with details.reason (see the module comment) */
-  open(owner: LiveOwner, source: LiveSource, listener: LiveScreenListener): Promise<LiveSubscription>;
+  /** Open a live screen (under `id` when restoring one). @throws AppError with details.reason (see the module comment) */
+  open(owner: LiveOwner, source: LiveSource, listener: LiveScreenListener, id?: string): Promise<LiveSubscription>;
   /** Every screen held on this daemon, for lease renewal. */
   held(): Iterable<{ userId: string; screenId: string }>;
 }
@@ -106,11 +106,11 @@ function limitError(scope: 'connection' | 'user', owner: LiveOwner, limit: numbe
 export function createLiveService(deps: LiveServiceDeps): LiveService {
   const open = new Map<string, { userId: string; screenId: string }>();
   return {
-    async open(owner, source, listener) {
+    async open(owner, source, listener, givenId) {
       const limit = deps.limits[owner.tier];
       if (owner.held >= limit.per_connection) throw limitError('connection', owner, limit.per_connection, owner.held);
       const query = await resolve(deps, owner, source);
-      const id = randomUUID();
+      const id = givenId ?? randomUUID();
       const label = source.kind === 'query' ? 'query' : `${source.kind}:${source.id}`;
       if (owner.userId !== null) {
         const entry: LiveScreenEntry = {

@@ -326,6 +326,7 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
       last_stream_id: position(),
       started_at: conn.startedAt,
       alerts: conn.alertCursor,
+      live_screens: deps.liveScreens?.saved(conn),
     }),
     owner: () => ({ gateway: deps.gatewayId, connection: conn.id }),
     checkpointable: () => state === 'open' && !conn.detached && worthSaving(),

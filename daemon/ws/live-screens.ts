@@ -11,7 +11,7 @@ import type { Tier } from '../auth/tokens.js';
 import type { LiveScreenChange } from '../live/engine.js';
 import type { LiveService, LiveSource, LiveSubscription } from '../live/live-service.js';
 import { serverMessages, type OutMessage, type WsErrorCode } from './protocol.js';
-import type { ScreenSubscribeMessage, ScreenUnsubscribeMessage } from './screen-protocol.js';
+import type { SavedLiveScreen, ScreenSubscribeMessage, ScreenUnsubscribeMessage } from './screen-protocol.js';
 
 /** What the hook needs of a connection (structurally a Connection; no import, no cycle). */
 export interface LiveScreenPeer {
@@ -30,6 +30,18 @@ export interface LiveScreenHook {
   closed(peer: Pick<LiveScreenPeer, 'id'>): void;
   /** Live screens held by the connection (stats, tests). */
   count(peer: Pick<LiveScreenPeer, 'id'>): number;
+  /** The connection's screens as its session keeps them (undefined when none). */
+  saved(peer: Pick<LiveScreenPeer, 'id'>): SavedLiveScreen[] | undefined;
+  /**
+   * Re-open a restored session's screens under their ids: `subscribed` (restored: true) with
+   * the current members, then one `screen_update` with what entered and left since the save.
+   */
+  restore(peer: LiveScreenPeer, screens: readonly SavedLiveScreen[]): Promise<void>;
+}
+
+interface Held {
+  sub: LiveSubscription;
+  source: LiveSource;
 }
 
 function sourceOf(target: string): LiveSource | null {
@@ -39,14 +51,14 @@ function sourceOf(target: string): LiveSource | null {
 
 /** Create the hook over the live service; `now` stamps messages. */
 export function createLiveScreenHook(service: LiveService, now: () => number): LiveScreenHook {
-  const byConnection = new Map<string, Map<string, LiveSubscription>>();
+  const byConnection = new Map<string, Map<string, Held>>();
   const screensOf = (peer: Pick<LiveScreenPeer, 'id'>) => {
     let map = byConnection.get(peer.id);
     if (!map) byConnection.set(peer.id, (map = new Map()));
     return map;
   };
 
-  async function openOne(peer: LiveScreenPeer, source: LiveSource, target: string): Promise<void> {
+  async function openOne(peer: LiveScreenPeer, source: LiveSource, target: string, restoring?: SavedLiveScreen): Promise<void> {
     const screens = screensOf(peer);
     // Changes wait until `subscribed` is out, so the members are the base every diff applies to.
     let ready = false;
@@ -57,19 +69,24 @@ export function createLiveScreenHook(service: LiveService, now: () => number): L
       if (sub && peer.isOpen()) peer.send(serverMessages.screenUpdate(sub.id, change, now()));
     };
     try {
-      sub = await service.open({ userId: peer.user?.id ?? null, tier: peer.user?.tier ?? 'free', connectionId: peer.id, held: screens.size }, source, listener);
+      const owner = { userId: peer.user?.id ?? null, tier: peer.user?.tier ?? 'free', connectionId: peer.id, held: screens.size };
+      sub = await service.open(owner, source, listener, restoring?.screen_id);
     } catch (err) {
       if (!isAppError(err)) throw err;
       return peer.error('SUBSCRIPTION_FAILED', err.message, { subscription_type: 'screen', target, ...err.details });
     }
     if (!peer.isOpen()) return sub.close();
-    screens.set(sub.id, sub);
+    screens.set(sub.id, { sub, source });
     const q = sub.query;
-    peer.send(serverMessages.screenSubscribed(
-      { screen_id: sub.id, source: sub.source, total: sub.total(), sort: q.sort, page: q.page, per_page: q.per_page },
-      sub.members(),
-      now(),
-    ));
+    const members = sub.members();
+    const info = { screen_id: sub.id, source: sub.source, total: sub.total(), sort: q.sort, page: q.page, per_page: q.per_page };
+    peer.send(serverMessages.screenSubscribed(restoring ? { ...info, restored: true } : info, members, now()));
+    if (restoring) {
+      const before = new Set(restoring.members);
+      const after = new Set(members.map((m) => m.code));
+      const change = { entered: members.filter((m) => !before.has(m.code)), exited: restoring.members.filter((c) => !after.has(c)), count: members.length, total: sub.total() };
+      if (change.entered.length > 0 || change.exited.length > 0) peer.send(serverMessages.screenUpdate(sub.id, change, now()));
+    }
     ready = true;
     // Anything that changed between compiling and sending is already in the members sent.
     early.length = 0;
@@ -95,7 +112,7 @@ export function createLiveScreenHook(service: LiveService, now: () => number): L
       const screens = screensOf(peer);
       const removed: string[] = [];
       for (const target of new Set(m.targets.map((t) => t.trim()))) {
-        for (const [id, sub] of screens) {
+        for (const [id, { sub }] of screens) {
           if (id !== target && sub.source !== target) continue;
           sub.close();
           screens.delete(id);
@@ -107,8 +124,23 @@ export function createLiveScreenHook(service: LiveService, now: () => number): L
     closed(peer) {
       const screens = byConnection.get(peer.id);
       byConnection.delete(peer.id);
-      for (const sub of screens?.values() ?? []) sub.close();
+      for (const { sub } of screens?.values() ?? []) sub.close();
     },
     count: (peer) => byConnection.get(peer.id)?.size ?? 0,
+    saved(peer) {
+      const screens = byConnection.get(peer.id);
+      if (!screens || screens.size === 0) return undefined;
+      return [...screens.values()].map(({ sub, source }) => ({
+        screen_id: sub.id, source: sub.source, ...(source.kind === 'query' ? { query: source.body as Record<string, unknown> } : {}),
+        members: sub.members().map((m) => m.code),
+      }));
+    },
+    async restore(peer, saved) {
+      for (const s of saved) {
+        if (screensOf(peer).has(s.screen_id)) continue;
+        const source = s.source === 'query' ? (s.query ? { kind: 'query' as const, body: s.query } : null) : sourceOf(s.source);
+        if (source) await openOne(peer, source, s.source, s);
+      }
+    },
   };
 }

@@ -189,6 +189,8 @@ export interface ScreenInfo {
   sort: readonly { field: string; direction: 'asc' | 'desc' }[];
   page: number;
   per_page: number;
+  /** Re-opened by a session restore (a screen_update with the diff since the save may follow). */
+  restored?: boolean;
 }
 
 /** Server messages (spec "Server to client"); timestamps are ISO 8601 UTC. */

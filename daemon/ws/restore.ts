@@ -199,6 +199,8 @@ export async function restoreSession(conn: Connection, sessionId: string, client
   );
   conn.outbox.unshift([reconnected, ...replay, ...status]);
   conn.outbox.resume();
+  // Live screens come back re-evaluated, with the membership diff since the save (no replay).
+  if (saved.live_screens?.length) await deps.liveScreens?.restore(conn, saved.live_screens);
   conn.requestCheckpoint();
   return true;
 }

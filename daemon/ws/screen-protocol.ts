@@ -52,3 +52,14 @@ export function parseScreenMessage(raw: object): { ok: true; message: ScreenClie
   if (parsed.success) return { ok: true, message: parsed.data };
   return { ok: false, issues: parsed.error.issues.slice(0, 10).map((i) => ({ field: i.path.join('.'), message: i.message })) };
 }
+
+/** A live screen as a saved session keeps it (restore re-opens it and sends the membership diff). */
+export interface SavedLiveScreen {
+  screen_id: string;
+  /** `preset:<id>`, `template:<id>` or `query`. */
+  source: string;
+  /** The inline query as the client sent it (source `query`). */
+  query?: Record<string, unknown>;
+  /** Member codes when the session was saved. */
+  members: string[];
+}

@@ -24,6 +24,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Clock } from '../infra/clock.js';
+import type { SavedLiveScreen } from './screen-protocol.js';
 import type { AlertCursor } from './alert-cursor.js';
 import type { SubscriptionMap } from './protocol.js';
 
@@ -39,6 +40,8 @@ export interface SessionState {
   started_at: number;
   /** Which of the owner's alert firings the session has been sent. */
   alerts: AlertCursor;
+  /** Live screens (issue 22) with their members at save time; absent when none. */
+  live_screens?: SavedLiveScreen[];
 }
 
 /** A stored session. */

@@ -121,6 +121,33 @@ describe('live screens', () => {
     expect((await screen(top, alice.access_token, false)).meta.snapshot_version).not.toMatch(/\+live$/);
   });
 
+  it('restores a session\'s live screens with the membership diff since the disconnect', async () => {
+    const dave = await t.login();
+    const c = await open(dave.access_token);
+    const sessionId = c.messages.find((m) => m.type === 'connected')!.session_id as string;
+    const top = { sort: [{ field: 'change_percent', direction: 'desc' }], per_page: 3 };
+    c.send({ type: 'subscribe', subscription_type: 'screen', query: top });
+    const sub = await c.next(ofType('subscribed', { subscription_type: 'screen' }));
+    const before = (sub.members as Stock[]).map((m) => m.code);
+    await c.close();
+    // While away: a stock outside the top 3 jumps to the top (+29%, the highest change of the day).
+    const outsider = stocks.find((s) => !before.includes(s.code))!;
+    await tick([{ code: outsider.code, price: priceAt(outsider, 29), volume: 10_000_000 }]);
+    const expected = (await screen(top, dave.access_token)).data.map((s: Stock) => s.code);
+    expect(expected[0]).toBe(outsider.code);
+    const back = await connect(`${wsUrl(dave.access_token)}&session_id=${sessionId}`);
+    clients.push(back);
+    await back.next(ofType('reconnected'));
+    const again = await back.next(ofType('subscribed', { subscription_type: 'screen' }));
+    expect(again).toMatchObject({ screen_id: sub.screen_id, restored: true });
+    expect((again.members as Stock[]).map((m) => m.code)).toEqual(expected);
+    const diff = await back.next(ofType('screen_update', { screen_id: sub.screen_id }));
+    expect((diff.entered as Stock[]).map((m) => m.code)).toEqual(expected.filter((code: string) => !before.includes(code)));
+    expect(diff.exited).toEqual(before.filter((code) => !expected.includes(code)));
+    const listed = (await (await t.request('/api/v1/screen/live', { token: dave.access_token })).json()) as any;
+    expect(listed.data.map((e: any) => e.screen_id)).toEqual([sub.screen_id]);
+  });
+
   it('answers bad input with SUBSCRIPTION_FAILED and keeps the connection usable', async () => {
     const c = await open(alice.access_token);
     c.send({ type: 'subscribe', subscription_type: 'screen', targets: ['template:no-such-template'] });
