@@ -59,6 +59,21 @@ function diffPages(beforeCodes: readonly string[], after: readonly number[], sna
   return entered.length === 0 && exited.length === 0 ? null : { entered, exited };
 }
 
+/** Region of a position: before the page (0), in it (1), after it (2). */
+const region = (pos: number, start: number, end: number) => (pos < start ? 0 : pos < end ? 1 : 2);
+
+/**
+ * True when moving one row from `oldPos` to `newPos` (−1: absent before / after) cannot change
+ * which rows are in [start, end): it stayed on the same side of the page (a removal and an
+ * insertion before the page cancel out; inside it only the order changes), or it was and is
+ * past the page.
+ */
+function pageUnchanged(oldPos: number, newPos: number, start: number, end: number): boolean {
+  if (oldPos >= 0 && newPos >= 0) return region(oldPos, start, end) === region(newPos, start, end);
+  const pos = oldPos >= 0 ? oldPos : newPos;
+  return pos >= end;
+}
+
 /** Binary search: the index at which `row` belongs in `sorted`. */
 function insertionPoint(sorted: readonly number[], row: number, compare: RowComparator): number {
   let lo = 0;
@@ -86,6 +101,7 @@ export function createLiveScreen(query: ScreenQuery, snapshot: Snapshot): LiveSc
   let compare: RowComparator = (a, b) => a - b;
   let sorted: number[] = [];
   let inSet = new Uint8Array(0);
+  let mark = new Uint8Array(0);
   let page: number[] = [];
 
   function compile(next: Snapshot): void {
@@ -99,11 +115,30 @@ export function createLiveScreen(query: ScreenQuery, snapshot: Snapshot): LiveSc
     const rows = sortRows(view, filterRows(view, query.universe, query.filters, matches), query.sort);
     sorted = Array.from(rows);
     inSet = new Uint8Array(view.size);
+    mark = new Uint8Array(view.size);
     for (const r of sorted) inSet[r] = 1;
     page = sorted.slice(start, end);
   }
 
   const codesOf = (rows: readonly number[]) => rows.map((r) => view.codes[r] ?? '');
+
+  /** The new page and its diff within one view (rows are stable): marks in a typed array, no sets. */
+  function movePage(): MembershipDiff | null {
+    const before = page;
+    page = sorted.slice(start, end);
+    for (const r of before) mark[r] = 1;
+    const entered: number[] = [];
+    for (const r of page) {
+      if (mark[r] === 1) mark[r] = 2;
+      else entered.push(r);
+    }
+    const exited: string[] = [];
+    for (const r of before) {
+      if (mark[r] === 1) exited.push(view.codes[r] ?? '');
+      mark[r] = 0;
+    }
+    return entered.length === 0 && exited.length === 0 ? null : { entered, exited };
+  }
 
   function rebuild(next: Snapshot): MembershipDiff | null {
     // Rows may differ between two snapshots: the old page's codes are read on the old view.
@@ -129,12 +164,17 @@ export function createLiveScreen(query: ScreenQuery, snapshot: Snapshot): LiveSc
       const was = inSet[row] === 1;
       const now = matches(row);
       if (!was && !now) return null;
-      if (was) sorted.splice(sorted.indexOf(row), 1);
-      if (now) sorted.splice(insertionPoint(sorted, row, compare), 0, row);
+      const oldPos = was ? sorted.indexOf(row) : -1;
+      if (was) sorted.splice(oldPos, 1);
+      const newPos = now ? insertionPoint(sorted, row, compare) : -1;
+      if (now) sorted.splice(newPos, 0, row);
       inSet[row] = now ? 1 : 0;
-      const before = codesOf(page);
-      page = sorted.slice(start, end);
-      return diffPages(before, page, view);
+      if (pageUnchanged(oldPos, newPos, start, end)) {
+        // Same members; inside the page their order may have changed.
+        if (region(newPos, start, end) === 1) page = sorted.slice(start, end);
+        return null;
+      }
+      return movePage();
     },
     rebuild,
   };

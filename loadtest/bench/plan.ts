@@ -22,6 +22,8 @@ export interface BenchPlan {
    * `seconds` of POST /admin/ticks with and without them, `inFlight` requests of `batch` ticks.
    */
   alerts: { count: number; ticks: number; seconds: number; batch: number; inFlight: number };
+  /** Live screens (issue 22), in process: ticks/s with `screens`, CPU per tick with `cpuScreens` vs none; each run ≤ `seconds`. */
+  live: { screens: number; cpuScreens: number; ticks: number; seconds: number };
 }
 
 /** The full plan: the whole sample market, 2,000 WebSocket clients offered 110,000 messages/s. */
@@ -37,6 +39,7 @@ export const FULL_PLAN: BenchPlan = {
   storm: { clients: 500, perConnection: 5, downtime: 1 },
   engineIterations: 300,
   alerts: { count: 10_000, ticks: 200_000, seconds: 5, batch: 100, inFlight: 2 },
+  live: { screens: 10_000, cpuScreens: 1000, ticks: 50_000, seconds: 3 },
 };
 
 /** A quick smoke run of every step. */
@@ -50,6 +53,7 @@ export const QUICK_PLAN: BenchPlan = {
   storm: { clients: 50, perConnection: 2, downtime: 0.5 },
   engineIterations: 50,
   alerts: { count: 500, ticks: 20_000, seconds: 1, batch: 50, inFlight: 2 },
+  live: { screens: 2000, cpuScreens: 1000, ticks: 10_000, seconds: 1 },
 };
 
 /** A wiring check: every step at the smallest scale that still measures something. */
@@ -63,6 +67,7 @@ export const TINY_PLAN: BenchPlan = {
   storm: { clients: 5, perConnection: 2, downtime: 0.2 },
   engineIterations: 20,
   alerts: { count: 100, ticks: 2000, seconds: 0.5, batch: 20, inFlight: 2 },
+  live: { screens: 100, cpuScreens: 50, ticks: 1000, seconds: 0.3 },
 };
 
 /** The plan BENCH_SCALE names (`quick`, `tiny`), else the full one. */

@@ -32,6 +32,7 @@ import { packageRoot, resultsFile, saveResults } from './paths.js';
 import { deletePrefix, ensureBenchRedis } from './redis.js';
 import { benchSummary, CACHE_ON } from './summary.js';
 import { runRequestPathBench } from './request-path.js';
+import { liveScreenRows, runLiveScreenBench } from './live-screens.js';
 import { complexBodies } from '../scenarios/screen-bodies.js';
 import { createStepClock, formatDuration, timingRows, type BenchTiming, type StepClock } from './timing.js';
 
@@ -261,6 +262,14 @@ async function runOnDaemon(stage: Stage, settings: BenchDaemonSettings, dataDir:
   if (!signal.aborted) await clock.step('WebSocket scenarios', () => runWsScenarios(stage, into));
   // Last on this daemon: the alerts stay active once created.
   if (!signal.aborted) await clock.step('alert evaluation', () => runAlertBench(stage, dataDir, into));
+  if (!signal.aborted) await clock.step('live screens', () => runLiveBench(stage, dataDir, into));
+}
+
+/** Issue 22: live-screen evaluation in process (see bench/live-screens.ts). */
+async function runLiveBench(s: Stage, dataDir: string, into: Collected): Promise<void> {
+  const { live } = s.plan;
+  s.io.err(`▶ live screens: ${live.screens.toLocaleString('en-US')} screens, in process (runs ≤ ${live.seconds} s)\n`);
+  into.rows.push(...liveScreenRows(await runLiveScreenBench({ data_dir: dataDir }, live)));
 }
 
 async function finish(into: Collected, plan: BenchPlan, settings: BenchDaemonSettings, startedAt: Date, aborted: boolean, timing: BenchTiming, krx: string | null): Promise<BenchReport> {
