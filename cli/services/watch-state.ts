@@ -117,6 +117,16 @@ function message(state: WatchState, m: WsClientEvent & { type: 'message' }, limi
       const entry: WatchAlert = { code: a.code, alert_type: a.alert_type, threshold: a.threshold, current_price: a.current_price, message: a.message, timestamp: a.timestamp ?? null };
       return { ...next, alerts: [entry, ...state.alerts].slice(0, limits.alerts) };
     }
+    case 'screen_update': {
+      // Live screens (issue 22) join the alert feed: one line per entry or exit.
+      const time = (msg.timestamp as string | undefined) ?? null;
+      const screen = `screen ${String(msg.screen_id).slice(0, 8)} (${String(msg.count)} members)`;
+      const entered = ((msg.entered as { code: string; price?: number | null }[] | undefined) ?? []).map(
+        (r): WatchAlert => ({ code: r.code, alert_type: 'screen_enter', threshold: 0, current_price: r.price ?? 0, message: screen, timestamp: time }),
+      );
+      const exited = ((msg.exited as string[] | undefined) ?? []).map((code): WatchAlert => ({ code, alert_type: 'screen_exit', threshold: 0, current_price: 0, message: screen, timestamp: time }));
+      return { ...next, alerts: [...exited, ...entered, ...state.alerts].slice(0, limits.alerts) };
+    }
     case 'error': {
       const e = msg as ErrorMessage;
       return { ...next, notices: [...state.notices, `${e.code}: ${e.message}`].slice(-limits.notices) };

@@ -50,6 +50,8 @@ export function bookLines(book: WatchBook | undefined, depth: number): BookLine[
 /** An alert as one line: time, code, condition and price. */
 export function alertLine(a: WatchAlert): string {
   const time = a.timestamp ? a.timestamp.slice(11, 19) : '--:--:--';
+  if (a.alert_type === 'screen_enter') return `${time}  ${a.code}  + 편입 at ${num(a.current_price)}  ${a.message}`;
+  if (a.alert_type === 'screen_exit') return `${time}  ${a.code}  − 이탈  ${a.message}`;
   return `${time}  ${a.code}  ${a.alert_type} ${num(a.threshold)} → ${num(a.current_price)}  ${a.message}`;
 }
 

@@ -8,6 +8,7 @@ import type { Session } from '../../services/session.js';
 import { initialWatchState } from '../../services/watch-state.js';
 import { createSubscriptionLedger, fetchSeeds, runUntilStopped, subscriptionRequests, wsTokenSource, type StopConditions, type WatchTargets } from '../../services/watch.js';
 import { createWsClient } from '../../services/ws-client.js';
+import { subscribeOnEachSession } from '../../services/live-screen.js';
 import { sectorArg } from '../../services/sectors.js';
 import type { CliContext } from '../context.js';
 import { codeArg, durationArg, listArg, positiveIntArg } from '../flag-parsers.js';
@@ -25,6 +26,8 @@ Output:
 
 /** Flags of watch. */
 interface WatchFlags {
+  /** Live screens: template:<id> or preset:<id> (issue 22). */
+  screen?: string[];
   market?: string[];
   sector?: string[];
   count?: number;
@@ -47,7 +50,7 @@ function targetsOf(rawCodes: string[], flags: WatchFlags): WatchTargets {
   const bad = markets.filter((m) => !(MARKETS as readonly string[]).includes(m));
   if (bad.length) throw usageError(`unknown market ${bad.join(', ')}`, `use ${MARKETS.join(' or ')}`);
   const targets = { codes, markets, sectors: (flags.sector ?? []).map(sectorArg) };
-  if (codes.length + markets.length + targets.sectors.length === 0) throw usageError('nothing to watch', 'give stock codes, --market or --sector');
+  if (codes.length + markets.length + targets.sectors.length + (flags.screen?.length ?? 0) === 0) throw usageError('nothing to watch', 'give stock codes, --market, --sector or --screen');
   return targets;
 }
 
@@ -57,6 +60,8 @@ async function watch(session: Session, targets: WatchTargets, flags: WatchFlags)
   if (!token) session.out.info('not logged in: public market data only (log in to receive your alerts)');
   const client = createWsClient({ baseUrl: session.baseUrl, token, subscriptions: requests });
   const ledger = createSubscriptionLedger(requests);
+  const screens = [...new Set(flags.screen ?? [])];
+  const offScreens = screens.length ? subscribeOnEachSession(client, { type: 'subscribe', subscription_type: 'screen', targets: screens }) : () => undefined;
   const interrupt = interruptSignal(session.io);
   const stop = (signal: AbortSignal): StopConditions => ({ count: flags.count, durationMs: flags.duration, signal });
   try {
@@ -78,6 +83,7 @@ async function watch(session: Session, targets: WatchTargets, flags: WatchFlags)
       await screen.close();
     }
   } finally {
+    offScreens();
     interrupt.release();
   }
 }
@@ -90,6 +96,7 @@ export function register(parent: Command, ctx: CliContext): void {
     .argument('[codes...]', 'stock codes, e.g. 005930 000660')
     .option('--market <names>', `every stock of a market: ${MARKETS.join(', ')} (comma-separated or repeated)`, listArg)
     .option('--sector <names>', 'every stock of a sector, Korean or English name (comma-separated or repeated; see `stockscreen stocks sectors`)', listArg)
+    .option('--screen <targets>', 'live screens too: template:<id> or preset:<uuid> (comma-separated or repeated); their entries and exits join the alert feed', listArg)
     .option('--count <n>', 'stop after n messages', positiveIntArg)
     .option('--duration <time>', 'stop after this long, e.g. 30s, 5m, 1h', durationArg(1, 7 * 86_400_000))
     .addHelpText(
@@ -102,6 +109,7 @@ export function register(parent: Command, ctx: CliContext): void {
           'stockscreen watch 005930 --sector Semiconductors --json | jq -c \'select(.type == "price_update")\'',
           'stockscreen watch 005930 --json --count 10',
           'stockscreen watch 035720 --duration 30s > ticks.ndjson',
+          'stockscreen watch 005930 --screen template:momentum',
         ]),
     )
     .action(

@@ -1,6 +1,10 @@
 /** `stockscreen screen`: screen the market with filters, an expression, a preset or a template. */
 import type { Command } from 'commander';
+import { usageError } from '../../services/errors.js';
+import { interruptSignal } from '../../services/interrupt.js';
+import { runLiveScreen } from '../../services/live-screen.js';
 import { printScreen, screenTarget } from '../../services/screen-run.js';
+import { durationArg, positiveIntArg } from '../flag-parsers.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 import { addScreenOptions, screenFlags } from './screen-options.js';
@@ -14,6 +18,9 @@ export function register(parent: Command, ctx: CliContext): void {
     .option('--preset <name|id>', 'run one of your saved presets (with --market/--sort/--limit/--page/--fields overrides)')
     .option('--template <id>', 'run a predefined screen (see `stockscreen screen templates`)')
     .option('--csv', 'every match (not one page) as CSV from the server, for spreadsheets')
+    .option('--live', 'keep the screen live (WebSocket): stocks entering (편입) and leaving (이탈) as the market trades; --json: NDJSON events')
+    .option('--count <n>', 'with --live: stop after n messages', positiveIntArg)
+    .option('--duration <time>', 'with --live: stop after this long, e.g. 30s, 5m', durationArg(1, 7 * 86_400_000))
     .addHelpText(
       'after',
       examples([
@@ -21,12 +28,26 @@ export function register(parent: Command, ctx: CliContext): void {
         'stockscreen screen --filter pbr=..1.5 --filter roe=15.. --filter market_cap=1000억.. --exclude administrative,spac',
         'stockscreen screen --template value --market KOSDAQ',
         'stockscreen screen --preset my-value --fields per,pbr,rsi_14 --csv > value.csv',
+        'stockscreen screen --live --sort change_percent:desc --limit 20',
+        "stockscreen screen --live --template momentum --market KOSDAQ --json | jq -c 'select(.type == \"screen_update\")'",
+        "stockscreen screen --live --where 'change_percent > 5 and volume > 1000000' --duration 10m > entries.ndjson",
         "stockscreen screen --fields rsi_14 --sort rsi_14:asc | awk -F'\\t' 'NR > 1 && $8 < 30'",
       ]),
     )
     .action(
       action(ctx, async (session, c) => {
-        const flags = { ...screenFlags(c), ...c.opts<{ preset?: string; template?: string; csv?: boolean }>() };
+        const opts = c.opts<{ preset?: string; template?: string; csv?: boolean; live?: boolean; count?: number; duration?: number }>();
+        const flags = { ...screenFlags(c), preset: opts.preset, template: opts.template, csv: opts.csv };
+        if (!opts.live && (opts.count !== undefined || opts.duration !== undefined)) throw usageError('--count and --duration apply to --live only');
+        if (opts.live) {
+          const interrupt = interruptSignal(session.io);
+          try {
+            await runLiveScreen(session, flags, { count: opts.count, durationMs: opts.duration }, interrupt.signal);
+          } finally {
+            interrupt.release();
+          }
+          return;
+        }
         await printScreen(session, await screenTarget(session, flags), flags.csv === true);
       }),
     );
