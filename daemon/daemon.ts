@@ -37,6 +37,7 @@ import { createMarketBus, type StreamMarketBus } from './market/bus.js';
 import { createWsGateway, type WsGateway } from './ws/gateway.js';
 import { createLiveScreens, type LiveScreens } from './live/runtime.js';
 import { createLiveScreenHook } from './ws/live-screens.js';
+import { WS_PROTOCOL_DOC } from './ws/protocol-docs.js';
 import { registerLiveScreenRoutes } from './http/routes/screen-live.js';
 import { createSnapshotUniverse } from './ws/snapshot-universe.js';
 import { registerWsRoutes } from './ws/routes.js';
@@ -416,6 +417,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       registrars,
       limiter: limiter.forRoute,
       metricsAccess: { public: config.metrics_public, token: config.metrics_token },
+      docTags: [{ name: 'websocket', description: WS_PROTOCOL_DOC }],
       health: {
         pingDb: () => db.ping().then(() => true, () => false),
         pingRedis: async () => {

@@ -221,7 +221,10 @@ function describe(spec: RouteSpec): RouteConfig {
 }
 
 /** Build the OpenAPI 3.1 document for the given routes. */
-export function buildOpenApiDocument(routes: readonly RouteSpec[], info: { version: string; description: string }) {
+export function buildOpenApiDocument(
+  routes: readonly RouteSpec[],
+  info: { version: string; description: string; tags?: readonly { name: string; description: string }[] },
+) {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
@@ -234,5 +237,6 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], info: { versi
     openapi: '3.1.0',
     info: { title: 'stockscreen API', version: info.version, description: info.description },
     servers: [{ url: '/', description: 'this daemon' }],
+    ...(info.tags ? { tags: info.tags.map((t) => ({ ...t })) } : {}),
   });
 }

@@ -45,6 +45,8 @@ export interface AppDeps extends AuthGuardDeps {
   limiter?: RouteLimiter;
   /** Who may read /metrics (config metrics_public, metrics_token). */
   metricsAccess?: MetricsAccess;
+  /** OpenAPI tag descriptions (markdown), e.g. the WebSocket protocol under `websocket`. */
+  docTags?: readonly { name: string; description: string }[];
 }
 
 /** The built app plus the route list (for OpenAPI and its completeness test). */
@@ -111,6 +113,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   const openapi = () =>
     (document ??= buildOpenApiDocument([...root.routes, ...api.routes], {
       version: deps.version,
+      tags: deps.docTags,
       description:
         'REST interface of stockscreend. Every path under /api/v1 is also served under /v1 (same handlers, same rate-limit counters). ' +
         'Success bodies use the envelope {status:"success", data, meta:{timestamp, request_id}}; errors use {status:"error", error:{code, message, details}, meta}.',

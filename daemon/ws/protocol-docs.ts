@@ -1,0 +1,35 @@
+/**
+ * The WebSocket protocol as served in the API documentation (the `websocket` tag of
+ * /openapi.json, rendered by /docs and /redoc): the spec's message tables and the
+ * extensions, live screens (issue 22) in full.
+ */
+
+/** Markdown description of the WebSocket protocol. */
+export const WS_PROTOCOL_DOC = `
+**WebSocket** at \`/v1/ws\` (also \`/api/v1/ws\`, \`/ws/market\`), \`?token=<access token>\` optional, \`?session_id=\` to restore a session.
+Every server message carries \`type\`, \`timestamp\` and \`sequence\` (one counter per session; a \`batch\` frame takes the number before its inner messages).
+
+| Client → server | Fields |
+|---|---|
+| \`subscribe\` / \`unsubscribe\` | \`subscription_type\`: \`stock\` \\| \`market\` \\| \`sector\` \\| \`screen\`; \`targets\` |
+| \`subscribe\` (screen) | \`subscription_type: "screen"\` and either \`targets\` (\`preset:<id>\` of yours, \`template:<id>\`; at most 10) with optional \`overrides\` for templates ({market, sort, per_page, page, fields}), or \`query\`: a POST /screen body (either shape, \`expression\` included) |
+| \`unsubscribe\` (screen) | \`targets\`: screen ids, or the targets they were subscribed with |
+| \`ping\`, \`refresh_token\` {token}, \`reconnect\` {session_id, last_sequence?} | |
+
+| Server → client | Fields |
+|---|---|
+| \`connected\`, \`reconnected\`, \`subscribed\`, \`unsubscribed\`, \`price_update\`, \`orderbook_update\`, \`market_status\`, \`alert\`, \`error\`, \`pong\`, \`batch\`, \`token_refreshed\` | as in the service interface |
+| \`subscribed\` (screen) | \`subscription_type: "screen"\`, \`targets: [source]\`, \`screen_id\`, \`source\` (\`preset:<id>\`, \`template:<id>\` or \`query\`), \`members\` (rows: code, name, market, sector, \`price\` and the POST /screen columns of the screen, in its sort order, at most \`per_page\`), \`count\`, \`total\` (matches on every page), \`sort\`, \`page\`, \`per_page\`, \`restored\` (true after a session restore) |
+| \`screen_update\` | \`screen_id\`, \`entered\` (rows, as in \`members\`), \`exited\` (codes), \`count\` (members now), \`total\` — sent whenever the members change, never coalesced |
+
+**Live screens.** Members always equal the page \`POST /screen?prices=live\` returns for the same query: the indicator snapshot with the
+price-dependent fields of every stock that traded recomputed at its live price (close, change, change %, volume, trading value, open/high/low,
+market cap, PER, PBR, PSR, POR, PEG, Graham ratio, earnings and dividend yield, EV, EV/EBIT, turnover). A stock pushed out of a top-N by
+another is an exit. A new indicator snapshot re-evaluates every screen. Limits per tier (\`live_screen_limits\`, default free 1, basic 5,
+pro 20, enterprise 100, per connection and per user across daemons); over → \`SUBSCRIPTION_FAILED\` with \`details\` {reason:
+\`live_screen_limit\`, scope, tier, limit, current}. Unknown or another user's preset (\`unknown_preset\`), unknown template
+(\`unknown_template\`), a bad query or expression (\`invalid_query\` with \`query.<field>\` details), a malformed target (\`unknown_targets\`)
+→ \`SUBSCRIPTION_FAILED\`; the connection stays usable. A restored session gets its live screens back under the same ids: \`subscribed\`
+(\`restored: true\`) with the current members, then one \`screen_update\` with what entered and left since the disconnect (no replay).
+\`GET /screen/live\` lists the caller's live screens on every daemon.
+`.trim();
