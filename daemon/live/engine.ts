@@ -87,7 +87,7 @@ export function createLiveScreenEngine(source: Snapshot | (() => Snapshot)): Liv
     const change: LiveScreenChange = {
       entered: diff.entered.map((r) => rowOf(entry.screen, r)),
       exited: diff.exited,
-      count: entry.screen.members().length,
+      count: entry.screen.count(),
       total: entry.screen.total(),
     };
     for (const listener of entry.listeners) listener(change);
@@ -110,8 +110,11 @@ export function createLiveScreenEngine(source: Snapshot | (() => Snapshot)): Liv
     onTicks(events) {
       sync();
       for (const event of events) {
-        const row = view.apply(event);
+        const row = view.base.rowByCode.get(event.code);
         if (row === undefined) continue;
+        // Two passes: each screen finds the row under its old values, then re-places it under the new ones.
+        for (const entry of tickSensitive) entry.screen.prepareRow(row);
+        view.apply(event);
         lastTick.set(event.code, event);
         for (const entry of tickSensitive) notify(entry, entry.screen.updateRow(row));
       }

@@ -11,6 +11,7 @@ import { filterRows } from '../screening/select.js';
 import { sortRows } from '../screening/sort-rows.js';
 import { PRICE_DEPENDENT_FIELDS } from './price-overlay.js';
 import { compileRowComparator, compileRowMatcher, type RowComparator, type RowMatcher } from './row-matcher.js';
+import { createSortedRows, type SortedRows } from './sorted-rows.js';
 
 /** A change of membership: rows (of the current view) that entered, codes of the stocks that left. */
 export interface MembershipDiff {
@@ -31,9 +32,13 @@ export interface LiveScreen {
   readonly crossSectional: boolean;
   /** Current members (rows), in the screen's order. */
   members(): readonly number[];
+  /** Number of members (no copy). */
+  count(): number;
   /** Number of stocks matching (all pages). */
   total(): number;
-  /** Re-check one row after a tick; null when the members did not change. */
+  /** Before a tick of `row` is written into the view: note where the row sorts now (its old values). */
+  prepareRow(row: number): void;
+  /** Re-check one row after a tick (after prepareRow, or alone: then its old place is searched by scan); null when the members did not change. */
   updateRow(row: number): MembershipDiff | null;
   /** Recompile on `snapshot` (a new view) and recompute everything; the diff against the previous members. */
   rebuild(snapshot: Snapshot): MembershipDiff | null;
@@ -50,11 +55,11 @@ export function isCrossSectional(parsed: unknown): boolean {
 }
 
 /** The diff between two member lists, by stock code (rows may differ between two snapshots). */
-function diffPages(beforeCodes: readonly string[], after: readonly number[], snapshot: Snapshot): MembershipDiff | null {
+function diffPages(beforeCodes: readonly string[], after: Int32Array<ArrayBufferLike>, snapshot: Snapshot): MembershipDiff | null {
   const was = new Set(beforeCodes);
-  const nowCodes = after.map((r) => snapshot.codes[r] ?? '');
+  const nowCodes = Array.from(after, (r) => snapshot.codes[r] ?? '');
   const now = new Set(nowCodes);
-  const entered = after.filter((_, k) => !was.has(nowCodes[k]!));
+  const entered = Array.from(after).filter((_, k) => !was.has(nowCodes[k]!));
   const exited = beforeCodes.filter((c) => !now.has(c));
   return entered.length === 0 && exited.length === 0 ? null : { entered, exited };
 }
@@ -74,18 +79,6 @@ function pageUnchanged(oldPos: number, newPos: number, start: number, end: numbe
   return pos >= end;
 }
 
-/** Binary search: the index at which `row` belongs in `sorted`. */
-function insertionPoint(sorted: readonly number[], row: number, compare: RowComparator): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compare(sorted[mid]!, row) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
  * Compile `query` (validated, e.g. by ScreenService.parse) against `snapshot` (a live view)
  * and compute its members. @throws AppError INVALID_REQUEST for a bad expression
@@ -99,10 +92,15 @@ export function createLiveScreen(query: ScreenQuery, snapshot: Snapshot): LiveSc
   let view = snapshot;
   let matches: RowMatcher = () => false;
   let compare: RowComparator = (a, b) => a - b;
-  let sorted: number[] = [];
+  let sorted: SortedRows = createSortedRows([], 0, compare);
   let inSet = new Uint8Array(0);
+  // Where prepareRow found the ticking row (its position under the old values).
+  let preparedRow = -1;
+  let preparedPos = -1;
   let mark = new Uint8Array(0);
-  let page: number[] = [];
+  let page: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  // Set when only the order inside the page changed: the page is re-read when asked for.
+  let pageStale = false;
 
   function compile(next: Snapshot): void {
     view = next;
@@ -113,19 +111,27 @@ export function createLiveScreen(query: ScreenQuery, snapshot: Snapshot): LiveSc
   /** The engine itself over the whole view: the reference the per-row path must agree with. */
   function runAll(): void {
     const rows = sortRows(view, filterRows(view, query.universe, query.filters, matches), query.sort);
-    sorted = Array.from(rows);
+    sorted = createSortedRows(rows, view.size, compare);
     inSet = new Uint8Array(view.size);
     mark = new Uint8Array(view.size);
-    for (const r of sorted) inSet[r] = 1;
+    for (const r of rows) inSet[r] = 1;
     page = sorted.slice(start, end);
+    pageStale = false;
+    preparedRow = -1;
   }
 
-  const codesOf = (rows: readonly number[]) => rows.map((r) => view.codes[r] ?? '');
+  const codesOf = (rows: ArrayLike<number>) => Array.from(rows, (r) => view.codes[r] ?? '');
+  const scan = (row: number) => {
+    for (let i = 0; i < sorted.length; i++) if (sorted.at(i) === row) return i;
+    return -1;
+  };
 
   /** The new page and its diff within one view (rows are stable): marks in a typed array, no sets. */
   function movePage(): MembershipDiff | null {
+    // A stale page has the right members in an old order: enough for the diff.
     const before = page;
     page = sorted.slice(start, end);
+    pageStale = false;
     for (const r of before) mark[r] = 1;
     const entered: number[] = [];
     for (const r of page) {
@@ -157,21 +163,31 @@ export function createLiveScreen(query: ScreenQuery, snapshot: Snapshot): LiveSc
     fields,
     tickSensitive: crossSectional || [...fields].some((f) => PRICE_SET.has(f)),
     crossSectional,
-    members: () => page,
+    members() {
+      if (pageStale) (page = sorted.slice(start, end)), (pageStale = false);
+      return Array.from(page);
+    },
+    count: () => Math.max(0, Math.min(end, sorted.length) - start),
     total: () => sorted.length,
+    prepareRow(row) {
+      preparedRow = row;
+      preparedPos = inSet[row] === 1 ? sorted.find(row) : -1;
+    },
     updateRow(row) {
       if (crossSectional) return rebuild(view);
       const was = inSet[row] === 1;
+      const oldPos = !was ? -1 : preparedRow === row ? preparedPos : scan(row);
+      preparedRow = -1;
       const now = matches(row);
       if (!was && !now) return null;
-      const oldPos = was ? sorted.indexOf(row) : -1;
-      if (was) sorted.splice(oldPos, 1);
-      const newPos = now ? insertionPoint(sorted, row, compare) : -1;
-      if (now) sorted.splice(newPos, 0, row);
+      let newPos = -1;
+      if (was && now) newPos = sorted.move(oldPos);
+      else if (was) sorted.removeAt(oldPos);
+      else newPos = sorted.insert(row);
       inSet[row] = now ? 1 : 0;
       if (pageUnchanged(oldPos, newPos, start, end)) {
         // Same members; inside the page their order may have changed.
-        if (region(newPos, start, end) === 1) page = sorted.slice(start, end);
+        if (region(newPos, start, end) === 1) pageStale = true;
         return null;
       }
       return movePage();
