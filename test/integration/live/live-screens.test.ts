@@ -148,6 +148,40 @@ describe('live screens', () => {
     expect(listed.data.map((e: any) => e.screen_id)).toEqual([sub.screen_id]);
   });
 
+  it('evaluates on a second daemon from the shared tick stream, and lists and counts live screens across daemons', async () => {
+    const b = await startTestDaemon('live-screens-b', {
+      ...t.store, redis_prefix: t.prefix, feed: 'ingest', live_screen_limits: { free: { per_connection: 4, per_user: 2 } },
+    } as never);
+    try {
+      const erin = await t.login();
+      const onB = await connect(`${b.url.replace('http', 'ws')}/v1/ws?token=${erin.access_token}`);
+      clients.push(onB);
+      await onB.next(ofType('connected'));
+      const top = { sort: [{ field: 'change_percent', direction: 'desc' }], per_page: 4 };
+      onB.send({ type: 'subscribe', subscription_type: 'screen', query: top });
+      const sub = await onB.next(ofType('subscribed', { subscription_type: 'screen' }));
+      const before = (sub.members as Stock[]).map((m) => m.code);
+      expect(before).toEqual((await screen(top, erin.access_token)).data.map((s: Stock) => s.code));
+      // A tick ingested on daemon A reaches daemon B's live screen.
+      const outsider = stocks.find((s) => !before.includes(s.code) && s.code !== stocks[3]!.code)!;
+      await tick([{ code: outsider.code, price: priceLimits(outsider.close).upper, volume: 20_000_000 }]);
+      const update = await onB.next(ofType('screen_update', { screen_id: sub.screen_id }));
+      expect((update.entered as Stock[]).map((m) => m.code)).toEqual([outsider.code]);
+      const onBAnswer = ((await (await b.request('/api/v1/screen?prices=live', { method: 'POST', token: erin.access_token, json: top })).json()) as any).data;
+      expect([...replay(onB, sub.screen_id as string)].sort()).toEqual(onBAnswer.map((s: Stock) => s.code).sort());
+      // Daemon A lists the screen held on daemon B; one more on A fills the per-user limit daemon B enforces (2).
+      const listed = (await (await t.request('/api/v1/screen/live', { token: erin.access_token })).json()) as any;
+      expect(listed.data).toEqual([expect.objectContaining({ screen_id: sub.screen_id, source: 'query' })]);
+      const onA = await open(erin.access_token);
+      onA.send({ type: 'subscribe', subscription_type: 'screen', targets: ['template:value'] });
+      await onA.next(ofType('subscribed', { subscription_type: 'screen' }));
+      onB.send({ type: 'subscribe', subscription_type: 'screen', targets: ['template:growth'] });
+      expect((await onB.next(ofType('error'))).details).toMatchObject({ reason: 'live_screen_limit', scope: 'user', limit: 2, current: 2 });
+    } finally {
+      await b.close();
+    }
+  });
+
   it('answers bad input with SUBSCRIPTION_FAILED and keeps the connection usable', async () => {
     const c = await open(alice.access_token);
     c.send({ type: 'subscribe', subscription_type: 'screen', targets: ['template:no-such-template'] });
