@@ -6,7 +6,7 @@
 
 /** Markdown description of the WebSocket protocol. */
 export const WS_PROTOCOL_DOC = `
-**WebSocket** at \`/v1/ws\` (also \`/api/v1/ws\`, \`/ws/market\`), \`?token=<access token>\` optional, \`?session_id=\` to restore a session.
+**WebSocket** on \`/v1/ws\`, \`/api/v1/ws\` or \`/ws/market\`; \`?token=<access token>\` optional, \`?session_id=\` to restore a session.
 Every server message carries \`type\`, \`timestamp\` and \`sequence\` (one counter per session; a \`batch\` frame takes the number before its inner messages).
 
 | Client → server | Fields |
