@@ -2,7 +2,8 @@
  * `npm run bench:live` entry (node dist/loadtest/bench-live.js): only the live-screen step of
  * `npm run bench` (bench/live-screens.ts) on a freshly loaded sample market, for a quick look
  * on a shared machine. `BENCH_SCALE=quick|tiny` as for the bench; `BENCH_LIVE_SCREENS` and
- * `BENCH_LIVE_SECONDS` override the screen count and the bound of each run.
+ * `BENCH_LIVE_SECONDS` override the screen count and the bound of each run; `BENCH_LIVE_VERIFY=1`
+ * first checks 300 of the screens against the engine after 3,000 ticks.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ await runBenchProgram(async (io, env) => {
     ...plan.live,
     ...(env.BENCH_LIVE_SCREENS ? { screens: Number(env.BENCH_LIVE_SCREENS) } : {}),
     ...(env.BENCH_LIVE_SECONDS ? { seconds: Number(env.BENCH_LIVE_SECONDS) } : {}),
+    verify: env.BENCH_LIVE_VERIFY === '1',
   };
   const dataDir = await mkdtemp(join(tmpdir(), 'stockscreen-bench-live-'));
   try {

@@ -92,7 +92,12 @@ export function createLiveScreen(query: ScreenQuery, snapshot: Snapshot): LiveSc
   let view = snapshot;
   let matches: RowMatcher = () => false;
   let compare: RowComparator = (a, b) => a - b;
+  // Top-N: `sorted` holds the first matches in order (at least `end` of them while more exist);
+  // every other match is in the unordered rest and sorts after all of them.
+  // inSet: 0 = no match, 1 = in `sorted`, 2 = in the rest.
+  const keep = end + Math.max(end, 32);
   let sorted: SortedRows = createSortedRows([], 0, compare);
+  let restCount = 0;
   let inSet = new Uint8Array(0);
   // Where prepareRow found the ticking row (its position under the old values).
   let preparedRow = -1;
@@ -110,18 +115,33 @@ export function createLiveScreen(query: ScreenQuery, snapshot: Snapshot): LiveSc
 
   /** The engine itself over the whole view: the reference the per-row path must agree with. */
   function runAll(): void {
-    const rows = sortRows(view, filterRows(view, query.universe, query.filters, matches), query.sort);
-    sorted = createSortedRows(rows, view.size, compare);
     inSet = new Uint8Array(view.size);
     mark = new Uint8Array(view.size);
-    for (const r of rows) inSet[r] = 1;
+    fill(sortRows(view, filterRows(view, query.universe, query.filters, matches), query.sort));
     page = sorted.slice(start, end);
     pageStale = false;
     preparedRow = -1;
   }
 
+  /** Keep the first `keep` of `rows` (all matches, in order) sorted, the others in the rest. */
+  function fill(rows: Int32Array): void {
+    const head = rows.subarray(0, keep);
+    sorted = createSortedRows(head, view.size, compare);
+    for (const r of head) inSet[r] = 1;
+    for (const r of rows.subarray(keep)) inSet[r] = 2;
+    restCount = Math.max(0, rows.length - keep);
+  }
+
+  /** The sorted part fell under the page while the rest holds more: order every match again. */
+  function refill(): void {
+    const all: number[] = [];
+    for (let i = 0; i < sorted.length; i++) all.push(sorted.at(i));
+    for (let r = 0; r < inSet.length; r++) if (inSet[r] === 2) all.push(r);
+    fill(sortRows(view, Int32Array.from(all), query.sort));
+  }
+
   const codesOf = (rows: ArrayLike<number>) => Array.from(rows, (r) => view.codes[r] ?? '');
-  const scan = (row: number) => {
+  const scan = (row: number): number => {
     for (let i = 0; i < sorted.length; i++) if (sorted.at(i) === row) return i;
     return -1;
   };
@@ -146,6 +166,21 @@ export function createLiveScreen(query: ScreenQuery, snapshot: Snapshot): LiveSc
     return entered.length === 0 && exited.length === 0 ? null : { entered, exited };
   }
 
+  /** The diff after one row moved from `oldPos` to `newPos` in the sorted part (−1: not in it). */
+  function settle(oldPos: number, newPos: number): MembershipDiff | null {
+    if (pageUnchanged(oldPos, newPos, start, end)) {
+      // Same members; inside the page their order may have changed.
+      if (region(newPos, start, end) === 1) pageStale = true;
+      return null;
+    }
+    return movePage();
+  }
+
+  function refilled(): MembershipDiff | null {
+    refill();
+    return movePage();
+  }
+
   function rebuild(next: Snapshot): MembershipDiff | null {
     // Rows may differ between two snapshots: the old page's codes are read on the old view.
     const before = codesOf(page);
@@ -168,29 +203,58 @@ export function createLiveScreen(query: ScreenQuery, snapshot: Snapshot): LiveSc
       return Array.from(page);
     },
     count: () => Math.max(0, Math.min(end, sorted.length) - start),
-    total: () => sorted.length,
+    total: () => sorted.length + restCount,
     prepareRow(row) {
       preparedRow = row;
       preparedPos = inSet[row] === 1 ? sorted.find(row) : -1;
     },
     updateRow(row) {
       if (crossSectional) return rebuild(view);
-      const was = inSet[row] === 1;
-      const oldPos = !was ? -1 : preparedRow === row ? preparedPos : scan(row);
+      const state = inSet[row]!;
+      const oldPos = state !== 1 ? -1 : preparedRow === row ? preparedPos : scan(row);
       preparedRow = -1;
       const now = matches(row);
-      if (!was && !now) return null;
-      let newPos = -1;
-      if (was && now) newPos = sorted.move(oldPos);
-      else if (was) sorted.removeAt(oldPos);
-      else newPos = sorted.insert(row);
-      inSet[row] = now ? 1 : 0;
-      if (pageUnchanged(oldPos, newPos, start, end)) {
-        // Same members; inside the page their order may have changed.
-        if (region(newPos, start, end) === 1) pageStale = true;
+      if (state === 0 && !now) return null;
+      if (state === 2 && !now) {
+        // Past the sorted part, hence past the page.
+        inSet[row] = 0;
+        restCount--;
         return null;
       }
-      return movePage();
+      const past = restCount > 0 && sorted.length > 0;
+      if (state !== 1) {
+        // A match outside the sorted part stays in the rest unless it now sorts before its last row.
+        if (past && compare(row, sorted.at(sorted.length - 1)) > 0) {
+          if (state === 0) (inSet[row] = 2), restCount++;
+          return null;
+        }
+        if (state === 2) restCount--;
+        inSet[row] = 1;
+        const newPos = sorted.insert(row);
+        if (sorted.length > keep) {
+          const last = sorted.at(sorted.length - 1);
+          sorted.removeAt(sorted.length - 1);
+          inSet[last] = 2;
+          restCount++;
+        }
+        return settle(-1, newPos);
+      }
+      if (!now) {
+        sorted.removeAt(oldPos);
+        inSet[row] = 0;
+        if (restCount > 0 && sorted.length < end) return refilled();
+        return settle(oldPos, -1);
+      }
+      const newPos = sorted.move(oldPos);
+      // Moved to the end of the sorted part: rows of the rest may sort before it.
+      if (restCount > 0 && newPos === sorted.length - 1) {
+        sorted.removeAt(newPos);
+        inSet[row] = 2;
+        restCount++;
+        if (sorted.length < end) return refilled();
+        return settle(oldPos, -1);
+      }
+      return settle(oldPos, newPos);
     },
     rebuild,
   };

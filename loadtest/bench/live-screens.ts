@@ -16,7 +16,7 @@ import { INDICATOR_IDS } from '../../daemon/indicators/registry.js';
 import { createLiveScreenEngine } from '../../daemon/live/engine.js';
 import type { PriceEvent } from '../../daemon/market/events.js';
 import { parseScreenRequest } from '../../daemon/screening/request.js';
-import type { ScreenQuery } from '../../daemon/screening/query.js';
+import { executeQuery, type ScreenQuery } from '../../daemon/screening/query.js';
 import { buildSnapshot, type Snapshot } from '../../daemon/screening/snapshot.js';
 import { applyTemplateOverrides, listTemplates } from '../../daemon/screening/templates.js';
 import { openStore, type StoreSettings } from '../../daemon/store/open.js';
@@ -89,6 +89,18 @@ function replay(snapshot: Snapshot, queries: readonly ScreenQuery[], ticks: read
   return { ticks: n, ticks_per_s: n / wall, cpu_us_per_tick: (cpu.user + cpu.system) / Math.max(1, n), changes };
 }
 
+/** Replay `ticks` into `queries` and count the screens whose members differ from the engine's page on the live view (0 expected). */
+export function verifyLiveScreens(snapshot: Snapshot, queries: readonly ScreenQuery[], ticks: readonly PriceEvent[]): number {
+  const engine = createLiveScreenEngine(snapshot);
+  const handles = queries.map((q) => engine.add(q, () => undefined));
+  engine.onTicks(ticks);
+  const live = engine.view().snapshot;
+  return handles.filter((h) => {
+    const expected = executeQuery(live, h.screen.query).items.map((x) => x.code).join();
+    return h.members().map((m) => m.code).join() !== expected;
+  }).length;
+}
+
 /** Figures of the live-screen bench. */
 export interface LiveScreenBenchResult {
   stocks: number;
@@ -100,10 +112,15 @@ export interface LiveScreenBenchResult {
 }
 
 /** Run the bench on the bench daemon's store. */
-export async function runLiveScreenBench(store: StoreSettings, o: { screens: number; cpuScreens: number; ticks: number; seconds: number }): Promise<LiveScreenBenchResult> {
+export async function runLiveScreenBench(store: StoreSettings, o: { screens: number; cpuScreens: number; ticks: number; seconds: number; verify?: boolean }): Promise<LiveScreenBenchResult> {
   const snapshot = await loadSnapshot(store);
   const ticks = replayTicks(await loadAlertStocks(store), o.ticks);
   const many = liveScreenMix(o.screens);
+  // BENCH_LIVE_VERIFY: the figures are only worth something if the members are right.
+  if (o.verify) {
+    const wrong = verifyLiveScreens(snapshot, many.slice(0, 300), ticks.slice(0, 3000));
+    if (wrong > 0) throw new Error(`live screens: ${wrong} of 300 screens differ from POST /screen on the live view`);
+  }
   const some = many.slice(0, o.cpuScreens);
   // A warm-up round of each path; only the second counts.
   replay(snapshot, [], ticks, o.seconds / 4);

@@ -52,12 +52,12 @@ describe('live screen engine', () => {
       seen.push(...handle.members().map((m) => m.code));
       return { name, query, handle, seen, changes };
     });
-    for (let t = 0; t < 600; t++) {
+    for (let t = 0; t < 1500; t++) {
       const i = Math.floor(r() * rows.length);
       const row = rows[i]!;
       const close = row.values.close as number;
       engine.onTicks([tickOf(row, Math.round(close * (0.8 + r() * 0.4)), Math.floor(r() * 1e6), t)]);
-      if (t % 50 !== 0) continue;
+      if (t % 5 !== 0) continue;
       for (const s of subs) {
         const expected = executeQuery(engine.view().snapshot, s.query).items.map((x) => x.code);
         expect(s.handle.members().map((m) => m.code), s.name).toEqual(expected);
