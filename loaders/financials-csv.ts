@@ -5,8 +5,8 @@
  * Flow items are for the quarter alone. Blank cells and absent columns give
  * null; unknown columns are ignored.
  */
-import type { FinancialQuarter } from '../daemon/market/records.js';
-import { OPTIONAL_FINANCIAL_FIELDS } from '../daemon/market/records.js';
+import type { FinancialQuarter } from '../daemon/kernel/records.js';
+import { OPTIONAL_FINANCIAL_FIELDS } from '../daemon/kernel/records.js';
 import { csvRows, sniffHeader } from './csv.js';
 import { parseNumber } from './fields.js';
 import { addRecord, emptyResult, enforceBadRowLimit, fileError, reject } from './result.js';

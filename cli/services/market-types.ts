@@ -59,7 +59,7 @@ export interface StockPrice {
 }
 
 /** One row of GET /stocks/{code}/history (oldest first). */
-export type { DailyBar as PriceBar } from '../../daemon/market/records.js';
+export type { DailyBar as PriceBar } from '../../daemon/kernel/records.js';
 
 /** One quarter of GET /stocks/{code}/financials (newest first), with derived ratios. */
 export interface FinancialRow {

@@ -9,9 +9,9 @@
  * (krx-calendar). The after-hours sessions (시간외) are reported as closed.
  */
 import type { Clock } from '../infra/clock.js';
-import type { MarketStatus, MarketStatusEvent } from './events.js';
-import { isFirstTradingDayOfYear, isTradingDay, nextTradingDay } from './krx-calendar.js';
-import { MARKETS } from './records.js';
+import type { MarketStatus, MarketStatusEvent } from '../kernel/events.js';
+import { isFirstTradingDayOfYear, isTradingDay, nextTradingDay } from '../kernel/krx-calendar.js';
+import { MARKETS } from '../kernel/records.js';
 
 /** Korea Standard Time offset from UTC (no DST since 1988). */
 export const KST_OFFSET_MS = 9 * 3_600_000;

@@ -3,7 +3,7 @@
  * unrealised P&L, day change and weight; portfolio totals; allocation by stock, sector,
  * market and market-cap bucket; best and worst holdings. Percentages are 0–100.
  */
-import type { Market } from '../market/records.js';
+import type { Market } from '../kernel/records.js';
 
 /** A holding as stored. */
 export interface HoldingInput {

@@ -7,7 +7,7 @@
  * only when the whole condition is TRUE. Division by zero is null.
  */
 
-import { MARKETS } from '../market/records.js';
+import { MARKETS } from '../kernel/records.js';
 import { FLAG_BITS } from './snapshot.js';
 import type { DictColumn, Snapshot, StockFlag } from './snapshot.js';
 import { typeOf } from './expression-parser.js';

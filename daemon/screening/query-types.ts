@@ -2,7 +2,7 @@
  * The screening query's vocabulary: what a validated screen is. Its own module so that the
  * parts of the engine (select, sort-rows, templates) can name it without importing the engine.
  */
-import type { Market } from '../market/records.js';
+import type { Market } from '../kernel/records.js';
 import type { ParsedExpression } from './expression.js';
 import type { StockFlag } from './snapshot.js';
 

@@ -5,7 +5,7 @@
  */
 
 import { invalidRequest } from '../errors.js';
-import type { Market } from '../market/records.js';
+import type { Market } from '../kernel/records.js';
 import { compileExpression, parseExpression } from './expression.js';
 import type { ParsedExpression } from './expression.js';
 import { filterRows } from './select.js';

@@ -7,7 +7,7 @@
 
 import { z } from 'zod';
 import { EXPRESSION_LIMITS } from './expression-parser.js';
-import { STOCK_CODE_PATTERN } from '../market/records.js';
+import { STOCK_CODE_PATTERN } from '../kernel/records.js';
 import { STOCK_FLAGS } from './snapshot.js';
 
 /** Largest page size (issue 4: per_page max 500). */

@@ -4,7 +4,7 @@
  * the list is in sort-rows.ts.
  */
 
-import { MARKETS } from '../market/records.js';
+import { MARKETS } from '../kernel/records.js';
 import { FLAG_BITS } from './snapshot.js';
 import type { DictColumn, Snapshot } from './snapshot.js';
 import type { RangeFilter, Universe } from './query-types.js';

@@ -2,8 +2,8 @@
  * Quarterly financial statements repository, plus the statement amounts as filed
  * (OpenDART reports) that quarters are derived from across files.
  */
-import type { ReportedAmount } from '../market/financial-reports.js';
-import { OPTIONAL_FINANCIAL_FIELDS, type FinancialQuarter } from '../market/records.js';
+import type { ReportedAmount } from '../kernel/financial-reports.js';
+import { OPTIONAL_FINANCIAL_FIELDS, type FinancialQuarter } from '../kernel/records.js';
 import { bulkUpsert } from './bulk.js';
 import type { Db, Queryable } from './db.js';
 

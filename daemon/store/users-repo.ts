@@ -1,6 +1,6 @@
 /** Users repository: accounts with tier, role and an optional custom hourly limit. */
 import { randomUUID } from 'node:crypto';
-import type { Role, Tier } from '../auth/tokens.js';
+import type { Role, Tier } from '../kernel/roles.js';
 import type { Db } from './db.js';
 
 /** A stored user, password hash included (never sent to clients). */

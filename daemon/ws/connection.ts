@@ -15,7 +15,7 @@ import type { WebSocket } from 'ws';
 import type { AuthUser, TokenService } from '../auth/tokens.js';
 import type { Clock } from '../infra/clock.js';
 import { previousStreamId } from '../market/bus.js';
-import type { AlertEvent, MarketStatusEvent, PriceEvent } from '../market/events.js';
+import type { AlertEvent, MarketStatusEvent, PriceEvent } from '../kernel/events.js';
 import { advanceAlertCursor, newAlertCursor, type AlertCursor } from './alert-cursor.js';
 import { createOutbox, type FlushScheduler, type Outbox } from './batching.js';
 import type { CapSlot, ConnectionCaps } from './connection-caps.js';

@@ -20,7 +20,7 @@ import { WebSocketServer, type PerMessageDeflateOptions, type WebSocket } from '
 import type { TokenService } from '../auth/tokens.js';
 import { systemClock, type Clock } from '../infra/clock.js';
 import type { MarketBus } from '../market/bus.js';
-import type { AlertEvent, MarketStatusEvent, PriceEvent } from '../market/events.js';
+import type { AlertEvent, MarketStatusEvent, PriceEvent } from '../kernel/events.js';
 import { createFlushScheduler } from './batching.js';
 import { createCheckpointer } from './checkpoint.js';
 import { createDeflatePools, installPooledDeflate } from './deflate-pool.js';

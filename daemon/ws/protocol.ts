@@ -14,7 +14,7 @@
  * checks for gaps walks frames and their inner messages in reading order.
  */
 import { z } from 'zod';
-import type { AlertEvent, MarketStatusEvent, OrderBookEvent, PriceEvent } from '../market/events.js';
+import type { AlertEvent, MarketStatusEvent, OrderBookEvent, PriceEvent } from '../kernel/events.js';
 
 /** The kinds of subscription (spec "Client to server"). */
 export const SUBSCRIPTION_TYPES = ['stock', 'market', 'sector'] as const;

@@ -21,7 +21,7 @@
  */
 import type { Logger } from 'pino';
 import { throttledWarning } from '../infra/throttled-warning.js';
-import type { AlertEvent } from '../market/events.js';
+import type { AlertEvent } from '../kernel/events.js';
 import { alertReplayFloor, alertSeen } from './alert-cursor.js';
 import type { Connection } from './connection.js';
 import { marketsOfTargets, statusMessages } from './market-status.js';

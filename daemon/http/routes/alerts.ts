@@ -4,7 +4,8 @@
  */
 import type { Request } from 'express';
 import { z } from 'zod';
-import { ALERT_TYPES, thresholdProblem } from '../../alerts/alert-rules.js';
+import { thresholdProblem } from '../../alerts/alert-rules.js';
+import { ALERT_TYPES } from '../../kernel/alert-types.js';
 import type { AlertOwner, AlertService } from '../../alerts/alert-service.js';
 import { stockCode } from '../../field-schemas.js';
 import type { Alert, AlertFiringRecord } from '../../store/alerts-repo.js';

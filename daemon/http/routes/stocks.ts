@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { notFound } from '../../errors.js';
 import { aggregateBars } from '../../market/aggregate-bars.js';
 import { calendarDate, stockCode } from '../../field-schemas.js';
-import { type DailyBar, type FinancialQuarter } from '../../market/records.js';
+import { type DailyBar, type FinancialQuarter } from '../../kernel/records.js';
 import { executeQuery } from '../../screening/query.js';
 import type { SnapshotService } from '../../screening/snapshot-service.js';
 import type { FinancialsRepo } from '../../store/financials-repo.js';

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type Request } from 'express';
 import { Redis, type RedisOptions } from 'ioredis';
 import { parseConfig, type ConfigInput } from '../../../daemon/config.js';
-import type { Tier } from '../../../daemon/auth/tokens.js';
+import type { Tier } from '../../../daemon/kernel/roles.js';
 import { createTokenService, type TokenService } from '../../../daemon/auth/tokens.js';
 import { createManualClock, type ManualClock } from '../../../daemon/infra/clock.js';
 import { createLogger } from '../../../daemon/infra/logger.js';

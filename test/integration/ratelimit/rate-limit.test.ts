@@ -4,7 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Tier } from '../../../daemon/auth/tokens.js';
+import type { Tier } from '../../../daemon/kernel/roles.js';
 import { parseConfig } from '../../../daemon/config.js';
 import { planChecks } from '../../../daemon/ratelimit/policy.js';
 import { createRateLimitStore } from '../../../daemon/ratelimit/store.js';

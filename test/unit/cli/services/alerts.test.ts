@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALERT_TYPES as DAEMON_ALERT_TYPES } from '../../../../daemon/alerts/alert-rules.js';
+import { ALERT_TYPES as DAEMON_ALERT_TYPES } from '../../../../daemon/kernel/alert-types.js';
 import { alertCells, ALERT_TYPES, formatThreshold, type Alert } from '../../../../cli/services/alerts.js';
 import { alertPatch } from '../../../../cli/commands/alerts/edit.js';
 
