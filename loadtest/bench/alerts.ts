@@ -10,7 +10,7 @@
 import { pino } from 'pino';
 import type { AlertType } from '../../daemon/kernel/alert-types.js';
 import { createAlertEvaluator, type AlertEvaluator } from '../../daemon/alerts/evaluator.js';
-import { createMarketParts, loadSnapshotRows } from '../../daemon/daemon.js';
+import { createMarketParts, loadSnapshotRows } from '../../daemon/wiring/market.js';
 import type { PriceEvent } from '../../daemon/kernel/events.js';
 import type { Market } from '../../daemon/kernel/records.js';
 import { openStore, type StoreSettings } from '../../daemon/store/open.js';

@@ -5,7 +5,7 @@
  * target: under 2 ms, judged on the p99).
  */
 import { join } from 'node:path';
-import { createMarketParts, loadSnapshotRows } from '../../daemon/daemon.js';
+import { createMarketParts, loadSnapshotRows } from '../../daemon/wiring/market.js';
 import { INDICATOR_IDS } from '../../daemon/indicators/registry.js';
 import { executeQuery } from '../../daemon/screening/query.js';
 import { parseScreenRequest } from '../../daemon/screening/request.js';
