@@ -25,11 +25,7 @@ export interface LoadJobOptions {
 }
 
 async function progressSink(session: Session): Promise<ProgressSink> {
-  if (session.out.mode === 'tty' && session.io.stderr.isTTY) {
-    // Ink is loaded only when something is drawn (see commands/shared.ts).
-    const { createInkProgressSink } = await import('../ui/stock-views.js');
-    return createInkProgressSink(session.io.stderr, session.out.color);
-  }
+  if (session.out.mode === 'tty' && session.io.stderr.isTTY) return session.views.jobProgress(session.io.stderr, session.out.color);
   return createLineSink(session.io.stderr);
 }
 

@@ -59,11 +59,7 @@ export function useLiveView(session: Session): boolean {
 }
 
 async function progressSink(session: Session): Promise<LoadtestProgressSink> {
-  if (useLiveView(session)) {
-    // Ink is loaded only when something is drawn (see commands/shared.ts).
-    const { createInkLoadtestSink } = await import('../ui/loadtest-live.js');
-    return createInkLoadtestSink(session.io.stderr, session.out.color);
-  }
+  if (useLiveView(session)) return session.views.loadtestProgress(session.io.stderr, session.out.color);
   return createLoadtestLineSink(session.io.stderr);
 }
 

@@ -37,9 +37,7 @@ export function toMarketTable(data: TableData, right: readonly boolean[]): Marke
 /** Like printTable, but a TTY gets the market table view (see toMarketTable). */
 export async function printMarketTable(session: Session, apiBody: unknown, data: TableData, right: readonly boolean[]): Promise<void> {
   if (session.out.mode !== 'tty') return printTable(session, apiBody, data);
-  // Ink is loaded only when something is drawn (see commands/shared.ts).
-  const { renderMarketTable } = await import('../ui/stock-views.js');
-  const text = renderMarketTable(toMarketTable(data, right), { color: session.out.color, columns: session.io.stdout.columns || 100 });
+  const text = session.views.marketTable(toMarketTable(data, right), { color: session.out.color, columns: session.io.stdout.columns || 100 });
   session.io.stdout.write(text.endsWith('\n') ? text : text + '\n');
   if (data.rows.length === 0) session.out.info('(no results)');
 }

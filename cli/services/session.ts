@@ -7,7 +7,8 @@ import { API_PREFIX, createApiClient, type ApiClient } from './api-client.js';
 import { createCredentialsStore, validateProfile, type CredentialsStore } from './credentials.js';
 import { runningDaemonUrl } from './daemon-state.js';
 import { CliError, HINTS, LOCAL_CODES, usageError } from './errors.js';
-import { createOutput, type Output, type Renderers } from './output.js';
+import { createOutput, type Output } from './output.js';
+import type { Views } from './views.js';
 import { resolvePaths, type CliPaths } from './paths.js';
 import type { Prompter } from './prompt.js';
 import { createTokenSource } from './token-source.js';
@@ -40,12 +41,14 @@ export interface Session {
   /** Authenticated client (renews tokens of the profile). */
   api: ApiClient;
   out: Output;
+  /** The terminal views (Ink); only used when `out.mode` is `tty`. */
+  views: Views;
   prompter(): Prompter;
 }
 
 /** What the UI layer supplies. */
 export interface SessionDeps {
-  renderers: Renderers;
+  renderers: Views;
   prompter(): Prompter;
 }
 
@@ -103,6 +106,7 @@ export async function createSession(io: CliIO, env: NodeJS.ProcessEnv, globals: 
     store,
     api: createApiClient({ baseUrl, tokens, missingToken: () => notLoggedIn(profile) }),
     out: createOutput(io, { json: globals.json, color: globals.color }, deps.renderers),
+    views: deps.renderers,
     prompter: () => io.prompter ?? deps.prompter(),
   };
 }

@@ -6,11 +6,14 @@ import { render, renderToString } from 'ink';
 import { stripVTControlCharacters } from 'node:util';
 import type { ReactNode } from 'react';
 import { CliError, LOCAL_CODES } from '../services/errors.js';
-import type { RenderOptions, Renderers } from '../services/output.js';
+import type { RenderOptions } from '../services/output.js';
+import type { Views } from '../services/views.js';
 import type { Prompter } from '../services/prompt.js';
 import { KeyValue } from './components/KeyValue.js';
 import { Prompt } from './components/Prompt.js';
 import { Table } from './components/Table.js';
+import { createInkLoadtestSink } from './loadtest-live.js';
+import { createInkProgressSink, renderMarketTable } from './stock-views.js';
 
 function toText(node: ReactNode, options: RenderOptions): string {
   const text = renderToString(node, { columns: options.columns });
@@ -18,9 +21,12 @@ function toText(node: ReactNode, options: RenderOptions): string {
 }
 
 /** Renderers backed by the Ink components. */
-export const inkRenderers: Renderers = {
+export const inkRenderers: Views = {
   table: (data, options) => toText(<Table headers={data.headers} rows={data.rows} />, options),
   record: (data, options) => toText(<KeyValue fields={data.fields} />, options),
+  marketTable: renderMarketTable,
+  jobProgress: createInkProgressSink,
+  loadtestProgress: createInkLoadtestSink,
 };
 
 /** Terminal streams an interactive prompt needs (raw-mode stdin). */
