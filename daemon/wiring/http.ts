@@ -87,7 +87,7 @@ export function buildHttp(core: CoreParts, sources: HttpSources): HttpParts {
   const limiter = createRateLimiter({
     guard, key: redis.key, config: config.rate_limit, logger, metrics,
     clock: sources.limiterClock,
-    authGuard: { tokens, users },
+    authGuard: { tokens, users, clock: core.clock },
     revocationKey: revocations.key,
   });
   const http = buildApp({

@@ -90,7 +90,7 @@ export async function startApp(options: AppOptions): Promise<TestApp> {
     logger,
     metrics,
     clock: options.accounts.clock,
-    authGuard: { tokens: options.accounts.tokens, users: options.accounts.users },
+    authGuard: { tokens: options.accounts.tokens, users: options.accounts.users, clock: options.accounts.clock },
   });
   const app = express();
   app.set('trust proxy', options.trustProxy ?? false);
