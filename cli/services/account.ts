@@ -3,7 +3,7 @@ import { API_PREFIX, createApiClient, type ApiResponse } from './api-client.js';
 import { credentialsFromTokens } from './credentials.js';
 import { CliError } from './errors.js';
 import type { Session } from './session.js';
-import type { PublicUser, TokenPair } from './types.js';
+import type { PublicUser, TokenPair } from '../../daemon/contract/users.js';
 
 /** Email and password (and an optional display name for register). */
 export interface AccountInput {

@@ -6,7 +6,7 @@
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CliError, LOCAL_CODES, usageError } from './errors.js';
-import type { TokenPair } from './types.js';
+import type { TokenPair } from '../../daemon/contract/users.js';
 
 /** What is kept for one profile. */
 export interface Credentials {

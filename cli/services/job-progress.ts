@@ -4,8 +4,8 @@
  * when stderr is not a terminal. Pure: the clock is injected.
  */
 import type { CliOutput } from '../io.js';
-import type { JobProgress, JobView } from './market-types.js';
 import { groupThousands } from './number-format.js';
+import type { JobProgress, JobView } from '../../daemon/contract/jobs.js';
 
 /** The state of a job's progress display. */
 export interface ProgressSnapshot {

@@ -7,10 +7,10 @@
 import type { ApiResponse } from './api-client.js';
 import { createLineSink, createSnapshotter, type ProgressSink, type ProgressSnapshot } from './job-progress.js';
 import { jobFilesTable, jobRecord, jobWarnings } from './job-rows.js';
-import { describeRequest, enqueueJob, followJob, jobFailedError, type JobRequestInput } from './jobs.js';
-import type { JobView } from './market-types.js';
+import { describeRequest, enqueueJob, followJob, jobFailedError } from './jobs.js';
 import { printTable } from './print-table.js';
 import type { Session } from './session.js';
+import type { JobRequestInput, JobView } from '../../daemon/contract/jobs.js';
 
 /** Options of runLoadJob. */
 export interface LoadJobOptions {

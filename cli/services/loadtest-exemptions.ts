@@ -4,16 +4,7 @@ import { formatDuration } from './duration.js';
 import type { TableData } from './output.js';
 import type { Session } from './session.js';
 import { resolveUserId } from './users-admin.js';
-
-/** One exemption as the API returns it. */
-export interface LoadtestExemption {
-  user_id: string;
-  email: string;
-  tier: string;
-  expires_at: string;
-  remaining_s: number;
-  granted_by: string | null;
-}
+import type { LoadtestExemption } from '../../daemon/contract/users.js';
 
 /**
  * PUT /admin/users/{id}/loadtest-exemption for the account named by email or id.

@@ -4,8 +4,8 @@
  */
 import { API_PREFIX, type ApiResponse } from './api-client.js';
 import { CliError, usageError } from './errors.js';
-import type { Preset } from './market-types.js';
 import type { Session } from './session.js';
+import type { Preset } from '../../daemon/contract/presets.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const BASE = `${API_PREFIX}/screen/presets`;

@@ -10,7 +10,7 @@ import { API_PREFIX, createApiClient, errorFromResponse, unreachable, type HttpM
 import { CliError, HINTS, LOCAL_CODES } from './errors.js';
 import type { Session } from './session.js';
 import { createTokenSource } from './token-source.js';
-import type { TokenPair } from './types.js';
+import type { TokenPair } from '../../daemon/contract/users.js';
 
 /** One streamed call. */
 export interface StreamRequest {

@@ -6,13 +6,13 @@
  */
 import { usageError } from './errors.js';
 import { withQuoteHint } from './expression-hints.js';
-import type { ScreenBody } from './market-types.js';
 import { getPreset } from './presets.js';
 import { printMarketTable } from './print-table.js';
 import { applyOverrides, buildScreenBody, hasQueryFlags, overridesFrom, type ScreenFlags } from './screen-flags.js';
 import { checkTemplateId, fieldUnits, runScreen, screenCsv, type ScreenTarget } from './screen.js';
 import { screenRight, screenSummary, screenTable } from './screen-rows.js';
 import type { Session } from './session.js';
+import type { ScreenBody } from '../../daemon/contract/screening.js';
 
 /** Screening flags plus where the query comes from. */
 export interface ScreenCommandFlags extends ScreenFlags {

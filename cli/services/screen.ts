@@ -5,9 +5,9 @@
 import type { CliOutput } from '../io.js';
 import { API_PREFIX, type ApiResponse } from './api-client.js';
 import { usageError } from './errors.js';
-import type { ScreenField, ScreenItem, ScreenTemplate } from './market-types.js';
 import { streamRequest } from './raw-request.js';
 import type { Session } from './session.js';
+import type { ScreenField, ScreenItem, ScreenTemplate } from '../../daemon/contract/screening.js';
 
 /** Where a screen runs: an ad-hoc body, a template (with overrides) or a saved preset. */
 export type ScreenTarget =

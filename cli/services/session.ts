@@ -11,7 +11,7 @@ import { createOutput, type Output, type Renderers } from './output.js';
 import { resolvePaths, type CliPaths } from './paths.js';
 import type { Prompter } from './prompt.js';
 import { createTokenSource } from './token-source.js';
-import type { TokenPair } from './types.js';
+import type { TokenPair } from '../../daemon/contract/users.js';
 
 /** The daemon URL when nothing else says otherwise. */
 export const DEFAULT_URL = 'http://127.0.0.1:8000';

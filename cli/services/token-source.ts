@@ -6,7 +6,7 @@
 import type { TokenSource } from './api-client.js';
 import { credentialsFromTokens, type CredentialsStore } from './credentials.js';
 import { CliError } from './errors.js';
-import type { TokenPair } from './types.js';
+import type { TokenPair } from '../../daemon/contract/users.js';
 
 /** What a token source needs. */
 export interface TokenSourceDeps {

@@ -5,7 +5,8 @@
  * connection status and sequence problems.
  */
 import type { ConnectionStatus, WsClientEvent } from './ws-client.js';
-import type { AlertMessage, BookLevel, ErrorMessage, MarketStatusMessage, OrderbookUpdate, PriceUpdate, SequenceAnomaly } from './ws-frames.js';
+import type { SequenceAnomaly } from './ws-frames.js';
+import type { AlertMessage, BookLevel, ErrorMessage, MarketStatusMessage, OrderbookUpdate, PriceUpdate } from '../../daemon/contract/ws.js';
 
 /** One stock row. */
 export interface WatchRow {

@@ -15,15 +15,8 @@
 import { WebSocket } from 'ws';
 import { unreachable } from './api-client.js';
 import { CliError, LOCAL_CODES } from './errors.js';
-import {
-  createSequenceTracker,
-  parseFrame,
-  type ReconnectedMessage,
-  type SequenceAnomaly,
-  type ServerMessage,
-  type SubscriptionMap,
-  type SubscriptionType,
-} from './ws-frames.js';
+import { createSequenceTracker, parseFrame, type SequenceAnomaly } from './ws-frames.js';
+import type { ReceivedMessage, ReconnectedMessage, SubscriptionMap, SubscriptionType } from '../../daemon/contract/ws.js';
 
 /** One subscribe request (spec "Client to server"). */
 export interface SubscriptionRequest {
@@ -61,7 +54,7 @@ export type ConnectionStatus =
 export type WsClientEvent =
   | { type: 'status'; status: ConnectionStatus }
   /** A server message; inner messages of a batch come one by one, in order. */
-  | { type: 'message'; message: ServerMessage }
+  | { type: 'message'; message: ReceivedMessage }
   | { type: 'anomaly'; anomaly: SequenceAnomaly }
   | { type: 'protocol_error'; error: string };
 
@@ -177,7 +170,7 @@ export function createWsClient(options: WsClientOptions): WsClient {
     first = undefined;
   }
 
-  function handle(m: ServerMessage): void {
+  function handle(m: ReceivedMessage): void {
     if (m.type === 'connected') {
       sessionId = String(m.session_id);
       if (typeof m.max_targets_per_request === 'number' && m.max_targets_per_request > 0) maxTargets = m.max_targets_per_request;

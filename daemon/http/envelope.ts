@@ -27,8 +27,8 @@ export interface SuccessOptions {
   top?: Record<string, unknown>;
 }
 
-/** Send a success envelope. */
-export function sendSuccess(req: Request, res: Response, data: unknown, options: SuccessOptions = {}): void {
+/** Send a success envelope. Routes name the wire type (`sendSuccess<StockPrice>(…)`, daemon/contract) so a drift fails to compile. */
+export function sendSuccess<T = unknown>(req: Request, res: Response, data: T, options: SuccessOptions = {}): void {
   res.status(options.status ?? 200).json({ ...options.top, status: 'success', data, meta: meta(req, options.meta) });
 }
 

@@ -2,9 +2,9 @@
 import type { Command } from 'commander';
 import { usersTable } from '../../services/user-rows.js';
 import { listUsers } from '../../services/users-admin.js';
-import type { PageMeta } from '../../services/types.js';
 import type { CliContext } from '../context.js';
 import { action, examples, intArg } from '../shared.js';
+import type { PageMeta } from '../../../daemon/contract/envelope.js';
 
 /** Add `list` to the `admin users` group. */
 export function register(parent: Command, ctx: CliContext): void {

@@ -4,11 +4,11 @@
  */
 import { Box, Text } from 'ink';
 import { compact } from '../../services/market-format.js';
-import type { Performance } from '../../services/portfolio.js';
 import { allocationView, performanceSummary, rankedView, returnsNote, returnsView } from '../../services/portfolio-rows.js';
 import { LineChart } from './LineChart.js';
 import { MarketTable } from './MarketTable.js';
 import { MoveText } from './MoveText.js';
+import type { Performance } from '../../../daemon/contract/portfolio.js';
 
 /** Props of PerformanceView. */
 export interface PerformanceViewProps {

@@ -8,6 +8,7 @@ import { thresholdProblem } from '../../alerts/alert-rules.js';
 import { ALERT_TYPES } from '../../kernel/alert-types.js';
 import type { AlertOwner, AlertService } from '../../alerts/alert-service.js';
 import { stockCode } from '../../field-schemas.js';
+import type { Alert as AlertView, AlertFiring } from '../../contract/alerts.js';
 import type { Alert, AlertFiringRecord } from '../../store/alerts-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
@@ -61,12 +62,12 @@ const eventSchema = z
   .meta({ id: 'AlertFiring' });
 
 /** An alert as the API shows it. */
-function view(a: Alert) {
+function view(a: Alert): AlertView {
   const { user_id: _owner, last_fired_at, ...rest } = a;
   return { ...rest, last_fired_at: last_fired_at === null ? null : new Date(last_fired_at).toISOString() };
 }
 
-function eventView(e: AlertFiringRecord) {
+function eventView(e: AlertFiringRecord): AlertFiring {
   const { user_id: _owner, generation: _g, fired_at, ...rest } = e;
   return { ...rest, fired_at: new Date(fired_at).toISOString() };
 }

@@ -8,6 +8,7 @@ import { calendarDate, dateOrDateTime, stockCode } from '../../field-schemas.js'
 import type { PortfolioService } from '../../portfolio/portfolio-service.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
+import type { AddedHolding, Performance, PortfolioOverview, RecordedTransaction } from '../../contract/portfolio.js';
 
 /** Collaborators of the portfolio routes. */
 export interface PortfolioRoutesDeps {
@@ -96,20 +97,20 @@ export function registerPortfolioRoutes(api: ApiBuilder, deps: PortfolioRoutesDe
 
   api.route(
     { method: 'get', path: '/portfolio', summary: 'Your holdings valued at current prices, with totals', tags, access: 'user', response: z.object({ holdings: z.array(holdingView), totals }) },
-    async (req, res) => sendSuccess(req, res, await portfolio.overview(req.user!.id)),
+    async (req, res) => sendSuccess<PortfolioOverview>(req, res, await portfolio.overview(req.user!.id)),
   );
   api.route(
     { method: 'get', path: '/portfolio/performance', summary: 'Returns, risk statistics vs KOSPI, allocation (?series=true adds the daily values)', tags, access: 'user', query: performanceQuery, response: performanceSchema },
     async (req, res) => {
       const q = req.valid.query as z.output<typeof performanceQuery>;
-      sendSuccess(req, res, await portfolio.performance(req.user!.id, { series: q.series }));
+      sendSuccess<Performance>(req, res, await portfolio.performance(req.user!.id, { series: q.series }));
     },
   );
   api.route(
     { method: 'post', path: '/portfolio/holdings', summary: 'Add a holding (merged into the same stock unless separate_lot)', tags, access: 'user', body: createBody, status: 201, response: holdingSchema.extend({ merged: z.boolean() }) },
     async (req, res) => {
       const { holding, merged } = await portfolio.addHolding(req.user!.id, req.valid.body as z.output<typeof createBody>);
-      sendSuccess(req, res, { ...holding, merged }, { status: 201 });
+      sendSuccess<AddedHolding>(req, res, { ...holding, merged }, { status: 201 });
     },
   );
   api.route(
@@ -132,7 +133,7 @@ export function registerPortfolioRoutes(api: ApiBuilder, deps: PortfolioRoutesDe
   );
   api.route(
     { method: 'post', path: '/portfolio/transactions', summary: 'Record a buy or sell (average-cost method; realised P&L on sales)', tags, access: 'user', body: transactionBody, status: 201, response: z.object({ transaction: transactionSchema, holding: holdingSchema.nullable() }) },
-    async (req, res) => sendSuccess(req, res, await portfolio.recordTransaction(req.user!.id, req.valid.body as z.output<typeof transactionBody>), { status: 201 }),
+    async (req, res) => sendSuccess<RecordedTransaction>(req, res, await portfolio.recordTransaction(req.user!.id, req.valid.body as z.output<typeof transactionBody>), { status: 201 }),
   );
   api.route(
     { method: 'get', path: '/portfolio/transactions', summary: 'Your transactions, newest first', tags, access: 'user', query: transactionsQuery, response: z.array(transactionSchema) },
