@@ -4,14 +4,11 @@
  * `{status:"error", error:{code, message, details}, meta}`.
  */
 import type { Request, Response } from 'express';
+import type { EnvelopeMeta as Meta, ErrorEnvelope } from '../contract/envelope.js';
 import type { ErrorCode, ErrorDetails } from '../errors.js';
 
-/** Envelope `meta`, with room for paging fields. */
-export interface Meta {
-  timestamp: string;
-  request_id: string;
-  [extra: string]: unknown;
-}
+/** Envelope `meta`, with room for paging fields (daemon/contract/envelope.ts). */
+export type { EnvelopeMeta as Meta } from '../contract/envelope.js';
 
 /** Build the `meta` object for a request. */
 export function meta(req: Request, extra: Record<string, unknown> = {}): Meta {
@@ -33,6 +30,6 @@ export function sendSuccess<T = unknown>(req: Request, res: Response, data: T, o
 }
 
 /** Build an error envelope body. */
-export function errorBody(req: Request, code: ErrorCode, message: string, details: ErrorDetails = {}) {
-  return { status: 'error' as const, error: { code, message, details }, meta: meta(req) };
+export function errorBody(req: Request, code: ErrorCode, message: string, details: ErrorDetails = {}): ErrorEnvelope {
+  return { status: 'error', error: { code, message, details }, meta: meta(req) };
 }

@@ -46,7 +46,8 @@ const updateBody = z
 const listQuery = z.object({ code: code.optional(), active: bool.optional(), type: alertType.optional(), ...paging });
 const eventsQuery = z.object({ code: code.optional(), ...paging });
 
-const alertSchema = z
+/** An alert in the OpenAPI document (checked against the contract in schemas/wire-conformance.ts). */
+export const alertSchema = z
   .object({
     id: z.string(), code: z.string(), name: z.string().nullable(), alert_type: alertType, threshold: z.number(), recurring: z.boolean(),
     cooldown_s: z.number(), note: z.string().nullable(), active: z.boolean(),
@@ -54,7 +55,8 @@ const alertSchema = z
     fire_count: z.number(), last_fired_at: z.string().nullable(), created_at: z.string(), updated_at: z.string(),
   })
   .meta({ id: 'Alert' });
-const eventSchema = z
+/** A firing in the OpenAPI document. */
+export const eventSchema = z
   .object({
     id: z.string(), alert_id: z.string(), code: z.string(), alert_type: alertType, threshold: z.number(), price: z.number(),
     change_percent: z.number().nullable(), volume: z.number().nullable(), message: z.string(), fired_at: z.string(),

@@ -47,10 +47,12 @@ const performanceQuery = z.object({
   series: z.enum(['true', 'false', '1', '0']).optional().transform((v) => v === 'true' || v === '1').describe('Include the daily value series'),
 });
 
-const holdingSchema = z
+/** A stored lot in the OpenAPI document (checked against the contract in schemas/wire-conformance.ts). */
+export const holdingSchema = z
   .object({ id: z.string(), code: z.string(), quantity: z.number(), average_price: z.number(), acquired_at: z.string(), note: z.string().nullable(), created_at: z.string(), updated_at: z.string() })
   .meta({ id: 'Holding' });
-const holdingView = z
+/** A valued holding in the OpenAPI document. */
+export const holdingView = z
   .object({
     id: z.string(), code: z.string(), name: z.string().nullable(), market: z.string().nullable(), sector: z.string().nullable(),
     quantity: z.number(), average_price: z.number(), current_price: z.number().nullable(), price_source: z.enum(['live', 'close']).nullable(),
@@ -59,11 +61,13 @@ const holdingView = z
     acquired_at: z.string(), note: z.string().nullable(),
   })
   .meta({ id: 'HoldingValued' });
-const totals = z.object({
+/** Portfolio totals in the OpenAPI document. */
+export const totals = z.object({
   holdings: z.number(), market_value: z.number(), cost: z.number(), unrealized_pnl: z.number(), unrealized_pnl_percent: z.number(),
   day_change: z.number(), day_change_percent: z.number(),
 });
-const transactionSchema = z
+/** A recorded trade in the OpenAPI document. */
+export const transactionSchema = z
   .object({
     id: z.string(), code: z.string(), side: z.enum(['buy', 'sell']), quantity: z.number(), price: z.number(), fee: z.number(), traded_at: z.string(),
     average_cost: z.number(), realized_pnl: z.number().nullable(), created_at: z.string(),
@@ -72,7 +76,8 @@ const transactionSchema = z
 const slice = z.object({ key: z.string(), value: z.number(), weight: z.number(), holdings: z.number() });
 const ranked = z.object({ id: z.string(), code: z.string(), name: z.string().nullable(), unrealized_pnl: z.number(), unrealized_pnl_percent: z.number() });
 const nullableNumber = z.number().nullable();
-const performanceSchema = z
+/** The performance report in the OpenAPI document. */
+export const performanceSchema = z
   .object({
     as_of: z.string().nullable(), history_start: z.string().nullable(),
     window: z.object({ from: z.string().nullable(), to: z.string().nullable(), days: z.number() }),
