@@ -16,13 +16,10 @@ import { WebSocket } from 'ws';
 import { unreachable } from './api-client.js';
 import { CliError, LOCAL_CODES } from './errors.js';
 import { createSequenceTracker, parseFrame, type SequenceAnomaly } from './ws-frames.js';
-import type { ReceivedMessage, ReconnectedMessage, SubscriptionMap, SubscriptionType } from '../../daemon/contract/ws.js';
+import type { ReceivedMessage, ReconnectedMessage, SubscriptionMap, SubscriptionMessage, SubscriptionType } from '../../daemon/contract/ws.js';
 
-/** One subscribe request (spec "Client to server"). */
-export interface SubscriptionRequest {
-  subscription_type: SubscriptionType;
-  targets: string[];
-}
+/** One subscribe request (spec "Client to server"): a `subscribe` message without its type. */
+export type SubscriptionRequest = Omit<SubscriptionMessage, 'type'>;
 
 /** Reconnection delays: initialMs · factor^(attempt−1), capped at maxMs, minus up to `jitter` of it at random. */
 export interface BackoffOptions {
