@@ -2,13 +2,13 @@
  * Price alerts over the REST API (issue 7): list, create, update, delete and the firing
  * history, and how alerts and firings are shown (table rows, TSV rows, records).
  */
+import type { Alert, AlertFiring, AlertPatch, AlertType, NewAlert } from '../../daemon/contract/alerts.js';
 import { API_PREFIX, type ApiResponse } from './api-client.js';
 import { num, signed } from './market-format.js';
 import { formatDuration } from './duration.js';
 import { isFullId, matchIdPrefix, shortId } from './id-prefix.js';
 import type { CellInput, RecordData, TableData } from './output.js';
 import type { Session } from './session.js';
-import type { Alert, AlertFiring, AlertPatch, AlertType, NewAlert } from '../../daemon/contract/alerts.js';
 
 /** Filters and paging of the alert list. */
 export interface AlertListQuery {

@@ -3,9 +3,9 @@
  * measured by the CLI between polls), the bar's geometry and the one-line text used
  * when stderr is not a terminal. Pure: the clock is injected.
  */
+import type { JobProgress, JobView } from '../../daemon/contract/jobs.js';
 import type { CliOutput } from '../io.js';
 import { groupThousands } from './number-format.js';
-import type { JobProgress, JobView } from '../../daemon/contract/jobs.js';
 
 /** The state of a job's progress display. */
 export interface ProgressSnapshot {

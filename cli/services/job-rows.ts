@@ -1,8 +1,8 @@
 /** How jobs are shown: list rows, one job as label/value pairs, its files as a table, rejected rows as lines. */
+import type { JobView } from '../../daemon/contract/jobs.js';
 import type { CellInput, RecordData, TableData } from './output.js';
 import { phaseLabel } from './job-progress.js';
 import { groupThousands } from './number-format.js';
-import type { JobView } from '../../daemon/contract/jobs.js';
 
 /** Column order of `jobs list` (also the TSV column order). */
 export const JOB_HEADERS = ['ID', 'TYPE', 'STATE', 'PHASE', 'DONE', 'ROWS_OK', 'REJECTED', 'CREATED', 'FINISHED'] as const;

@@ -4,10 +4,10 @@
  * worker process; its progress lives in Redis, so polling is the simple, honest way).
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import type { JobRequest, JobRequestInput, JobView } from '../../daemon/contract/jobs.js';
 import { API_PREFIX, type ApiResponse } from './api-client.js';
 import { CliError, LOCAL_CODES } from './errors.js';
 import type { Session } from './session.js';
-import type { JobRequest, JobRequestInput, JobView } from '../../daemon/contract/jobs.js';
 
 /** Jobs in these states will not change any more. */
 export const FINISHED_STATES: readonly string[] = ['completed', 'failed'];

@@ -1,10 +1,10 @@
 /** Load-test exemptions (issue 20): grant, list and revoke over the admin API, and how they are shown. */
+import type { LoadtestExemption } from '../../daemon/contract/users.js';
 import { API_PREFIX, type ApiResponse } from './api-client.js';
 import { formatDuration } from './duration.js';
 import type { TableData } from './output.js';
 import type { Session } from './session.js';
 import { resolveUserId } from './users-admin.js';
-import type { LoadtestExemption } from '../../daemon/contract/users.js';
 
 /**
  * PUT /admin/users/{id}/loadtest-exemption for the account named by email or id.

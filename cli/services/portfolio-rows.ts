@@ -2,10 +2,10 @@
  * How the portfolio is shown: raw TSV rows for pipes, and market cells (P&L coloured by
  * sign: red gain, blue loss) for the terminal views. Pure.
  */
+import type { Performance, PortfolioOverview, UnavailableFigure, ValuedHolding } from '../../daemon/contract/portfolio.js';
 import { shortId } from './id-prefix.js';
 import { moveCell, num, pct, type MarketCell, type MarketTableData } from './market-format.js';
 import type { CellInput, RecordData } from './output.js';
-import type { Performance, PortfolioOverview, UnavailableFigure, ValuedHolding } from '../../daemon/contract/portfolio.js';
 
 /** Column order of piped holding rows. */
 export const HOLDING_COLUMNS = [

@@ -3,10 +3,10 @@
  * and removing lots, and performance; and how they are shown (P&L cells carry their
  * movement so the terminal colours them: red = gain, blue = loss, Korean convention).
  */
+import type { AddedHolding, Holding, NewHolding, Performance, PortfolioOverview } from '../../daemon/contract/portfolio.js';
 import { API_PREFIX, type ApiResponse } from './api-client.js';
 import { isFullId, matchIdPrefix } from './id-prefix.js';
 import type { Session } from './session.js';
-import type { AddedHolding, Holding, NewHolding, Performance, PortfolioOverview } from '../../daemon/contract/portfolio.js';
 
 /** GET /portfolio. */
 export function getPortfolio(session: Session): Promise<ApiResponse<PortfolioOverview>> {

@@ -1,6 +1,6 @@
 /** How presets are shown: list rows and one preset as label/value pairs (its query as compact JSON). */
-import type { RecordData, TableData } from './output.js';
 import type { Preset } from '../../daemon/contract/presets.js';
+import type { RecordData, TableData } from './output.js';
 
 /** Presets as a table: ID NAME DESCRIPTION QUERY UPDATED. */
 export function presetsTable(presets: readonly Preset[]): TableData {

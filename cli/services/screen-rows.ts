@@ -3,9 +3,9 @@
  * (identity and price columns, then every filtered, sorted and requested field), named
  * by field id so piped output can be selected by the same names the flags use.
  */
+import type { ScreenBody, ScreenField, ScreenItem, ScreenTemplate } from '../../daemon/contract/screening.js';
 import { groupThousands, valueCell } from './number-format.js';
 import type { CellInput, TableData } from './output.js';
-import type { ScreenBody, ScreenField, ScreenItem, ScreenTemplate } from '../../daemon/contract/screening.js';
 
 /** Columns every screen item has (daemon BASE_ITEM_FIELDS). */
 export const BASE_SCREEN_COLUMNS = ['code', 'name', 'market', 'sector', 'close', 'change_percent', 'market_cap'] as const;

@@ -4,6 +4,7 @@
  * server's CSV with --csv, a formatted table on a TTY, a header row plus TSV when piped;
  * the match count and query time go to stderr.
  */
+import type { ScreenBody } from '../../daemon/contract/screening.js';
 import { usageError } from './errors.js';
 import { withQuoteHint } from './expression-hints.js';
 import { getPreset } from './presets.js';
@@ -12,7 +13,6 @@ import { applyOverrides, buildScreenBody, hasQueryFlags, overridesFrom, type Scr
 import { checkTemplateId, fieldUnits, runScreen, screenCsv, type ScreenTarget } from './screen.js';
 import { screenRight, screenSummary, screenTable } from './screen-rows.js';
 import type { Session } from './session.js';
-import type { ScreenBody } from '../../daemon/contract/screening.js';
 
 /** Screening flags plus where the query comes from. */
 export interface ScreenCommandFlags extends ScreenFlags {

@@ -2,12 +2,12 @@
  * Screening over the API: POST /screen, predefined templates, the field catalogue, and
  * CSV answers (Accept: text/csv: every match, not one page) streamed straight to stdout.
  */
+import type { ScreenField, ScreenItem, ScreenTemplate } from '../../daemon/contract/screening.js';
 import type { CliOutput } from '../io.js';
 import { API_PREFIX, type ApiResponse } from './api-client.js';
 import { usageError } from './errors.js';
 import { streamRequest } from './raw-request.js';
 import type { Session } from './session.js';
-import type { ScreenField, ScreenItem, ScreenTemplate } from '../../daemon/contract/screening.js';
 
 /** Where a screen runs: an ad-hoc body, a template (with overrides) or a saved preset. */
 export type ScreenTarget =

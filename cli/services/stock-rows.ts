@@ -2,9 +2,9 @@
  * How stocks are shown. `human` (a TTY) formats numbers with units (억/조, separators,
  * signed coloured changes); piped output keeps the raw numbers so scripts can compute.
  */
+import type { FinancialRow, PriceBar, StockDetail, StockListItem, StockPrice } from '../../daemon/contract/stocks.js';
 import { formatSignedPercent, formatValue, valueCell } from './number-format.js';
 import type { CellInput, RecordData, TableData } from './output.js';
-import type { FinancialRow, PriceBar, StockDetail, StockListItem, StockPrice } from '../../daemon/contract/stocks.js';
 
 /** Indicators `stocks show` lists, with their units (the rest with --all). */
 export const KEY_INDICATORS: readonly (readonly [id: string, unit: string])[] = [

@@ -1,9 +1,9 @@
 /** Stock endpoints (spec "Stocks"): list, detail with indicators, price, history and financials. */
+import type { FinancialRow, PriceBar, StockDetail, StockListItem, StockPrice } from '../../daemon/contract/stocks.js';
 import { API_PREFIX, type ApiResponse } from './api-client.js';
 import { usageError } from './errors.js';
 import { parseMarket } from './screen-flags.js';
 import type { Session } from './session.js';
-import type { FinancialRow, PriceBar, StockDetail, StockListItem, StockPrice } from '../../daemon/contract/stocks.js';
 
 /** Columns GET /stocks can sort on. */
 export const STOCK_SORT_FIELDS = ['code', 'name', 'market_cap', 'volume', 'change_percent', 'trading_value', 'close'] as const;

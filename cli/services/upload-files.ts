@@ -7,10 +7,10 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, relative, sep } from 'node:path';
+import type { JobUploadSpec, UploadInfo } from '../../daemon/contract/jobs.js';
 import { API_PREFIX } from './api-client.js';
 import type { LoadFlags, PlannedPath } from './load-plan.js';
 import type { Session } from './session.js';
-import type { JobUploadSpec, UploadInfo } from '../../daemon/contract/jobs.js';
 
 /** The upload name of `file`: its path under the named folder's parent (`krx/index/kospi/2025.csv`), or its base name. */
 export function uploadName(planned: PlannedPath, file: string): string {

@@ -1,9 +1,9 @@
 /** Admin user management: GET /admin/users and PATCH /admin/users/{id}, with email → id lookup. */
+import type { PageMeta } from '../../daemon/contract/envelope.js';
+import type { AdminUserPatch, PublicUser, Role, Tier } from '../../daemon/contract/users.js';
 import { API_PREFIX, type ApiResponse } from './api-client.js';
 import { CliError } from './errors.js';
 import type { Session } from './session.js';
-import type { PageMeta } from '../../daemon/contract/envelope.js';
-import type { AdminUserPatch, PublicUser, Role, Tier } from '../../daemon/contract/users.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Largest page the API serves (pageQuery limit max). */

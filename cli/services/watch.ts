@@ -5,6 +5,7 @@
  * server message on its own line, inner batch messages one by one, until Ctrl-C,
  * `--count` messages or `--duration`. Connection events go to stderr.
  */
+import type { ErrorMessage, ReceivedMessage, SubscriptionType } from '../../daemon/contract/ws.js';
 import type { CliOutput } from '../io.js';
 import { API_PREFIX } from './api-client.js';
 import { CliError, EXIT } from './errors.js';
@@ -13,7 +14,6 @@ import type { Session } from './session.js';
 import type { WatchSeed } from './watch-state.js';
 import type { ConnectionStatus, SubscriptionRequest, WsClient, WsClientEvent } from './ws-client.js';
 import type { SequenceAnomaly } from './ws-frames.js';
-import type { ErrorMessage, ReceivedMessage, SubscriptionType } from '../../daemon/contract/ws.js';
 
 /** What to watch. */
 export interface WatchTargets {

@@ -13,10 +13,10 @@
  * there at all is an error, a daemon that restarts is waited for.
  */
 import { WebSocket } from 'ws';
+import type { ReceivedMessage, ReconnectedMessage, SubscriptionMap, SubscriptionMessage, SubscriptionType } from '../../daemon/contract/ws.js';
 import { unreachable } from './api-client.js';
 import { CliError, LOCAL_CODES } from './errors.js';
 import { createSequenceTracker, parseFrame, type SequenceAnomaly } from './ws-frames.js';
-import type { ReceivedMessage, ReconnectedMessage, SubscriptionMap, SubscriptionMessage, SubscriptionType } from '../../daemon/contract/ws.js';
 
 /** One subscribe request (spec "Client to server"): a `subscribe` message without its type. */
 export type SubscriptionRequest = Omit<SubscriptionMessage, 'type'>;

@@ -3,12 +3,12 @@
  * its rows for the terminal and for pipes, the trend history of the live dashboard and
  * the polling loop of `--watch`.
  */
+import type { WsStats } from '../../daemon/contract/ws.js';
 import { formatError } from './errors.js';
 import type { ApiResponse } from './api-client.js';
 import { bytes, num } from './market-format.js';
 import type { CellInput, RecordData } from './output.js';
 import type { Session } from './session.js';
-import type { WsStats } from '../../daemon/contract/ws.js';
 
 /** The stats path (spec: prefix /v1). */
 export const WS_STATS_PATH = '/v1/ws/stats';

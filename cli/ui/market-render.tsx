@@ -2,10 +2,10 @@
 import { renderToString } from 'ink';
 import { stripVTControlCharacters } from 'node:util';
 import type { ReactNode } from 'react';
+import type { Performance, PortfolioOverview } from '../../daemon/contract/portfolio.js';
 import type { RenderOptions } from '../services/output.js';
 import { PerformanceView } from './components/PerformanceView.js';
 import { PortfolioView } from './components/PortfolioView.js';
-import type { Performance, PortfolioOverview } from '../../daemon/contract/portfolio.js';
 
 function toText(node: ReactNode, options: RenderOptions): string {
   const text = renderToString(node, { columns: options.columns });

@@ -1,10 +1,10 @@
 /** `stockscreen admin users list`: accounts, one page at a time. */
 import type { Command } from 'commander';
+import type { PageMeta } from '../../../daemon/contract/envelope.js';
 import { usersTable } from '../../services/user-rows.js';
 import { listUsers } from '../../services/users-admin.js';
 import type { CliContext } from '../context.js';
 import { action, examples, intArg } from '../shared.js';
-import type { PageMeta } from '../../../daemon/contract/envelope.js';
 
 /** Add `list` to the `admin users` group. */
 export function register(parent: Command, ctx: CliContext): void {

@@ -1,5 +1,6 @@
 /** `stockscreen load <paths...>`: check files and folders here (every row), then have the daemon's workers load them. */
 import { Option, type Command } from 'commander';
+import type { JobRequestInput, JobUploadSpec } from '../../../daemon/contract/jobs.js';
 import { LOADER_FORMATS } from '../../../loaders/types.js';
 import { CliError, usageError } from '../../services/errors.js';
 import { interruptSignal } from '../../services/interrupt.js';
@@ -12,7 +13,6 @@ import { uploadPlan } from '../../services/upload-files.js';
 import type { CliContext } from '../context.js';
 import { retryForOption } from '../flag-parsers.js';
 import { action, examples } from '../shared.js';
-import type { JobRequestInput, JobUploadSpec } from '../../../daemon/contract/jobs.js';
 
 interface LoadOptions extends LoadFlags {
   dryRun?: boolean;

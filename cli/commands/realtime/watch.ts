@@ -1,5 +1,6 @@
 /** `stockscreen watch`: live prices over the WebSocket, as an Ink screen or an NDJSON stream. */
 import type { Command } from 'commander';
+import { MARKETS } from '../../../daemon/contract/stocks.js';
 import { usageError } from '../../services/errors.js';
 import { interruptSignal } from '../../services/interrupt.js';
 import { COLOR_LEGEND } from '../../services/market-format.js';
@@ -11,7 +12,6 @@ import { sectorArg } from '../../services/sectors.js';
 import type { CliContext } from '../context.js';
 import { codeArg, durationArg, listArg, positiveIntArg } from '../flag-parsers.js';
 import { action, examples } from '../shared.js';
-import { MARKETS } from '../../../daemon/contract/stocks.js';
 
 const OUTPUT_HELP = `
 Output:

@@ -3,12 +3,12 @@
  * chart (braille), allocation by sector and the best and worst holdings.
  */
 import { Box, Text } from 'ink';
+import type { Performance } from '../../../daemon/contract/portfolio.js';
 import { compact } from '../../services/market-format.js';
 import { allocationView, performanceSummary, rankedView, returnsNote, returnsView } from '../../services/portfolio-rows.js';
 import { LineChart } from './LineChart.js';
 import { MarketTable } from './MarketTable.js';
 import { MoveText } from './MoveText.js';
-import type { Performance } from '../../../daemon/contract/portfolio.js';
 
 /** Props of PerformanceView. */
 export interface PerformanceViewProps {

@@ -1,8 +1,8 @@
 /** `portfolio show` on a terminal: holdings with P&L coloured (red gain, blue loss) and a totals row. */
 import { Box, Text } from 'ink';
+import type { PortfolioOverview } from '../../../daemon/contract/portfolio.js';
 import { holdingsView } from '../../services/portfolio-rows.js';
 import { MarketTable } from './MarketTable.js';
-import type { PortfolioOverview } from '../../../daemon/contract/portfolio.js';
 
 /** Props of PortfolioView. */
 export interface PortfolioViewProps {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { type Alert, ALERT_TYPES } from '../../../../daemon/contract/alerts.js';
 import { ALERT_TYPES as DAEMON_ALERT_TYPES } from '../../../../daemon/kernel/alert-types.js';
 import { alertCells, formatThreshold } from '../../../../cli/services/alerts.js';
 import { alertPatch } from '../../../../cli/commands/alerts/edit.js';
-import { type Alert, ALERT_TYPES } from '../../../../daemon/contract/alerts.js';
 
 const alert: Alert = {
   id: 'a1', code: '035720', name: 'Kakao', alert_type: 'change_percent_below', threshold: -3.5, recurring: true, cooldown_s: 600, note: null,
