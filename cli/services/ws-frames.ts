@@ -1,12 +1,13 @@
 /**
- * Reading the gateway's frames (spec "Events"): the server message shapes the CLI uses,
- * the unwrapping of `batch` frames into their inner messages, and the sequence check.
+ * Reading the gateway's frames (spec "Events"): the unwrapping of `batch` frames into their
+ * inner messages, and the sequence check. The message shapes are the wire contract's
+ * (daemon/contract/ws.ts).
  *
  * Sequence rule (daemon/ws/protocol.ts): every server message of a session takes the
  * next number; a `batch` frame takes its number before its inner messages, so walking
  * frames and their inner messages in reading order must give n, n+1, n+2, … A new
  * session (`connected`) starts its own numbering; a restored one (`reconnected`)
- * continues the old one. Pure: no sockets. The message shapes are the wire contract's (daemon/contract/ws.ts).
+ * continues the old one. Pure: no sockets.
  */
 import type { ReceivedMessage } from '../../daemon/contract/ws.js';
 
