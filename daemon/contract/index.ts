@@ -2,6 +2,7 @@
 export * from './alerts.js';
 export * from './envelope.js';
 export * from './errors.js';
+export * from './health.js';
 export * from './jobs.js';
 export * from './portfolio.js';
 export * from './presets.js';

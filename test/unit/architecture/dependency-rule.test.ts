@@ -2,7 +2,7 @@
  * The dependency rule (issue 17 item 3), read from the imports: each folder in RULES may import
  * only the folders listed for it (the most specific rule for a file applies; folders without a
  * rule are not checked yet). And no wire type written twice: a type or constant the wire
- * contract (daemon/contract/) exports is never declared again under cli/.
+ * contract (daemon/contract/) exports is never declared again by a client of the wire (WIRE_CLIENTS).
  */
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
@@ -31,6 +31,9 @@ export const RULES: readonly DependencyRule[] = [
     why: 'the wire contract is types and constant lists over the shared kernel; no schemas, store or runtime state',
   },
 ];
+
+/** Folders that talk to the daemon over the wire: they take its shapes from the contract, never write their own. */
+export const WIRE_CLIENTS: readonly string[] = ['cli/', 'loadtest/'];
 
 /** Imports against the rule still to fix, as `importer > imported` (may only shrink). */
 const KNOWN_VIOLATIONS: readonly string[] = [];
@@ -71,10 +74,10 @@ function contractNames(files: readonly string[]): Set<string> {
   return names;
 }
 
-/** `file: Name` for every declaration under cli/ of a name the contract exports. */
-function duplicates(cliFiles: readonly string[], names: Set<string>): string[] {
+/** `file: Name` for every declaration in `clientFiles` of a name the contract exports. */
+function duplicates(clientFiles: readonly string[], names: Set<string>): string[] {
   const out: string[] = [];
-  for (const f of cliFiles) {
+  for (const f of clientFiles) {
     const src = readFileSync(f, 'utf8');
     for (const m of src.matchAll(/^\s*(?:export\s+)?(?:declare\s+)?(?:interface|type|const|enum)\s+(\w+)/gm)) {
       if (names.has(m[1]!)) out.push(`${relative(ROOT, f)}: ${m[1]}`);
@@ -110,7 +113,7 @@ describe('dependency rule', () => {
 describe('wire contract', () => {
   const files = sourceFiles();
   const contract = files.filter((f) => relative(ROOT, f).startsWith('daemon/contract/'));
-  const cli = files.filter((f) => relative(ROOT, f).startsWith('cli/'));
+  const clients = files.filter((f) => WIRE_CLIENTS.some((c) => relative(ROOT, f).startsWith(c)));
 
   it('exports the wire types (the scan reads it at all)', () => {
     const names = contractNames(contract);
@@ -119,7 +122,7 @@ describe('wire contract', () => {
     }
   });
 
-  it('has no wire type written twice: nothing the contract exports is declared again under cli/', () => {
-    expect(duplicates(cli, contractNames(contract))).toEqual([]);
+  it('has no wire type written twice: nothing the contract exports is declared again by a client (cli/, loadtest/)', () => {
+    expect(duplicates(clients, contractNames(contract))).toEqual([]);
   });
 });
