@@ -1,6 +1,6 @@
 /** Commander parsers for the market commands' flags and arguments: durations, numbers, stock codes, lists. */
 import { InvalidArgumentError, Option } from 'commander';
-import { STOCK_CODE_PATTERN } from '../../daemon/kernel/records.js';
+import { STOCK_CODE_PATTERN } from '../../daemon/contract/stocks.js';
 import { formatDuration, parseDuration } from '../services/duration.js';
 import { DEFAULT_RETRY_FOR_MS } from '../services/jobs.js';
 

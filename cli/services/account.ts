@@ -1,9 +1,9 @@
 /** Account logic behind register, login, logout and whoami (spec "Authentication"). */
+import type { PublicUser, TokenPair } from '../../daemon/contract/users.js';
 import { API_PREFIX, createApiClient, type ApiResponse } from './api-client.js';
 import { credentialsFromTokens } from './credentials.js';
 import { CliError } from './errors.js';
 import type { Session } from './session.js';
-import type { PublicUser, TokenPair } from './types.js';
 
 /** Email and password (and an optional display name for register). */
 export interface AccountInput {

@@ -2,49 +2,13 @@
  * Price alerts over the REST API (issue 7): list, create, update, delete and the firing
  * history, and how alerts and firings are shown (table rows, TSV rows, records).
  */
+import type { Alert, AlertFiring, AlertPatch, AlertType, NewAlert } from '../../daemon/contract/alerts.js';
 import { API_PREFIX, type ApiResponse } from './api-client.js';
 import { num, signed } from './market-format.js';
 import { formatDuration } from './duration.js';
 import { isFullId, matchIdPrefix, shortId } from './id-prefix.js';
 import type { CellInput, RecordData, TableData } from './output.js';
 import type { Session } from './session.js';
-
-/** Alert types (issue 7 "Alerts"). */
-export const ALERT_TYPES = ['price_above', 'price_below', 'change_percent_above', 'change_percent_below', 'volume_above'] as const;
-/** An alert type. */
-export type AlertType = (typeof ALERT_TYPES)[number];
-
-/** An alert as the API shows it. */
-export interface Alert {
-  id: string;
-  code: string;
-  name: string | null;
-  alert_type: AlertType;
-  threshold: number;
-  recurring: boolean;
-  cooldown_s: number;
-  note: string | null;
-  active: boolean;
-  armed: boolean;
-  fire_count: number;
-  last_fired_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/** One firing. */
-export interface AlertFiring {
-  id: string;
-  alert_id: string;
-  code: string;
-  alert_type: AlertType;
-  threshold: number;
-  price: number;
-  change_percent: number | null;
-  volume: number | null;
-  message: string;
-  fired_at: string;
-}
 
 /** Filters and paging of the alert list. */
 export interface AlertListQuery {
@@ -54,19 +18,6 @@ export interface AlertListQuery {
   page?: number;
   limit?: number;
 }
-
-/** Body of POST /alerts. */
-export interface NewAlert {
-  code: string;
-  alert_type: AlertType;
-  threshold: number;
-  recurring?: boolean;
-  cooldown_s?: number;
-  note?: string | null;
-}
-
-/** Body of PUT /alerts/{id} (at least one field). */
-export type AlertPatch = Partial<Pick<Alert, 'threshold' | 'active' | 'recurring' | 'note' | 'cooldown_s'>>;
 
 const path = (id?: string) => `${API_PREFIX}/alerts${id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
 

@@ -5,8 +5,8 @@
  */
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { TokenPair } from '../../daemon/contract/users.js';
 import { CliError, LOCAL_CODES, usageError } from './errors.js';
-import type { TokenPair } from './types.js';
 
 /** What is kept for one profile. */
 export interface Credentials {

@@ -1,4 +1,5 @@
 /** Daemon health: GET /health, /health/db and /health/redis (spec "Health responses"). */
+import type { DaemonHealth, DatabaseHealth, RedisHealth } from '../../daemon/contract/health.js';
 import { createApiClient } from './api-client.js';
 
 /** One probe's outcome. */
@@ -19,10 +20,11 @@ export interface HealthReport {
   checks: HealthCheck[];
 }
 
+// The field each probe reports is the body's own (daemon/contract/health.ts).
 const PROBES = [
-  { name: 'daemon', path: '/health', field: 'status' },
-  { name: 'database', path: '/health/db', field: 'database' },
-  { name: 'redis', path: '/health/redis', field: 'redis' },
+  { name: 'daemon', path: '/health', field: 'status' satisfies keyof DaemonHealth },
+  { name: 'database', path: '/health/db', field: 'database' satisfies keyof DatabaseHealth },
+  { name: 'redis', path: '/health/redis', field: 'redis' satisfies keyof RedisHealth },
 ] as const;
 
 /**

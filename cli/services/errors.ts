@@ -2,7 +2,7 @@
  * CLI errors: one type carrying the server's error code, message, request id and HTTP
  * status (or a local code), the exit code it maps to, and a hint for the user.
  */
-import { ERROR_CODES, type ErrorCode } from '../../daemon/errors.js';
+import { ERROR_CODES, type ErrorCode } from '../../daemon/contract/errors.js';
 import { formatDuration } from './duration.js';
 
 /** Process exit codes (CONVENTIONS "CLI"). */

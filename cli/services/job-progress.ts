@@ -3,8 +3,8 @@
  * measured by the CLI between polls), the bar's geometry and the one-line text used
  * when stderr is not a terminal. Pure: the clock is injected.
  */
+import type { JobProgress, JobView } from '../../daemon/contract/jobs.js';
 import type { CliOutput } from '../io.js';
-import type { JobProgress, JobView } from './market-types.js';
 import { groupThousands } from './number-format.js';
 
 /** The state of a job's progress display. */

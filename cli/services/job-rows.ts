@@ -1,6 +1,6 @@
 /** How jobs are shown: list rows, one job as label/value pairs, its files as a table, rejected rows as lines. */
+import type { JobView } from '../../daemon/contract/jobs.js';
 import type { CellInput, RecordData, TableData } from './output.js';
-import type { JobView } from './market-types.js';
 import { phaseLabel } from './job-progress.js';
 import { groupThousands } from './number-format.js';
 

@@ -4,24 +4,13 @@
  * worker process; its progress lives in Redis, so polling is the simple, honest way).
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import type { JobRequest, JobRequestInput, JobView } from '../../daemon/contract/jobs.js';
 import { API_PREFIX, type ApiResponse } from './api-client.js';
 import { CliError, LOCAL_CODES } from './errors.js';
-import type { JobRequest, JobView } from './market-types.js';
 import type { Session } from './session.js';
 
 /** Jobs in these states will not change any more. */
 export const FINISHED_STATES: readonly string[] = ['completed', 'failed'];
-
-/** A job request as sent (defaults are filled in by the server). */
-export type JobRequestInput =
-  | {
-    type: 'load-files';
-    paths: (string | { path: string; format?: string; date?: string; code?: string } | { upload: string; format?: string; date?: string; code?: string })[];
-    compute?: boolean;
-    replace_sample?: boolean;
-  }
-  | { type: 'load-sample'; seed?: number; stocks?: number; days?: number; compute?: boolean }
-  | { type: 'compute-indicators' };
 
 /**
  * POST /admin/jobs. A 503 (the queue did not answer in time) or a refused connection is tried

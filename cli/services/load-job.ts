@@ -4,11 +4,11 @@
  * job: the final GET /admin/jobs/{id} body with --json, a summary otherwise. A failed
  * job is an error (exit 1) carrying the worker's reason.
  */
+import type { JobRequestInput, JobView } from '../../daemon/contract/jobs.js';
 import type { ApiResponse } from './api-client.js';
 import { createLineSink, createSnapshotter, type ProgressSink, type ProgressSnapshot } from './job-progress.js';
 import { jobFilesTable, jobRecord, jobWarnings } from './job-rows.js';
-import { describeRequest, enqueueJob, followJob, jobFailedError, type JobRequestInput } from './jobs.js';
-import type { JobView } from './market-types.js';
+import { describeRequest, enqueueJob, followJob, jobFailedError } from './jobs.js';
 import { printTable } from './print-table.js';
 import type { Session } from './session.js';
 

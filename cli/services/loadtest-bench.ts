@@ -8,13 +8,14 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import type { PageMeta } from '../../daemon/contract/envelope.js';
+import type { LoadtestExemption, PublicUser, TokenPair } from '../../daemon/contract/users.js';
 import { API_PREFIX, createApiClient, type ApiClient } from './api-client.js';
 import { createCredentialsStore, credentialsFromTokens, type CredentialsStore } from './credentials.js';
 import { CliError } from './errors.js';
-import { grantLine, type LoadtestExemption } from './loadtest-exemptions.js';
+import { grantLine } from './loadtest-exemptions.js';
 import type { Session } from './session.js';
 import { createTokenSource } from './token-source.js';
-import type { PageMeta, PublicUser, TokenPair } from './types.js';
 
 /** Emails of the accounts load tests create (the kit's fresh users and the bench account). */
 export const LOADTEST_EMAIL = /^loadtest-[0-9a-f-]+@example\.com$/;

@@ -1,19 +1,10 @@
 /** Load-test exemptions (issue 20): grant, list and revoke over the admin API, and how they are shown. */
+import type { LoadtestExemption } from '../../daemon/contract/users.js';
 import { API_PREFIX, type ApiResponse } from './api-client.js';
 import { formatDuration } from './duration.js';
 import type { TableData } from './output.js';
 import type { Session } from './session.js';
 import { resolveUserId } from './users-admin.js';
-
-/** One exemption as the API returns it. */
-export interface LoadtestExemption {
-  user_id: string;
-  email: string;
-  tier: string;
-  expires_at: string;
-  remaining_s: number;
-  granted_by: string | null;
-}
 
 /**
  * PUT /admin/users/{id}/loadtest-exemption for the account named by email or id.

@@ -2,10 +2,10 @@
  * How the portfolio is shown: raw TSV rows for pipes, and market cells (P&L coloured by
  * sign: red gain, blue loss) for the terminal views. Pure.
  */
+import type { Performance, PortfolioOverview, UnavailableFigure, ValuedHolding } from '../../daemon/contract/portfolio.js';
 import { shortId } from './id-prefix.js';
 import { moveCell, num, pct, type MarketCell, type MarketTableData } from './market-format.js';
 import type { CellInput, RecordData } from './output.js';
-import type { Performance, PortfolioOverview, ValuedHolding } from './portfolio.js';
 
 /** Column order of piped holding rows. */
 export const HOLDING_COLUMNS = [
@@ -68,9 +68,9 @@ export function performanceRecord(p: Performance): RecordData {
 export const UNDEFINED_MARK = '—';
 
 /** A figure, or "—" with the daemon's reason when it is null. */
-function figure(p: Performance, key: string, value: number | null, show: (n: number) => MarketCell): MarketCell {
+function figure(p: Performance, key: UnavailableFigure, value: number | null, show: (n: number) => MarketCell): MarketCell {
   if (value !== null) return show(value);
-  const why = p.unavailable?.[key];
+  const why = p.unavailable[key];
   return { text: why ? `${UNDEFINED_MARK} ${why}` : UNDEFINED_MARK, muted: true };
 }
 

@@ -1,5 +1,5 @@
 /** How presets are shown: list rows and one preset as label/value pairs (its query as compact JSON). */
-import type { Preset } from './market-types.js';
+import type { Preset } from '../../daemon/contract/presets.js';
 import type { RecordData, TableData } from './output.js';
 
 /** Presets as a table: ID NAME DESCRIPTION QUERY UPDATED. */

@@ -2,9 +2,9 @@
  * Saved screen presets (spec "Presets"): list, save, show, delete, run. Presets are
  * named on the command line by id or by name; names are looked up in the user's list.
  */
+import type { Preset } from '../../daemon/contract/presets.js';
 import { API_PREFIX, type ApiResponse } from './api-client.js';
 import { CliError, usageError } from './errors.js';
-import type { Preset } from './market-types.js';
 import type { Session } from './session.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

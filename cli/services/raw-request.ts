@@ -6,11 +6,11 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { request } from 'undici';
+import type { TokenPair } from '../../daemon/contract/users.js';
 import { API_PREFIX, createApiClient, errorFromResponse, unreachable, type HttpMethod } from './api-client.js';
 import { CliError, HINTS, LOCAL_CODES } from './errors.js';
 import type { Session } from './session.js';
 import { createTokenSource } from './token-source.js';
-import type { TokenPair } from './types.js';
 
 /** One streamed call. */
 export interface StreamRequest {

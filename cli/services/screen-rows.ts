@@ -3,7 +3,7 @@
  * (identity and price columns, then every filtered, sorted and requested field), named
  * by field id so piped output can be selected by the same names the flags use.
  */
-import type { ScreenBody, ScreenField, ScreenItem, ScreenTemplate } from './market-types.js';
+import type { ScreenBody, ScreenField, ScreenItem, ScreenTemplate } from '../../daemon/contract/screening.js';
 import { groupThousands, valueCell } from './number-format.js';
 import type { CellInput, TableData } from './output.js';
 

@@ -4,9 +4,9 @@
  * server's CSV with --csv, a formatted table on a TTY, a header row plus TSV when piped;
  * the match count and query time go to stderr.
  */
+import type { ScreenBody } from '../../daemon/contract/screening.js';
 import { usageError } from './errors.js';
 import { withQuoteHint } from './expression-hints.js';
-import type { ScreenBody } from './market-types.js';
 import { getPreset } from './presets.js';
 import { printMarketTable } from './print-table.js';
 import { applyOverrides, buildScreenBody, hasQueryFlags, overridesFrom, type ScreenFlags } from './screen-flags.js';

@@ -2,10 +2,10 @@
  * Screening over the API: POST /screen, predefined templates, the field catalogue, and
  * CSV answers (Accept: text/csv: every match, not one page) streamed straight to stdout.
  */
+import type { ScreenField, ScreenItem, ScreenTemplate } from '../../daemon/contract/screening.js';
 import type { CliOutput } from '../io.js';
 import { API_PREFIX, type ApiResponse } from './api-client.js';
 import { usageError } from './errors.js';
-import type { ScreenField, ScreenItem, ScreenTemplate } from './market-types.js';
 import { streamRequest } from './raw-request.js';
 import type { Session } from './session.js';
 

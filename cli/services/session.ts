@@ -2,6 +2,7 @@
  * Everything a command's logic needs for one invocation, built from the global options:
  * paths, the profile's credentials, the API client (with token renewal) and the printer.
  */
+import type { TokenPair } from '../../daemon/contract/users.js';
 import type { CliIO } from '../io.js';
 import { API_PREFIX, createApiClient, type ApiClient } from './api-client.js';
 import { createCredentialsStore, validateProfile, type CredentialsStore } from './credentials.js';
@@ -12,7 +13,6 @@ import type { Views } from './views.js';
 import { resolvePaths, type CliPaths } from './paths.js';
 import type { Prompter } from './prompt.js';
 import { createTokenSource } from './token-source.js';
-import type { TokenPair } from './types.js';
 
 /** The daemon URL when nothing else says otherwise. */
 export const DEFAULT_URL = 'http://127.0.0.1:8000';

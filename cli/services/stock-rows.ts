@@ -2,7 +2,7 @@
  * How stocks are shown. `human` (a TTY) formats numbers with units (억/조, separators,
  * signed coloured changes); piped output keeps the raw numbers so scripts can compute.
  */
-import type { FinancialRow, PriceBar, StockDetail, StockListItem, StockPrice } from './market-types.js';
+import type { FinancialRow, PriceBar, StockDetail, StockListItem, StockPrice } from '../../daemon/contract/stocks.js';
 import { formatSignedPercent, formatValue, valueCell } from './number-format.js';
 import type { CellInput, RecordData, TableData } from './output.js';
 

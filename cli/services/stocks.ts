@@ -1,7 +1,7 @@
 /** Stock endpoints (spec "Stocks"): list, detail with indicators, price, history and financials. */
+import type { FinancialRow, PriceBar, StockDetail, StockListItem, StockPrice } from '../../daemon/contract/stocks.js';
 import { API_PREFIX, type ApiResponse } from './api-client.js';
 import { usageError } from './errors.js';
-import type { FinancialRow, PriceBar, StockDetail, StockListItem, StockPrice } from './market-types.js';
 import { parseMarket } from './screen-flags.js';
 import type { Session } from './session.js';
 

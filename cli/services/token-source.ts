@@ -3,10 +3,10 @@
  * access token expired or is invalid (spec "Authentication": refresh tokens rotate, so
  * the new pair is saved before the call is retried).
  */
+import type { TokenPair } from '../../daemon/contract/users.js';
 import type { TokenSource } from './api-client.js';
 import { credentialsFromTokens, type CredentialsStore } from './credentials.js';
 import { CliError } from './errors.js';
-import type { TokenPair } from './types.js';
 
 /** What a token source needs. */
 export interface TokenSourceDeps {

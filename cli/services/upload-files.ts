@@ -7,25 +7,10 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, relative, sep } from 'node:path';
+import type { JobUploadSpec, UploadInfo } from '../../daemon/contract/jobs.js';
 import { API_PREFIX } from './api-client.js';
 import type { LoadFlags, PlannedPath } from './load-plan.js';
 import type { Session } from './session.js';
-
-/** What the daemon recorded for one upload. */
-export interface UploadInfo {
-  id: string;
-  name: string;
-  size: number;
-  sha256: string;
-}
-
-/** One input of a load-files job that names an upload. */
-export interface UploadSpec {
-  upload: string;
-  format?: string;
-  date?: string;
-  code?: string;
-}
 
 /** The upload name of `file`: its path under the named folder's parent (`krx/index/kospi/2025.csv`), or its base name. */
 export function uploadName(planned: PlannedPath, file: string): string {
@@ -49,9 +34,9 @@ export async function uploadFile(session: Session, path: string, name: string): 
  * Upload every recognised file of a plan in plan order and return the job's inputs (the
  * format detected here, and the per-file flags of a single file). `onFile` hears each upload.
  */
-export async function uploadPlan(session: Session, plan: readonly PlannedPath[], flags: LoadFlags, onFile: (done: number, total: number, info: UploadInfo) => void): Promise<UploadSpec[]> {
+export async function uploadPlan(session: Session, plan: readonly PlannedPath[], flags: LoadFlags, onFile: (done: number, total: number, info: UploadInfo) => void): Promise<JobUploadSpec[]> {
   const files = plan.flatMap((p) => p.files.filter((f) => f.format !== null).map((f) => ({ planned: p, file: f })));
-  const specs: UploadSpec[] = [];
+  const specs: JobUploadSpec[] = [];
   for (const [i, { planned, file }] of files.entries()) {
     const info = await uploadFile(session, file.path, uploadName(planned, file.path));
     onFile(i + 1, files.length, info);

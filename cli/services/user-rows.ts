@@ -1,6 +1,6 @@
 /** How a user is shown: the same columns as a table row, a TSV row and a label/value record. */
+import type { PublicUser } from '../../daemon/contract/users.js';
 import type { CellInput, RecordData, TableData } from './output.js';
-import type { PublicUser } from './types.js';
 
 /** Column order of user rows (also the TSV column order). */
 export const USER_HEADERS = ['ID', 'EMAIL', 'NAME', 'TIER', 'ROLE', 'CREATED'] as const;

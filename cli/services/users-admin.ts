@@ -1,8 +1,9 @@
 /** Admin user management: GET /admin/users and PATCH /admin/users/{id}, with email → id lookup. */
+import type { PageMeta } from '../../daemon/contract/envelope.js';
+import type { AdminUserPatch, PublicUser, Role, Tier } from '../../daemon/contract/users.js';
 import { API_PREFIX, type ApiResponse } from './api-client.js';
 import { CliError } from './errors.js';
 import type { Session } from './session.js';
-import type { PageMeta, PublicUser, Role, Tier } from './types.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Largest page the API serves (pageQuery limit max). */
@@ -39,17 +40,11 @@ export async function resolveUserId(session: Session, ref: string): Promise<stri
   throw new CliError({ code: 'NOT_FOUND', message: `no account with email ${email}`, hint: 'list accounts with `stockscreen admin users list`' });
 }
 
-/** Fields an admin may change. */
-export interface UserPatch {
-  tier?: Tier;
-  role?: Role;
-}
-
 /**
  * PATCH /admin/users/{id} for the user named by id or email.
  * @throws CliError NOT_FOUND, FORBIDDEN, INVALID_REQUEST
  */
-export async function updateUser(session: Session, ref: string, patch: UserPatch): Promise<ApiResponse<PublicUser>> {
+export async function updateUser(session: Session, ref: string, patch: AdminUserPatch): Promise<ApiResponse<PublicUser>> {
   const id = await resolveUserId(session, ref);
   return session.api.request<PublicUser>({ method: 'PATCH', path: `${API_PREFIX}/admin/users/${encodeURIComponent(id)}`, body: patch });
 }

@@ -4,8 +4,9 @@
  * order book per stock, market status per market, fired alerts (newest first), the
  * connection status and sequence problems.
  */
+import type { AlertMessage, BookLevel, ErrorMessage, MarketStatusMessage, OrderbookUpdate, PriceUpdate } from '../../daemon/contract/ws.js';
 import type { ConnectionStatus, WsClientEvent } from './ws-client.js';
-import type { AlertMessage, BookLevel, ErrorMessage, MarketStatusMessage, OrderbookUpdate, PriceUpdate, SequenceAnomaly } from './ws-frames.js';
+import type { SequenceAnomaly } from './ws-frames.js';
 
 /** One stock row. */
 export interface WatchRow {

@@ -5,6 +5,7 @@
  * server message on its own line, inner batch messages one by one, until Ctrl-C,
  * `--count` messages or `--duration`. Connection events go to stderr.
  */
+import type { ErrorMessage, ReceivedMessage, SubscriptionType } from '../../daemon/contract/ws.js';
 import type { CliOutput } from '../io.js';
 import { API_PREFIX } from './api-client.js';
 import { CliError, EXIT } from './errors.js';
@@ -12,7 +13,7 @@ import { formatDuration } from './duration.js';
 import type { Session } from './session.js';
 import type { WatchSeed } from './watch-state.js';
 import type { ConnectionStatus, SubscriptionRequest, WsClient, WsClientEvent } from './ws-client.js';
-import type { ErrorMessage, SequenceAnomaly, ServerMessage, SubscriptionType } from './ws-frames.js';
+import type { SequenceAnomaly } from './ws-frames.js';
 
 /** What to watch. */
 export interface WatchTargets {
@@ -34,7 +35,7 @@ export function subscriptionRequests(targets: WatchTargets): SubscriptionRequest
 /** Which requested targets the server accepted or refused (SUBSCRIPTION_FAILED). */
 export interface SubscriptionLedger {
   /** Read a message; returns the targets it newly refused (empty otherwise). */
-  observe(message: ServerMessage): string[];
+  observe(message: ReceivedMessage): string[];
   /** True once every requested target was refused. */
   allRejected(): boolean;
 }
@@ -135,7 +136,7 @@ export interface StopConditions {
  * after the client stopped.
  * @throws CliError when the first connection fails or every target was refused
  */
-export function runUntilStopped(client: WsClient, ledger: SubscriptionLedger, stderr: CliOutput, stop: StopConditions, onMessage: (m: ServerMessage) => void): Promise<void> {
+export function runUntilStopped(client: WsClient, ledger: SubscriptionLedger, stderr: CliOutput, stop: StopConditions, onMessage: (m: ReceivedMessage) => void): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let received = 0;
     let greeted = false;

@@ -13,23 +13,13 @@
  * there at all is an error, a daemon that restarts is waited for.
  */
 import { WebSocket } from 'ws';
+import type { ReceivedMessage, ReconnectedMessage, SubscriptionMap, SubscriptionMessage, SubscriptionType } from '../../daemon/contract/ws.js';
 import { unreachable } from './api-client.js';
 import { CliError, LOCAL_CODES } from './errors.js';
-import {
-  createSequenceTracker,
-  parseFrame,
-  type ReconnectedMessage,
-  type SequenceAnomaly,
-  type ServerMessage,
-  type SubscriptionMap,
-  type SubscriptionType,
-} from './ws-frames.js';
+import { createSequenceTracker, parseFrame, type SequenceAnomaly } from './ws-frames.js';
 
-/** One subscribe request (spec "Client to server"). */
-export interface SubscriptionRequest {
-  subscription_type: SubscriptionType;
-  targets: string[];
-}
+/** One subscribe request (spec "Client to server"): a `subscribe` message without its type. */
+export type SubscriptionRequest = Omit<SubscriptionMessage, 'type'>;
 
 /** Reconnection delays: initialMs · factor^(attempt−1), capped at maxMs, minus up to `jitter` of it at random. */
 export interface BackoffOptions {
@@ -61,7 +51,7 @@ export type ConnectionStatus =
 export type WsClientEvent =
   | { type: 'status'; status: ConnectionStatus }
   /** A server message; inner messages of a batch come one by one, in order. */
-  | { type: 'message'; message: ServerMessage }
+  | { type: 'message'; message: ReceivedMessage }
   | { type: 'anomaly'; anomaly: SequenceAnomaly }
   | { type: 'protocol_error'; error: string };
 
@@ -177,7 +167,7 @@ export function createWsClient(options: WsClientOptions): WsClient {
     first = undefined;
   }
 
-  function handle(m: ServerMessage): void {
+  function handle(m: ReceivedMessage): void {
     if (m.type === 'connected') {
       sessionId = String(m.session_id);
       if (typeof m.max_targets_per_request === 'number' && m.max_targets_per_request > 0) maxTargets = m.max_targets_per_request;

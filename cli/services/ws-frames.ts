@@ -1,6 +1,7 @@
 /**
- * Reading the gateway's frames (spec "Events"): the server message shapes the CLI uses,
- * the unwrapping of `batch` frames into their inner messages, and the sequence check.
+ * Reading the gateway's frames (spec "Events"): the unwrapping of `batch` frames into their
+ * inner messages, and the sequence check. The message shapes are the wire contract's
+ * (daemon/contract/ws.ts).
  *
  * Sequence rule (daemon/ws/protocol.ts): every server message of a session takes the
  * next number; a `batch` frame takes its number before its inner messages, so walking
@@ -8,90 +9,15 @@
  * session (`connected`) starts its own numbering; a restored one (`reconnected`)
  * continues the old one. Pure: no sockets.
  */
-
-/** Any server message. */
-export interface ServerMessage {
-  type: string;
-  sequence?: number;
-  timestamp?: string;
-  [field: string]: unknown;
-}
-
-/** Subscription kinds (spec "Client to server"). */
-export type SubscriptionType = 'stock' | 'market' | 'sector';
-/** Targets per subscription kind (the `restored_subscriptions` shape). */
-export type SubscriptionMap = Record<SubscriptionType, string[]>;
-
-/** `price_update`. */
-export interface PriceUpdate extends ServerMessage {
-  type: 'price_update';
-  code: string;
-  name: string;
-  price: number;
-  change: number;
-  change_percent: number;
-  volume: number;
-}
-
-/** One order book level. */
-export interface BookLevel {
-  price: number;
-  quantity: number;
-}
-
-/** `orderbook_update`. */
-export interface OrderbookUpdate extends ServerMessage {
-  type: 'orderbook_update';
-  code: string;
-  bids: BookLevel[];
-  asks: BookLevel[];
-}
-
-/** `market_status`. */
-export interface MarketStatusMessage extends ServerMessage {
-  type: 'market_status';
-  market: string;
-  status: string;
-}
-
-/** `alert`. */
-export interface AlertMessage extends ServerMessage {
-  type: 'alert';
-  code: string;
-  alert_type: string;
-  threshold: number;
-  current_price: number;
-  message: string;
-}
-
-/** `error`. */
-export interface ErrorMessage extends ServerMessage {
-  type: 'error';
-  code: string;
-  message: string;
-  details?: Record<string, unknown>;
-}
-
-/** `reconnected`. */
-export interface ReconnectedMessage extends ServerMessage {
-  type: 'reconnected';
-  session_id: string;
-  restored_subscriptions: SubscriptionMap;
-  missed_messages_count: number;
-  /** The count is an extrapolation (the gap was not read in full). */
-  missed_messages_estimated?: boolean;
-  history_truncated?: boolean;
-  /** `checkpoint`: the session's daemon died; up to one checkpoint interval of messages is repeated. */
-  restored_from?: 'saved' | 'checkpoint';
-}
+import type { ReceivedMessage } from '../../daemon/contract/ws.js';
 
 /** A frame and the messages it carries (the inner messages of a batch, else the frame itself). */
 export interface ParsedFrame {
-  frame: ServerMessage;
-  messages: ServerMessage[];
+  frame: ReceivedMessage;
+  messages: ReceivedMessage[];
 }
 
-function isMessage(value: unknown): value is ServerMessage {
+function isMessage(value: unknown): value is ReceivedMessage {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { type?: unknown }).type === 'string';
 }
 
@@ -132,7 +58,7 @@ export interface SequenceTracker {
 /** Create a tracker; it starts at the first number it sees and restarts at every `connected`. */
 export function createSequenceTracker(): SequenceTracker {
   let last: number | undefined;
-  const check = (m: ServerMessage, anomalies: SequenceAnomaly[]) => {
+  const check = (m: ReceivedMessage, anomalies: SequenceAnomaly[]) => {
     const seq = m.sequence;
     if (typeof seq !== 'number') return;
     if (last === undefined || m.type === 'connected') {

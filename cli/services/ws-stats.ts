@@ -3,30 +3,12 @@
  * its rows for the terminal and for pipes, the trend history of the live dashboard and
  * the polling loop of `--watch`.
  */
+import type { WsStats } from '../../daemon/contract/ws.js';
 import { formatError } from './errors.js';
 import type { ApiResponse } from './api-client.js';
 import { bytes, num } from './market-format.js';
 import type { CellInput, RecordData } from './output.js';
 import type { Session } from './session.js';
-
-/** The stats body (the spec's ten fields plus the daemon's process figures). */
-export interface WsStats {
-  active_connections: number;
-  total_subscriptions: number;
-  subscriptions_by_type: { stock: number; market: number; sector: number };
-  messages_sent: number;
-  saved_sessions: number | null;
-  batching_enabled: boolean;
-  batch_interval_ms: number;
-  queued_messages: number;
-  rate_limiting_enabled: boolean;
-  rate_limit: number;
-  frames_sent?: number;
-  messages_per_second?: number;
-  send_latency_ms?: { p50: number | null; p95: number | null; p99: number | null; max: number | null; samples: number };
-  memory?: { rss: number; heap_used: number; heap_total: number; external?: number; array_buffers?: number };
-  bytes_per_connection?: number | null;
-}
 
 /** The stats path (spec: prefix /v1). */
 export const WS_STATS_PATH = '/v1/ws/stats';

@@ -1,6 +1,6 @@
 /** `stockscreen watch`: live prices over the WebSocket, as an Ink screen or an NDJSON stream. */
 import type { Command } from 'commander';
-import { MARKETS } from '../../../daemon/kernel/records.js';
+import { MARKETS } from '../../../daemon/contract/stocks.js';
 import { usageError } from '../../services/errors.js';
 import { interruptSignal } from '../../services/interrupt.js';
 import { COLOR_LEGEND } from '../../services/market-format.js';

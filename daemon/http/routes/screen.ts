@@ -12,6 +12,7 @@ import { stocksBytes, type ScreenAnswer, type ScreenService, type ScreenSummary 
 import type { SnapshotService } from '../../screening/snapshot-service.js';
 import { listTemplates, applyTemplateOverrides, missingInputs, requireTemplate } from '../../screening/templates.js';
 import type { ApiBuilder } from '../api.js';
+import type { ScreenField, ScreenTemplate as WireTemplate } from '../../contract/screening.js';
 import { meta, sendSuccess } from '../envelope.js';
 import { csvChunks, writeChunks } from './screen-csv.js';
 
@@ -161,7 +162,7 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
     { method: 'get', path: '/screen/fields', summary: 'Every screenable indicator with label, unit, category and definition', tags, access: 'user' },
     (req, res) => {
       const snap = deps.snapshot.current();
-      sendSuccess(req, res, INDICATORS.map((d) => ({ ...d, coverage: snap.columns.get(d.id)?.count ?? 0 })), { meta: { total: INDICATORS.length, stocks: snap.size } });
+      sendSuccess<ScreenField[]>(req, res, INDICATORS.map((d) => ({ ...d, coverage: snap.columns.get(d.id)?.count ?? 0 })), { meta: { total: INDICATORS.length, stocks: snap.size } });
     },
   );
 
@@ -170,7 +171,7 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
     (req, res) => {
       res.setHeader('Cache-Control', 'private, max-age=300');
       const snap = deps.snapshot.current();
-      sendSuccess(req, res, listTemplates().map((t) => ({ ...t, missing_inputs: missingInputs(t, snap) })));
+      sendSuccess<WireTemplate[]>(req, res, listTemplates().map((t) => ({ ...t, missing_inputs: missingInputs(t, snap) })));
     },
   );
 

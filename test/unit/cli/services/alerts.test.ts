@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { type Alert, ALERT_TYPES } from '../../../../daemon/contract/alerts.js';
 import { ALERT_TYPES as DAEMON_ALERT_TYPES } from '../../../../daemon/kernel/alert-types.js';
-import { alertCells, ALERT_TYPES, formatThreshold, type Alert } from '../../../../cli/services/alerts.js';
+import { alertCells, formatThreshold } from '../../../../cli/services/alerts.js';
 import { alertPatch } from '../../../../cli/commands/alerts/edit.js';
 
 const alert: Alert = {

@@ -79,7 +79,7 @@ describe('credentialsFromTokens', () => {
   it('computes expires_at as now + expires_in', () => {
     // 2030-01-01T00:00:00Z + 3600 s = 2030-01-01T01:00:00Z
     const c = credentialsFromTokens(
-      { access_token: 'a', refresh_token: 'r', token_type: 'bearer', expires_in: 3600 },
+      { access_token: 'a', refresh_token: 'r', token_type: 'bearer', expires_in: 3600, refresh_expires_in: 86_400 },
       'http://x:1',
       'me@example.com',
       new Date('2030-01-01T00:00:00.000Z'),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { barCells, createLineSink, createRateMeter, createSnapshotter, phaseLabel, progressLine, type ProgressSnapshot } from '../../../../cli/services/job-progress.js';
-import type { JobView } from '../../../../cli/services/market-types.js';
+import type { JobView } from '../../../../daemon/contract/jobs.js';
 
 function view(patch: Partial<JobView>): JobView {
   return {

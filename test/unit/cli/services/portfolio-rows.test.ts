@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { Performance, PortfolioOverview } from '../../../../cli/services/portfolio.js';
 import { holdingsView, holdingTsv, PERFORMANCE_COLUMNS, performanceRecord, performanceSummary } from '../../../../cli/services/portfolio-rows.js';
+import type { Performance, PortfolioOverview } from '../../../../daemon/contract/portfolio.js';
 
 const overview: PortfolioOverview = {
   holdings: [
     {
       id: 'h1', code: '005930', name: '삼성전자', market: 'KOSPI', sector: 'IT', quantity: 10, average_price: 70_000, current_price: 72_000, price_source: 'live',
       price_as_of: null, market_value: 720_000, cost: 700_000, unrealized_pnl: 20_000, unrealized_pnl_percent: 2.857142857, day_change: -5000, day_change_percent: -0.69,
-      weight: 60, acquired_at: '2025-01-02', note: null,
+      weight: 60, market_cap: null, acquired_at: '2025-01-02', note: null,
     },
   ],
   totals: { holdings: 1, market_value: 720_000, cost: 700_000, unrealized_pnl: 20_000, unrealized_pnl_percent: 2.857142857, day_change: -5000, day_change_percent: -0.69 },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ScreenBody } from '../../../../cli/services/market-types.js';
 import { screenColumns, screenSummary, screenTable } from '../../../../cli/services/screen-rows.js';
+import type { ScreenBody } from '../../../../daemon/contract/screening.js';
 
 const item = { code: '005930', name: '삼성전자', market: 'KOSPI', sector: '전기전자', close: 199400, change_percent: -0.55, market_cap: 1_180_375_801_646_800, per: 12.345678, roe: null };
 
@@ -18,7 +18,7 @@ describe('screen rows', () => {
 
   it('has the base columns for an empty page, and a summary with the query time', () => {
     expect(screenColumns([])).toEqual(['code', 'name', 'market', 'sector', 'close', 'change_percent', 'market_cap']);
-    const body = { status: 'success', data: [], query_time_ms: 0.42, meta: { total: 1234, page: 2, per_page: 50, total_pages: 25, cached: true } } as ScreenBody;
+    const body = { status: 'success', data: [], stocks: [], filters_applied: { market: 'ALL', _count: 0 }, query_time_ms: 0.42, meta: { timestamp: 't', request_id: 'r', total: 1234, page: 2, per_page: 50, total_pages: 25, snapshot_version: 'v', cached: true } } as ScreenBody;
     expect(screenSummary(body)).toBe('1,234 matches · page 2 of 25 · 0.42 ms (cached)');
   });
 });

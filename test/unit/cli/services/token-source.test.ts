@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Credentials, CredentialsStore } from '../../../../cli/services/credentials.js';
 import { CliError } from '../../../../cli/services/errors.js';
 import { createTokenSource } from '../../../../cli/services/token-source.js';
-import type { TokenPair } from '../../../../cli/services/types.js';
+import type { TokenPair } from '../../../../daemon/contract/users.js';
 
 function memoryStore(initial: Credentials): CredentialsStore & { saved: Credentials[] } {
   let current: Credentials | undefined = initial;
@@ -17,7 +17,7 @@ function memoryStore(initial: Credentials): CredentialsStore & { saved: Credenti
   };
 }
 const creds: Credentials = { url: 'http://h:1', email: 'me@example.com', access_token: 'A1', refresh_token: 'R1', expires_at: 'x', saved_at: 'x' };
-const pair: TokenPair = { access_token: 'A2', refresh_token: 'R2', token_type: 'bearer', expires_in: 3600 };
+const pair: TokenPair = { access_token: 'A2', refresh_token: 'R2', token_type: 'bearer', expires_in: 3600, refresh_expires_in: 86_400 };
 
 describe('token source', () => {
   it('refreshes with the saved refresh token, saves the new pair and returns the new access token', async () => {

@@ -41,7 +41,7 @@ describe('stderr lines', () => {
     );
     expect(describeStatus({ state: 'reconnecting', attempt: 2, delayMs: 1500, reason: 'connection closed (1006)' }, false)).toBe('connection lost (connection closed (1006)); reconnecting in 1.5s (attempt 2)');
     expect(describeAnomaly({ kind: 'gap', expected: 10, got: 13 })).toBe('warning: sequence gap: expected 10, got 13 (3 message(s) lost)');
-    expect(describeServerError({ type: 'error', code: 'INVALID_TOKEN', message: 'JWT validation failed; continuing as anonymous' })).toBe(
+    expect(describeServerError({ type: 'error', sequence: 1, timestamp: '2026-01-01T00:00:00.000Z', code: 'INVALID_TOKEN', message: 'JWT validation failed; continuing as anonymous', details: {} })).toBe(
       'warning: INVALID_TOKEN: JWT validation failed; continuing as anonymous (continuing without login: no alerts; run `stockscreen login`)',
     );
   });

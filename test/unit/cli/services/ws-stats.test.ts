@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { appendHistory, EMPTY_HISTORY, EMPTY_STATS_VIEW, pollStats, reduceStatsView, wsStatsRecord, wsStatsRow, type WsStats } from '../../../../cli/services/ws-stats.js';
+import { appendHistory, EMPTY_HISTORY, EMPTY_STATS_VIEW, pollStats, reduceStatsView, wsStatsRecord, wsStatsRow } from '../../../../cli/services/ws-stats.js';
+import type { WsStats } from '../../../../daemon/contract/ws.js';
 
 const stats = (over: Partial<WsStats> = {}): WsStats => ({
   active_connections: 3, total_subscriptions: 7, subscriptions_by_type: { stock: 5, market: 1, sector: 1 }, messages_sent: 1200,
   saved_sessions: 2, batching_enabled: true, batch_interval_ms: 30, queued_messages: 0, rate_limiting_enabled: true, rate_limit: 100,
-  messages_per_second: 12.5, memory: { rss: 100 * 1024 * 1024, heap_used: 3 * 1024 * 1024 / 2, heap_total: 4 * 1024 * 1024 },
+  messages_per_second: 12.5, memory: { rss: 100 * 1024 * 1024, heap_used: 3 * 1024 * 1024 / 2, heap_total: 4 * 1024 * 1024, external: 0, array_buffers: 0 }, frames_sent: 1000, topics: 7, compression: null,
   send_latency_ms: { p50: 0.4, p95: 1, p99: 2.5, max: 3, samples: 10 }, bytes_per_connection: 2048, ...over,
 });
 
