@@ -1,9 +1,9 @@
 /** Helpers for command registrations: examples in help, global options, the action wrapper, flag parsers. */
 import { InvalidArgumentError, type Command } from 'commander';
-import { outputMode } from '../services/output.js';
-import type { Views } from '../services/views.js';
-import type { Prompter } from '../services/prompt.js';
-import { createSession, type GlobalOptions, type Session } from '../services/session.js';
+import { outputMode } from '../services/output/output.js';
+import type { Views } from '../services/output/views.js';
+import type { Prompter } from '../services/session/prompt.js';
+import { createSession, type GlobalOptions, type Session } from '../services/session/session.js';
 import type { CliContext } from './context.js';
 
 /** The "Examples:" section every command's help ends with. */

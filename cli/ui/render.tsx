@@ -5,10 +5,10 @@
 import { render, renderToString } from 'ink';
 import { stripVTControlCharacters } from 'node:util';
 import type { ReactNode } from 'react';
-import { CliError, LOCAL_CODES } from '../services/errors.js';
-import type { RenderOptions } from '../services/output.js';
-import type { Views } from '../services/views.js';
-import type { Prompter } from '../services/prompt.js';
+import { CliError, LOCAL_CODES } from '../services/session/errors.js';
+import type { RenderOptions } from '../services/output/output.js';
+import type { Views } from '../services/output/views.js';
+import type { Prompter } from '../services/session/prompt.js';
 import { KeyValue } from './components/KeyValue.js';
 import { Prompt } from './components/Prompt.js';
 import { Table } from './components/Table.js';

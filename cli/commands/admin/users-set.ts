@@ -1,8 +1,8 @@
 /** `stockscreen admin users set-tier|set-role <email|id> <value>`: change one field of an account. */
 import { Argument, type Command } from 'commander';
 import { type AdminUserPatch, ROLES, TIERS } from '../../../daemon/contract/users.js';
-import { userRecord } from '../../services/user-rows.js';
-import { updateUser } from '../../services/users-admin.js';
+import { userRecord } from '../../services/account/user-rows.js';
+import { updateUser } from '../../services/account/users-admin.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

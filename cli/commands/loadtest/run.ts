@@ -2,7 +2,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 // Only the names: the kit itself (autocannon, histograms) is loaded when a run starts, not by every CLI command.
 import { EXTRA_SCENARIO_NAMES, SCENARIO_NAMES } from '../../../loadtest/options.js';
-import type { LoadtestFlags } from '../../services/loadtest-run.js';
+import type { LoadtestFlags } from '../../services/loadtest/loadtest-run.js';
 import type { CliContext } from '../context.js';
 import { action, examples, intArg } from '../shared.js';
 
@@ -50,7 +50,7 @@ export function register(parent: Command, ctx: CliContext): void {
     .action(
       action(ctx, async (session, cmd) => {
         const scenarios = (cmd.processedArgs[0] as string[] | undefined) ?? [];
-        const { runLoadtestCommand } = await import('../../services/loadtest-run.js');
+        const { runLoadtestCommand } = await import('../../services/loadtest/loadtest-run.js');
         return runLoadtestCommand(session, scenarios, cmd.opts<LoadtestFlags>());
       }),
     );

@@ -1,6 +1,6 @@
 /** The screening flags shared by `stockscreen screen` and `stockscreen presets save`. */
 import type { Command } from 'commander';
-import type { ScreenFlags } from '../../services/screen-flags.js';
+import type { ScreenFlags } from '../../services/screening/screen-flags.js';
 import { intArg } from '../shared.js';
 
 /** Commander parser for a repeatable flag: every occurrence is kept, in order. */

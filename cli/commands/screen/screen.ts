@@ -1,6 +1,6 @@
 /** `stockscreen screen`: screen the market with filters, an expression, a preset or a template. */
 import type { Command } from 'commander';
-import { printScreen, screenTarget } from '../../services/screen-run.js';
+import { printScreen, screenTarget } from '../../services/screening/screen-run.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 import { addScreenOptions, screenFlags } from './screen-options.js';

@@ -4,8 +4,8 @@
  */
 import { Box, Text } from 'ink';
 import type { Performance } from '../../../daemon/contract/portfolio.js';
-import { compact } from '../../services/market-format.js';
-import { allocationView, performanceSummary, rankedView, returnsNote, returnsView } from '../../services/portfolio-rows.js';
+import { compact } from '../../services/output/market-format.js';
+import { allocationView, performanceSummary, rankedView, returnsNote, returnsView } from '../../services/portfolio/portfolio-rows.js';
 import { LineChart } from './LineChart.js';
 import { MarketTable } from './MarketTable.js';
 import { MoveText } from './MoveText.js';

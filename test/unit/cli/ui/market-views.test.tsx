@@ -1,7 +1,7 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createEventHub } from '../../../../cli/services/event-hub.js';
-import type { StatsEvent } from '../../../../cli/services/ws-stats.js';
+import { createEventHub } from '../../../../cli/services/output/event-hub.js';
+import type { StatsEvent } from '../../../../cli/services/realtime/ws-stats.js';
 import { WsStatsDashboard } from '../../../../cli/ui/components/WsStatsDashboard.js';
 import { renderPerformance, renderPortfolio } from '../../../../cli/ui/market-render.js';
 import type { Performance } from '../../../../daemon/contract/portfolio.js';
