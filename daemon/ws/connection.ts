@@ -19,6 +19,8 @@ import type { AlertEvent, MarketStatusEvent, PriceEvent } from '../market/events
 import { advanceAlertCursor, newAlertCursor, type AlertCursor } from './alert-cursor.js';
 import { createOutbox, type FlushScheduler } from './batching.js';
 import type { CapSlot, ConnectionCaps } from './connection-caps.js';
+import { encodeFrame } from './frame-encoder.js';
+import { createFrameWriter } from './frame-writer.js';
 import { handleClientMessage, type ClientMessageTarget } from './handlers.js';
 import { topicOf, userTopic, type Hub, type HubMember } from './hub.js';
 import { statusMessages } from './market-status.js';
@@ -197,13 +199,13 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
   // Ids of alert firings pushed here lately: a restore does not replay them again.
   const recentAlerts = new Set<string>();
 
+  const writer = createFrameWriter(ws);
   const outbox = createOutbox(
     {
-      send: (text) => {
-        if (ws.readyState === ws.OPEN) ws.send(text);
+      sendFrame(chunk, firstSequence, batch) {
+        if (ws.readyState === ws.OPEN) writer.write(encodeFrame(chunk, firstSequence, batch, clock.now()));
       },
       bufferedAmount: () => ws.bufferedAmount,
-      now: () => clock.now(),
       schedule: (o) => deps.scheduler.schedule(o),
       onSent(messages, frames, oldest) {
         messageCount += messages;

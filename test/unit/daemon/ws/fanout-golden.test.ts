@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MarketEvent } from '../../../../daemon/market/events.js';
+import { encodeFrame, FRAME_HEADER_ROOM } from '../../../../daemon/ws/frame-encoder.js';
 import { GOLDEN_MEMBERS, roundClock, runScenario } from './fanout-golden.js';
 
 const FIXTURE = join(import.meta.dirname, '../../../fixtures/ws/fanout-golden.json');
@@ -18,9 +19,8 @@ function replay(): Record<string, string[]> {
   runScenario(golden.ticks, (m, state) => {
     const sent: string[] = (frames[m.name] = []);
     return {
-      send: (t) => void sent.push(t),
+      sendFrame: (chunk, first, batch) => void sent.push(encodeFrame(chunk, first, batch, roundClock(state.round)).subarray(FRAME_HEADER_ROOM).toString('utf8')),
       bufferedAmount: () => (m.behindRounds.includes(state.round) ? 10_000 : 0),
-      now: () => roundClock(state.round),
       schedule: () => undefined,
       onSent: () => undefined,
       onOverflow: (reason) => {
