@@ -19,39 +19,20 @@ import type { AlertEvent, MarketStatusEvent, PriceEvent } from '../market/events
 import { advanceAlertCursor, newAlertCursor, type AlertCursor } from './alert-cursor.js';
 import { createOutbox, type FlushScheduler } from './batching.js';
 import type { CapSlot, ConnectionCaps } from './connection-caps.js';
+import { connectedInfo, type ConnectionInfo, type ConnectionSettings, type ConnectQuery } from './connection-types.js';
 import { encodeFrame } from './frame-encoder.js';
 import { createFrameWriter } from './frame-writer.js';
 import { handleClientMessage, type ClientMessageTarget } from './handlers.js';
 import { topicOf, userTopic, type Hub, type HubMember } from './hub.js';
 import { statusMessages } from './market-status.js';
-import { CLOSE_CODES, serverMessages, type OutMessage, type SubscriptionMap, type SubscriptionType, type WsErrorCode } from './protocol.js';
+import { CLOSE_CODES, serverMessages, type OutMessage, type SubscriptionType, type WsErrorCode } from './protocol.js';
 import { createMessageRateLimiter, type MessageRateLimiter } from './rate-limit.js';
 import type { ReplaySource } from './replay.js';
 import { restoreSession } from './restore.js';
 import type { SessionOwner, SessionState, SessionStore } from './session-store.js';
 import { createSubscriptionSet, type SubscriptionSet, type Universe } from './subscriptions.js';
 
-/** Per-connection settings (from the daemon config plus gateway tuning). */
-export interface ConnectionSettings {
-  batchIntervalMs: number;
-  rateLimit: number;
-  maxSubscriptions: number;
-  maxTargetsPerRequest: number;
-  sessionTtlS: number;
-  highWaterBytes: number;
-  maxBehindFlushes: number;
-  maxQueue: number;
-  maxBatchSize: number;
-  maxFrameBytes: number;
-  maxReplayMessages: number;
-  maxReplayScan: number;
-  /** Most alert firings replayed from the durable records on one restore. */
-  maxReplayAlerts: number;
-  /** How long a restore waits for the gateway instance holding a live session to prove dead. */
-  ownerWaitMs: number;
-  /** After a 4008/1008 close, the socket is destroyed if the close handshake takes longer. */
-  closeGraceMs: number;
-}
+export type { ConnectionInfo, ConnectionSettings, ConnectQuery } from './connection-types.js';
 
 /** What the gateway learns from connections (stats, metrics). */
 export interface ConnectionObserver {
@@ -90,29 +71,6 @@ export interface ConnectionDeps {
   observer: ConnectionObserver;
   /** Connection caps per address / per user (connection-caps.ts); absent: none. */
   caps?: ConnectionCaps;
-}
-
-/** Query parameters of the upgrade request (spec "WebSocket and monitoring"). */
-export interface ConnectQuery {
-  token?: string;
-  session_id?: string;
-  /** The last sequence number the client read (numbering continues after it on restore). */
-  last_sequence?: number;
-  /** The client's address (anonymous connections are capped per address). */
-  address?: string;
-}
-
-/** A row of `GET /ws/connections`. */
-export interface ConnectionInfo {
-  connection_id: string;
-  session_id: string;
-  user_id: string | null;
-  connected_at: string;
-  subscriptions: SubscriptionMap;
-  message_count: number;
-  messages_received: number;
-  queued_messages: number;
-  last_activity: string;
 }
 
 /**
@@ -411,7 +369,7 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
       if (!conn.isOpen() || !(await admit(query.address))) return;
       const restored = query.session_id !== undefined && (await restoreSession(conn, query.session_id, query.last_sequence));
       if (!conn.isOpen()) return;
-      if (!restored) outbox.unshift([serverMessages.connected(sessionId, connectedInfo(conn), clock.now())]);
+      if (!restored) outbox.unshift([serverMessages.connected(sessionId, connectedInfo(conn.id, user?.id ?? null, settings), clock.now())]);
       outbox.resume();
       state = 'open';
       conn.requestCheckpoint();
@@ -456,19 +414,4 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
   ws.on('close', () => void onClose());
   ws.on('error', (err) => deps.logger.debug({ err: err.message, connection: conn.id }, 'WebSocket error'));
   return conn;
-}
-
-/** The `connected` message fields of a connection. */
-export function connectedInfo(conn: Connection) {
-  const s = conn.deps.settings;
-  return {
-    connection_id: conn.id,
-    user_id: conn.user?.id ?? null,
-    batching_enabled: s.batchIntervalMs > 0,
-    batch_interval_ms: s.batchIntervalMs,
-    rate_limit: s.rateLimit,
-    max_subscriptions: s.maxSubscriptions,
-    max_targets_per_request: s.maxTargetsPerRequest,
-    session_ttl_s: s.sessionTtlS,
-  };
 }
