@@ -127,7 +127,8 @@ export function createOutbox(sink: OutboxSink, options: OutboxOptions): Outbox {
     let oldest = Infinity;
     while (start < queue.length && budget > 0) {
       const { end, bytes } = chunkEnd(start);
-      const chunk = queue.slice(start, end);
+      // The whole queue in one frame (the usual case) needs no copy: it is replaced below.
+      const chunk = start === 0 && end === queue.length ? queue : queue.slice(start, end);
       for (const m of chunk) oldest = Math.min(oldest, m.builtAt);
       sendFrame(chunk);
       frames += options.batching ? 1 : chunk.length;

@@ -33,7 +33,7 @@ const PER_CLIENT = 5;
 const TICK_RATE = 2 * POOL;
 /** Messages per second offered to each client. */
 const RATE_PER_CLIENT = (TICK_RATE * PER_CLIENT) / POOL;
-const KEEP = /^(connections established|connect success|messages delivered\/s|messages offered\/s|latency p50|latency p99|latency max|sequence gaps|disconnects during run|daemon memory per connection|daemon CPU per delivered message|daemon CPU|generator CPU)$/;
+const KEEP = /^(connections established|connect success|messages delivered\/s|messages offered\/s|latency p50|latency p99|latency max|sequence gaps|disconnects during run|daemon memory per connection|daemon CPU per delivered message|daemon CPU|generator CPU|generator CPU per delivered message)$/;
 
 /** The sweep's connection counts (BENCH_WS_SWEEP="1000,2000,…" to choose). */
 function sweepSizes(env: NodeJS.ProcessEnv, quick: boolean): number[] {

@@ -42,6 +42,7 @@ function cpuRows(o: Outcome): ReportRow[] {
     makeRow(S, 'daemon CPU per delivered message', perMessage, 'µs', ISSUE_TARGETS.wsDaemonCpuPerMessageUs, daemonMs === null ? { notEvaluated: 'daemon pid unknown or not on this machine (--daemon-pid)' } : { note: 'utime+stime from /proc over the measured window ÷ messages delivered' }),
     makeRow(S, 'daemon CPU', daemonMs === null ? null : (daemonMs / 10 / seconds), '% of a core'),
     makeRow(S, 'generator CPU', generatorMs / 10 / seconds, '% of a core', ISSUE_TARGETS.wsGeneratorCpuPercent, { note: 'this process: client worker threads, coordinator and tick source' }),
+    makeRow(S, 'generator CPU per delivered message', o.measure.messages > 0 ? (generatorMs * 1000) / o.measure.messages : null, 'µs'),
   ];
 }
 
