@@ -116,6 +116,11 @@ export interface OutMessage {
   readonly builtAt: number;
   /** An alert's firing record id and time (the session's alert cursor advances when it is sent). */
   readonly alert?: AlertRef;
+  /**
+   * UTF-8 bytes of `head` followed by `,"sequence":`, made once by the first connection that
+   * sends the message and shared by every other (frame-encoder.ts): serialize once.
+   */
+  encoded?: Buffer;
 }
 
 /** Identity of a delivered alert firing. */
@@ -157,7 +162,12 @@ export function finalize(message: OutMessage, sequence: number): string {
 
 /** A `batch` frame around already-finalized inner messages (which carry their own sequences). */
 export function batchFrame(sequence: number, inner: readonly string[], nowMs: number): string {
-  return `{"type":"batch","sequence":${sequence},"batch_size":${inner.length},"timestamp":"${frameIso(nowMs)}","messages":[${inner.join(',')}]}`;
+  return `${batchPrefix(sequence, inner.length, nowMs)}${inner.join(',')}]}`;
+}
+
+/** The text of a `batch` frame before its first inner message (ASCII only). */
+export function batchPrefix(sequence: number, size: number, nowMs: number): string {
+  return `{"type":"batch","sequence":${sequence},"batch_size":${size},"timestamp":"${frameIso(nowMs)}","messages":[`;
 }
 
 /** Fields of the `connected` message besides the session id. */

@@ -32,7 +32,7 @@ export async function collectStats(input: StatsInputs): Promise<WsStats> {
     byType.stock += c.subscriptions.count('stock');
     byType.market += c.subscriptions.count('market');
     byType.sector += c.subscriptions.count('sector');
-    queued += c.outbox.size();
+    queued += c.queuedMessages();
   }
   const savedSessions = await input.sessions.count().catch(() => null);
   const memory = memoryFigures();

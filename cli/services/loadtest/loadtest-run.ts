@@ -8,6 +8,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { checkTarget, formatReport, parseDuration, runLoadtest, type LoadtestOptions, type Report } from '../../../loadtest/index.js';
+import { isDaemonAlive, readDaemonRecord, readPid } from '../daemon/daemon-state.js';
 import { benchAccounts, cleanupBench } from './loadtest-bench.js';
 import { interruptSignal } from '../session/interrupt.js';
 import { createLoadtestLineSink, type LoadtestProgressSink } from './loadtest-progress.js';
@@ -23,6 +24,9 @@ export interface LoadtestFlags {
   cache?: boolean;
   allowRemote?: boolean;
   wsClients?: number;
+  /** Same as wsClients. */
+  clients?: number;
+  daemonPid?: number;
   stocksPerClient?: number;
   market?: 'KOSPI' | 'KOSDAQ';
   out?: string;
@@ -34,8 +38,14 @@ export type LoadtestAccounts = Pick<LoadtestOptions, 'token' | 'adminToken' | 'a
 
 /** The options of the run from the flags and the accounts. */
 export function loadtestOptions(session: Session, scenarios: string[], flags: LoadtestFlags, accounts: LoadtestAccounts): LoadtestOptions {
+  const wsClients = flags.wsClients ?? flags.clients;
+  // --rate alone with WebSocket scenarios is their per-client message rate (REST runs keep it as requests/s).
+  const wsOnly = scenarios.length > 0 && scenarios.every((n) => n.startsWith('ws-'));
+  const daemonPid = flags.daemonPid ?? localDaemonPid(session);
   const ws = {
-    ...(flags.wsClients !== undefined ? { connections: flags.wsClients } : {}),
+    ...(wsClients !== undefined ? { connections: wsClients } : {}),
+    ...(wsOnly && flags.rate !== undefined ? { ratePerClient: flags.rate } : {}),
+    ...(daemonPid !== undefined ? { daemonPid } : {}),
     ...(flags.stocksPerClient !== undefined ? { perConnection: flags.stocksPerClient } : {}),
     ...(flags.market !== undefined ? { market: flags.market } : {}),
   };
@@ -45,12 +55,19 @@ export function loadtestOptions(session: Session, scenarios: string[], flags: Lo
     duration: parseDuration(flags.duration),
     ...(flags.warmup !== undefined ? { warmup: parseDuration(flags.warmup) } : {}),
     ...(flags.connections !== undefined ? { connections: flags.connections } : {}),
-    ...(flags.rate !== undefined ? { rate: flags.rate } : {}),
+    ...(flags.rate !== undefined && !wsOnly ? { rate: flags.rate } : {}),
     cache: flags.cache === true,
     allowRemote: flags.allowRemote === true,
     ...accounts,
     ...(Object.keys(ws).length > 0 ? { ws } : {}),
   };
+}
+
+/** The pid of the daemon `daemon start` recorded when it is alive and the session's target. */
+function localDaemonPid(session: Session): number | undefined {
+  const pid = readPid(session.paths);
+  if (pid === undefined || !isDaemonAlive(pid)) return undefined;
+  return readDaemonRecord(session.paths)?.url === session.baseUrl ? pid : undefined;
 }
 
 /** True when the live view is drawn: stdout is a terminal without --json, and stderr (where it is drawn) is one too. */
