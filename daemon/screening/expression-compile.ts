@@ -14,8 +14,8 @@ import { FLAG_BITS } from './snapshot.js';
 import type { DictColumn, Snapshot, StockFlag } from './snapshot.js';
 import { typeOf } from './expression-parser.js';
 import type { ArithOp, CompareOp, Expr } from './expression-parser.js';
-import { formatExpression } from './expression-format.js';
-import { crossSection, groupIds, type CrossSectionMemo } from './cross-section.js';
+import { crossSection, groupIds, rowMask, sortedValues, type CrossSectionMemo } from './cross-section.js';
+import { formatExpression, walk } from './expression-format.js';
 
 type Num = (row: number) => number;
 type Txt = (row: number) => string | null;
@@ -218,12 +218,25 @@ class Compiler {
 
   private crossSectional(e: Extract<Expr, { kind: 'xsec' }>): Num {
     const { universe, memo, base, scope, resolve } = this.ctx;
+    const owner = base ?? this.s;
+    const size = this.s.size;
     const compute = (): Float64Array => {
-      const rows = universe ?? Int32Array.from({ length: this.s.size }, (_, i) => i);
-      return crossSection(e.fn, this.num(e.arg), rows, this.s.size, groupIds(this.s, e.by));
+      // An argument over indicators alone has the same order in every universe: sort it once per snapshot.
+      const shared = memo !== undefined && !dependsOnUniverse(e.arg, resolve);
+      const sort = () => sortedValues(this.num(e.arg), shared || universe === undefined ? allRows(size) : universe);
+      const order = shared ? memo.get(owner, `order|${formatExpression(e.arg)}`, sort) : sort();
+      const mask = shared && universe !== undefined ? this.universeMask(universe) : null;
+      return crossSection(e.fn, order, size, groupIds(this.s, e.by), mask);
     };
-    const values = memo === undefined ? compute() : memo.get(base ?? this.s, `${scope ?? '*'}|${formatExpression(e, resolve)}`, compute);
+    const values = memo === undefined ? compute() : memo.get(owner, `${scope ?? '*'}|${formatExpression(e, resolve)}`, compute);
     return (i) => values[i]!;
+  }
+
+  private mask: Uint8Array | undefined;
+
+  /** 1 at every universe row, built once per compile. */
+  private universeMask(universe: Int32Array): Uint8Array {
+    return (this.mask ??= rowMask(universe, this.s.size));
   }
 
   private field(name: string): Num {
@@ -247,6 +260,21 @@ function dictMembership(column: DictColumn, wanted: ReadonlySet<string>): Tri {
   });
   const ids = column.ids;
   return (i) => mask[ids[i]!]!;
+}
+
+function allRows(size: number): Int32Array {
+  const rows = new Int32Array(size);
+  for (let i = 0; i < size; i++) rows[i] = i;
+  return rows;
+}
+
+/** True when `e`'s values depend on the universe: it holds a cross-sectional term or a formula column. */
+function dependsOnUniverse(e: Expr, resolve: ((name: string) => string | undefined) | undefined): boolean {
+  let depends = false;
+  walk(e, (x) => {
+    if (x.kind === 'xsec' || (x.kind === 'field' && resolve?.(x.name) !== undefined)) depends = true;
+  });
+  return depends;
 }
 
 function scalarCall(fn: Extract<Expr, { kind: 'call' }>['fn'], args: Num[]): Num {

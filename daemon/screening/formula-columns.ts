@@ -88,9 +88,12 @@ export function deriveView(base: Snapshot, formulas: readonly Formula[], context
   const columns = new Map(base.columns);
   const view: Snapshot = Object.freeze({ ...base, columns, fields: Object.freeze([...base.fields, ...formulas.map((f) => f.name)]) });
   for (const formula of formulas) {
-    const value = compileNumber(formula.parsed.ast, view, { ...context, base, resolve });
-    columns.set(formula.name, computedColumn(value, context.universe, base.size));
-    definitions.set(formula.name, formatExpression(formula.parsed.ast, resolve));
+    const definition = formatExpression(formula.parsed.ast, resolve);
+    const compute = (): Column => computedColumn(compileNumber(formula.parsed.ast, view, { ...context, base, resolve }), context.universe, base.size);
+    // Keyed by the definition with earlier columns written out, so equal names with other meanings never collide.
+    const column = context.memo === undefined ? compute() : context.memo.get(base, `column|${context.scope ?? '*'}|${definition}`, compute);
+    columns.set(formula.name, column);
+    definitions.set(formula.name, definition);
   }
   return { view, resolve };
 }

@@ -4,7 +4,7 @@
  * formula columns in filters and sort, and the score against a hand computation.
  */
 import { describe, expect, it } from 'vitest';
-import { createCrossSectionMemo } from '../../../../daemon/screening/cross-section.js';
+import { createCrossSectionMemo, type CrossSectionMemo } from '../../../../daemon/screening/cross-section.js';
 import { executeAll, executeQuery, type ScreenQuery } from '../../../../daemon/screening/query.js';
 import { buildSnapshot, type SnapshotRow } from '../../../../daemon/screening/snapshot.js';
 import { refPctRank, refRank, refZscore, type Obs } from '../../../helpers/cross-section-reference.js';
@@ -168,7 +168,10 @@ describe('memo', () => {
     const q = (): ScreenQuery => query({ columns: [{ name: 'p', expression: 'pct_rank(roe) by sector' }] });
     const first = executeAll(snapshot, q(), { memo });
     let computed = 0;
-    const counting = { get: (s: typeof snapshot, key: string, compute: () => Float64Array) => memo.get(s, key, () => (computed++, compute())) };
+    // Counts finished cross-sectional terms (not sorted orders or formula columns).
+    const counting: CrossSectionMemo = {
+      get: (s, key, compute) => memo.get(s, key, () => (/^(order|column)\|/.test(key) ? compute() : (computed++, compute()))),
+    };
     const second = executeAll(snapshot, q(), { memo: counting });
     expect(second.items).toEqual(first.items);
     expect(computed).toBe(0);
