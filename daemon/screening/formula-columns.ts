@@ -36,9 +36,11 @@ export function scoreExpression(score: ScoreDefinition): string {
   return score.factors.map((f) => `${f.weight / total} * pct_rank(${f.direction === 'asc' ? '-' : ''}${f.field})${by}`).join(' + ');
 }
 
-/** Attach `formulas` to `query` as a hidden (non-enumerable) property; returns them. */
+const NO_FORMULAS: readonly Formula[] = Object.freeze([]);
+
+/** Attach `formulas` to `query` as a hidden (non-enumerable) property (unless the query is frozen); returns them. */
 export function keepFormulas(query: ScreenQuery, formulas: readonly Formula[]): readonly Formula[] {
-  Object.defineProperty(query, 'formulas', { value: formulas, enumerable: false, configurable: true });
+  if (Object.isExtensible(query)) Object.defineProperty(query, 'formulas', { value: formulas, enumerable: false, configurable: true });
   return formulas;
 }
 
@@ -50,6 +52,7 @@ export function keepFormulas(query: ScreenQuery, formulas: readonly Formula[]): 
 export function formulasOf(query: ScreenQuery): readonly Formula[] {
   const kept = (query as { formulas?: readonly Formula[] }).formulas;
   if (kept !== undefined) return kept;
+  if ((query.columns ?? []).length === 0 && (query.score?.factors ?? []).length === 0) return NO_FORMULAS;
   const formulas: Formula[] = (query.columns ?? []).map((c) => ({ name: c.name, parsed: parseNumeric(c.expression, `columns.${c.name}`) }));
   if (query.score !== undefined && query.score.factors.length > 0) {
     formulas.push({ name: SCORE_COLUMN, parsed: parseNumeric(scoreExpression(query.score), SCORE_COLUMN) });
