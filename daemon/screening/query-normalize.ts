@@ -4,6 +4,7 @@
  * and shape B of the same screen are equal (issue 4 "Cache").
  */
 
+import { formulasOf } from './formula-columns.js';
 import { expressionOf, type ScreenQuery } from './query.js';
 
 /** The response's `filters_applied`: market (ALL when none), `_count`, and each applied filter. */
@@ -54,6 +55,7 @@ export function normalizeQuery(query: ScreenQuery): string {
   const u = query.universe;
   const sorted = (list: readonly string[] | undefined): string[] => [...new Set(list ?? [])].sort();
   const canonical = {
+    columns: canonicalColumns(query),
     expression: canonicalExpression(query),
     fields: [...new Set(query.fields)],
     filters: [...query.filters]
@@ -71,6 +73,17 @@ export function normalizeQuery(query: ScreenQuery): string {
     },
   };
   return stableStringify(canonical);
+}
+
+/** Formula columns and the score as [name, canonical definition] pairs, in order (order changes the answer). */
+function canonicalColumns(query: ScreenQuery): [string, string][] | undefined {
+  // Absent (not null) without columns, so the keys of older queries do not change.
+  if (query.columns === undefined && query.score === undefined) return undefined;
+  try {
+    return formulasOf(query).map((f) => [f.name, f.parsed.canonical]);
+  } catch {
+    return [[JSON.stringify(query.columns ?? null), JSON.stringify(query.score ?? null)]];
+  }
 }
 
 function canonicalExpression(query: ScreenQuery): string | null {

@@ -23,7 +23,21 @@ export class Problems {
   /** Problems found after MAX_DETAILS were listed: counted, not described (issue 16: a 400 stays small). */
   private more = 0;
 
-  constructor(readonly known: ReadonlySet<string>) {}
+  private knownNames: ReadonlySet<string>;
+
+  constructor(known: ReadonlySet<string>) {
+    this.knownNames = known;
+  }
+
+  /** Names valid as fields: the indicators, plus names allowed later (formula columns, score). */
+  get known(): ReadonlySet<string> {
+    return this.knownNames;
+  }
+
+  /** Makes `names` (a request's formula columns and score) valid fields for the checks that follow. */
+  allow(names: readonly string[]): void {
+    if (names.length > 0) this.knownNames = new Set([...this.knownNames, ...names]);
+  }
 
   /** True once MAX_DETAILS problems are listed: callers skip the work of describing more. */
   get full(): boolean {

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { EXPRESSION_LIMITS } from './expression-parser.js';
 import { STOCK_CODE_PATTERN } from '../kernel/records.js';
 import { STOCK_FLAGS } from './snapshot.js';
+import { GROUP_BY } from './expression-functions.js';
 
 /** Largest page size (issue 4: per_page max 500). */
 export const MAX_PER_PAGE = 500;
@@ -134,11 +135,32 @@ export const outputShape = {
   fields: z.preprocess(splitCommas, z.array(nameSchema, { error: 'must be a list of field names' }).max(MAX_FIELDS, { error: `at most ${MAX_FIELDS} fields` })).nullable().optional(),
 };
 
+/**
+ * Formula columns and the score (issue 21). Names, counts, references and weights are checked
+ * in request-language.ts, where the definitions are parsed in order.
+ */
+export const languageShape = {
+  columns: z
+    .record(z.string(), z.string({ error: 'must be an expression (text), e.g. "1 / per * 100"' }).max(EXPRESSION_LIMITS.maxLength, { error: `must be at most ${EXPRESSION_LIMITS.maxLength} characters` }), {
+      error: 'must be an object of name → expression, e.g. {"ey": "1 / per * 100"}',
+    })
+    .nullable()
+    .optional(),
+  score: z
+    .record(z.string(), z.preprocess(toNumber, z.number({ error: 'must be a weight (a number > 0)' })), {
+      error: 'must be an object of factor → weight, e.g. {"roe": 0.4, "-per": 0.3}',
+    })
+    .nullable()
+    .optional(),
+  score_by: z.preprocess(toLower, z.enum(GROUP_BY, { error: `must be one of ${GROUP_BY.join(', ')}` })).nullable().optional(),
+};
+
 /** The fixed keys of a screening request; other keys are inspected by request.ts. */
 export const requestSchema = z.looseObject({
   filters: z.looseObject(universeShape, { error: 'must be an object' }).nullable().optional(),
   ...universeShape,
   ...outputShape,
+  ...languageShape,
   // The HTTP layer may pass `format=csv` through with the body; it is not part of the query.
   format: z.preprocess(toLower, z.enum(['json', 'csv'], { error: 'must be "json" or "csv"' })).nullable().optional(),
 });

@@ -10,6 +10,8 @@
  * no re-encoding. Both are keyed by the snapshot version, so a recomputation invalidates both.
  */
 import { createHash } from 'node:crypto';
+import { createCrossSectionMemo } from './cross-section.js';
+import { formulasOf } from './formula-columns.js';
 import { executeQuery, matchAll, type ScreenMatches, type ScreenQuery } from './query.js';
 import { describeFiltersApplied, normalizeQuery, parseScreenRequest } from './request.js';
 import type { FiltersApplied } from './query-normalize.js';
@@ -33,6 +35,8 @@ export interface ScreenSummary {
   /** Names of required inputs that no stock has (templates on data without financials). */
   missing_inputs?: string[];
   message?: string;
+  /** The request's formula columns and score with their definitions (issue 21; sent in meta). */
+  columns?: { name: string; expression: string }[];
 }
 
 /** A screen's answer, ready for either response shape: the page of stocks already serialised. */
@@ -103,6 +107,8 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
   };
 
   const local = createLocalCache(deps.now ?? Date.now, deps.ttlSeconds * 1000);
+  // Cross-sectional columns of the current snapshot, shared by every screen (issue 21).
+  const memo = createCrossSectionMemo();
 
   async function lookup(query: ScreenQuery): Promise<ScreenAnswer | null> {
     if (deps.ttlSeconds === 0) return null;
@@ -124,7 +130,7 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
       const hit = known === undefined ? await lookup(query) : known;
       if (hit) return { ...hit, ...extra };
       const snap = deps.snapshot.current();
-      const result = executeQuery(snap, query);
+      const result = executeQuery(snap, query, { memo });
       const summary: ScreenSummary = {
         total: result.total,
         page: result.page,
@@ -133,6 +139,7 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
         query_time_ms: result.query_time_ms,
         filters_applied: describeFiltersApplied(query),
         snapshot_version: snap.version,
+        ...describeColumns(query),
       };
       const stocksJson = JSON.stringify(result.items);
       const answer: ScreenAnswer = { ...summary, stocksJson, cached: true };
@@ -144,8 +151,14 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
       }
       return { ...answer, ...extra, cached: false };
     },
-    exportAll: (query) => matchAll(deps.snapshot.current(), query),
+    exportAll: (query) => matchAll(deps.snapshot.current(), query, { memo }),
   };
+}
+
+/** `columns` of a summary: each formula column (and the score) with its definition; nothing when there are none. */
+function describeColumns(query: ScreenQuery): Pick<ScreenSummary, 'columns'> {
+  const formulas = formulasOf(query);
+  return formulas.length === 0 ? {} : { columns: formulas.map((f) => ({ name: f.name, expression: f.parsed.source })) };
 }
 
 /** The in-process layer: answers by key, each kept `ttlMs`, at most LOCAL_CACHE_BYTES of them. */

@@ -12,6 +12,7 @@ import { parseScreenRequest } from '../../daemon/screening/request.js';
 import { buildSnapshot, type Snapshot } from '../../daemon/screening/snapshot.js';
 import { openSqlite } from '../../daemon/store/sqlite.js';
 import { Histogram } from '../histogram.js';
+import { languageRows } from './language-timing.js';
 import { complexBodies, simpleBodies } from '../scenarios/screen-bodies.js';
 import { ISSUE_TARGETS, makeRow } from '../targets.js';
 import type { ReportRow } from '../types.js';
@@ -53,5 +54,6 @@ export async function engineRows(dataDir: string, iterations: number): Promise<R
       makeRow('engine', `${name} query p99`, s.p99, 'µs', ISSUE_TARGETS.engineQueryP99Us),
     );
   }
+  rows.push(...languageRows(snapshot, new Set<string>(INDICATOR_IDS), iterations));
   return rows;
 }

@@ -19,6 +19,9 @@ export function register(parent: Command, ctx: CliContext): void {
       examples([
         "stockscreen screen --market KOSPI --where 'per < 10 and roe > 15' --sort roe:desc --limit 20",
         'stockscreen screen --filter pbr=..1.5 --filter roe=15.. --filter market_cap=1000억.. --exclude administrative,spac',
+        "stockscreen screen --where 'pct_rank(roe) by sector >= 90 and per > 0' --fields roe,per",
+        "stockscreen screen --column ey='1/per*100' --score roe=0.4,-per=0.3,return_3m=0.3 --sort score:desc --limit 20",
+        "stockscreen screen --score=-pbr=1,roe=1 --score-by sector --where 'score >= 80' --market KOSPI",
         'stockscreen screen --template value --market KOSDAQ',
         'stockscreen screen --preset my-value --fields per,pbr,rsi_14 --csv > value.csv',
         "stockscreen screen --fields rsi_14 --sort rsi_14:asc | awk -F'\\t' 'NR > 1 && $8 < 30'",

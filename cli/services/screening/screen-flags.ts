@@ -46,7 +46,19 @@ export interface ScreenFlags {
   fields?: string[];
   exclude?: string[];
   sector?: string[];
+  /** `name=expression` formula columns (issue 21), in order. */
+  column?: string[];
+  /** `[-]field=weight` score factors, comma-separated and repeatable. */
+  score?: string[];
+  scoreBy?: string;
 }
+
+/** Most formula columns a request may define (server: MAX_COLUMNS). */
+export const MAX_COLUMNS = 20;
+/** Groups a score may rank within (server: GROUP_BY). */
+export const SCORE_GROUPS = ['sector', 'industry', 'market'] as const;
+const COLUMN_HINT = "e.g. --column ey='1/per*100' --column vq='0.5*pct_rank(ey)+0.5*pct_rank(roe)'";
+const SCORE_HINT = 'e.g. --score roe=0.4,-per=0.3,return_3m=0.3 (a leading - ranks ascending; write --score=-per=1 when the first factor starts with -)';
 
 /** A field name, lower-cased. @throws CliError USAGE when it is not snake_case. */
 export function parseFieldName(text: string, flag: string): string {
@@ -142,6 +154,46 @@ export function parseFieldList(texts: readonly string[], flag: string): string[]
   return [...new Set(names.map((n) => parseFieldName(n, flag)))];
 }
 
+/**
+ * `--column name=expression` flags as the request's `columns` object, in order. The
+ * expression is checked by the server (it knows the fields and reports positions).
+ * @throws CliError USAGE for a missing "=", a bad or repeated name, an empty expression or more than MAX_COLUMNS
+ */
+export function parseColumnFlags(texts: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const text of texts) {
+    const eq = text.indexOf('=');
+    if (eq < 0) throw usageError(`--column "${text}": missing "="`, COLUMN_HINT);
+    const name = parseFieldName(text.slice(0, eq), `--column "${text}"`);
+    const expression = text.slice(eq + 1).trim();
+    if (expression === '') throw usageError(`--column "${text}": the expression is empty`, COLUMN_HINT);
+    if (Object.hasOwn(out, name)) throw usageError(`--column: ${name} is defined twice`);
+    out[name] = expression;
+  }
+  if (Object.keys(out).length > MAX_COLUMNS) throw usageError(`--column: at most ${MAX_COLUMNS} columns, got ${Object.keys(out).length}`);
+  return out;
+}
+
+/**
+ * `--score roe=0.4,-per=0.3` (also repeatable) as the request's `score` object.
+ * @throws CliError USAGE for a missing "=", a bad name, a weight that is not a number > 0, or a repeated factor
+ */
+export function parseScoreFlags(texts: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of texts.flatMap((t) => t.split(',')).map((p) => p.trim()).filter(Boolean)) {
+    const eq = part.indexOf('=');
+    if (eq < 0) throw usageError(`--score "${part}": missing "=weight"`, SCORE_HINT);
+    const raw = part.slice(0, eq).trim();
+    const ascending = raw.startsWith('-');
+    const field = parseFieldName(ascending ? raw.slice(1) : raw, `--score "${part}"`);
+    const weight = parseAmount(part.slice(eq + 1), `--score "${part}" weight`);
+    if (!(weight > 0)) throw usageError(`--score "${part}": the weight must be greater than 0`, SCORE_HINT);
+    if (Object.hasOwn(out, field) || Object.hasOwn(out, `-${field}`)) throw usageError(`--score: ${field} is given twice`);
+    out[ascending ? `-${field}` : field] = weight;
+  }
+  return out;
+}
+
 /** `--exclude administrative,spac`. @throws CliError USAGE for an unknown flag */
 export function parseExclude(texts: readonly string[]): string[] {
   const names = texts.flatMap((t) => t.split(',')).map((p) => p.trim().toLowerCase()).filter(Boolean);
@@ -181,7 +233,22 @@ export function buildScreenBody(flags: ScreenFlags): Record<string, unknown> {
   if (flags.page !== undefined) body.page = flags.page;
   const fields = parseFieldList(flags.fields ?? [], '--fields');
   if (fields.length) body.fields = fields;
+  addLanguage(body, flags);
   return body;
+}
+
+/** Formula columns and the score (issue 21). */
+function addLanguage(body: Record<string, unknown>, flags: ScreenFlags): void {
+  const columns = parseColumnFlags(flags.column ?? []);
+  if (Object.keys(columns).length) body.columns = columns;
+  const score = parseScoreFlags(flags.score ?? []);
+  if (Object.keys(score).length) body.score = score;
+  if (flags.scoreBy !== undefined) {
+    const by = flags.scoreBy.trim().toLowerCase();
+    if (!(SCORE_GROUPS as readonly string[]).includes(by)) throw usageError(`--score-by: "${flags.scoreBy}" is not one of ${SCORE_GROUPS.join(', ')}`);
+    if (body.score === undefined) throw usageError('--score-by needs --score', SCORE_HINT);
+    body.score_by = by;
+  }
 }
 
 /** What a saved query or a template may have replaced when it is run: market, sort, paging, columns. */
@@ -201,7 +268,7 @@ export function overridesFrom(flags: ScreenFlags): QueryOverrides {
 
 /** True when `flags` set anything a preset or template cannot override (filters, expression, universe). */
 export function hasQueryFlags(flags: ScreenFlags): boolean {
-  return Boolean(flags.where !== undefined || flags.filter?.length || flags.exclude?.length || flags.sector?.length);
+  return Boolean(flags.where !== undefined || flags.filter?.length || flags.exclude?.length || flags.sector?.length || flags.column?.length || flags.score?.length || flags.scoreBy !== undefined);
 }
 
 /**

@@ -30,7 +30,7 @@ const OVERRIDE_HINT = 'with --preset or --template only --market, --sort, --limi
 export async function screenTarget(session: Session, flags: ScreenCommandFlags): Promise<ScreenTarget> {
   if (flags.preset !== undefined && flags.template !== undefined) throw usageError('give --preset or --template, not both');
   if (flags.preset === undefined && flags.template === undefined) return { kind: 'screen', body: buildScreenBody(flags) };
-  if (hasQueryFlags(flags)) throw usageError('--where, --filter, --exclude and --sector cannot change a preset or template', OVERRIDE_HINT);
+  if (hasQueryFlags(flags)) throw usageError('--where, --filter, --exclude, --sector, --column and --score cannot change a preset or template', OVERRIDE_HINT);
   const overrides = overridesFrom(flags);
   if (flags.template !== undefined) return { kind: 'template', id: checkTemplateId(flags.template), body: { ...overrides } };
   const preset = (await getPreset(session, flags.preset!)).data;

@@ -10,7 +10,9 @@ import { parseTemplateOverrides } from '../../screening/request.js';
 import { screenRequestJsonSchema } from '../../screening/request-openapi.js';
 import { stocksBytes, type ScreenAnswer, type ScreenService, type ScreenSummary } from '../../screening/screen-service.js';
 import type { SnapshotService } from '../../screening/snapshot-service.js';
-import { listTemplates, applyTemplateOverrides, missingInputs, requireTemplate } from '../../screening/templates.js';
+import { listTemplates, applyTemplateOverrides, missingInputs, requireTemplate, templateColumnNames } from '../../screening/templates.js';
+import { FUNCTION_DOCS, GROUP_BY, MAX_CROSS_TERMS } from '../../screening/expression-functions.js';
+import { MAX_COLUMNS, MAX_SCORE_FACTORS } from '../../screening/formula-columns.js';
 import type { ApiBuilder } from '../api.js';
 import type { ScreenField, ScreenTemplate as WireTemplate } from '../../contract/screening.js';
 import { meta, sendSuccess } from '../envelope.js';
@@ -123,11 +125,11 @@ export async function answerScreen(req: Request, res: Response, screens: ScreenS
  * the envelope, whose `data` is the same page.
  */
 export function sendScreen(req: Request, res: Response, answer: ScreenAnswer): void {
-  const { total, page, per_page, total_pages, query_time_ms, filters_applied, snapshot_version, missing_inputs, message } = answer;
+  const { total, page, per_page, total_pages, query_time_ms, filters_applied, snapshot_version, missing_inputs, message, columns } = answer;
   const stocks = stocksBytes(answer);
   const extra = missing_inputs ? `,"missing_inputs":${JSON.stringify(missing_inputs)},"message":${JSON.stringify(message)}` : '';
   const middle = `,"query_time_ms":${JSON.stringify(query_time_ms)},"filters_applied":${JSON.stringify(filters_applied)}${extra},"status":"success","data":`;
-  const tail = `,"meta":${JSON.stringify(meta(req, { total, page, per_page, total_pages, snapshot_version, cached: answer.cached }))}}`;
+  const tail = `,"meta":${JSON.stringify(meta(req, { total, page, per_page, total_pages, snapshot_version, cached: answer.cached, ...(columns ? { columns } : {}) }))}}`;
   const body = Buffer.concat([STOCKS_OPEN, stocks, Buffer.from(middle), stocks, Buffer.from(tail)]);
   res.statusCode = 200;
   res.setHeader('X-Cache', answer.cached ? 'HIT' : 'MISS');
@@ -137,6 +139,8 @@ export function sendScreen(req: Request, res: Response, answer: ScreenAnswer): v
 }
 
 const STOCKS_OPEN = Buffer.from('{"stocks":');
+
+const EVALUATION_ORDER = 'universe (market, sectors, industries, codes, exclude) → columns in order → score → range filters and expression → sort → page; rank, pct_rank and zscore rank over the universe, before any filter';
 
 /** Register the screening routes. */
 export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): void {
@@ -159,10 +163,16 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
   }
 
   api.route(
-    { method: 'get', path: '/screen/fields', summary: 'Every screenable indicator with label, unit, category and definition', tags, access: 'user' },
+    {
+      method: 'get', path: '/screen/fields', summary: 'Every screenable indicator with label, unit, category and definition', tags, access: 'user',
+      description: 'meta.functions documents the expression functions (scalar and cross-sectional, with `by` groups); meta.language the limits of columns and score.',
+    },
     (req, res) => {
       const snap = deps.snapshot.current();
-      sendSuccess<ScreenField[]>(req, res, INDICATORS.map((d) => ({ ...d, coverage: snap.columns.get(d.id)?.count ?? 0 })), { meta: { total: INDICATORS.length, stocks: snap.size } });
+      const language = { by: GROUP_BY, max_columns: MAX_COLUMNS, max_score_factors: MAX_SCORE_FACTORS, max_cross_terms: MAX_CROSS_TERMS, evaluation_order: EVALUATION_ORDER };
+      sendSuccess<ScreenField[]>(req, res, INDICATORS.map((d) => ({ ...d, coverage: snap.columns.get(d.id)?.count ?? 0 })), {
+        meta: { total: INDICATORS.length, stocks: snap.size, functions: FUNCTION_DOCS, language },
+      });
     },
   );
 
@@ -181,7 +191,10 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
       description: 'When the loaded data lacks every value a template needs (e.g. no financial statements), the answer is empty with missing_inputs and a message, not an error.',
       parseBody: (body, req) => {
         const { template } = req.valid.params as z.output<typeof templateParams>;
-        return applyTemplateOverrides(requireTemplate(template), parseTemplateOverrides(body, deps.knownFields));
+        const chosen = requireTemplate(template);
+        const names = templateColumnNames(chosen);
+        const known = names.length === 0 ? deps.knownFields : new Set([...deps.knownFields, ...names]);
+        return applyTemplateOverrides(chosen, parseTemplateOverrides(body, known));
       },
     },
     (req, res) => {
