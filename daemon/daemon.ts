@@ -74,6 +74,8 @@ import { sharedDirectoryMode } from './store/private-files.js';
 import { createSecretsRepo } from './store/secrets-repo.js';
 import { createUsersRepo, type UsersRepo } from './store/users-repo.js';
 import { VERSION } from './version.js';
+import { createAsOfService, type AsOfService } from './history/as-of-service.js';
+import { loadMarketHistory } from './history/history-loader.js';
 
 /** Replaceable parts, for tests and embedding. */
 export interface DaemonOverrides {
@@ -108,6 +110,8 @@ export interface DaemonContext {
   market: MarketDataService;
   snapshot: SnapshotService;
   screens: ScreenService;
+  /** As-of snapshots and the market's history (issue 23). */
+  asOf: AsOfService;
   jobs: MarketJobs;
   bus: StreamMarketBus;
   quotes: QuoteStore;
@@ -283,8 +287,10 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
     });
     const knownFields = new Set<string>(INDICATOR_IDS);
     const presets = createPresetsRepo(db);
+    const asOf = createAsOfService({ version: () => snapshot.current().version, loadHistory: (v) => loadMarketHistory(parts, v) });
     const screens = createScreenService({
       snapshot,
+      asOf: (date) => asOf.snapshotAt(date),
       knownFields,
       ttlSeconds: config.screen_cache_ttl_s,
       cache: {
@@ -414,7 +420,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       },
     });
     for (const name of limiter.unusedEndpointLimits()) logger.warn({ endpoint: name }, 'rate_limit.endpoints names a route that does not exist: ignored');
-    ctx = { config, clock, logger, metrics, db, redis, commands, guard, users, tokens, auth, http, limiter, notifier, ...parts, snapshot, screens, jobs, bus, quotes, feed, marketClock, alerts, gateway };
+    ctx = { config, clock, logger, metrics, db, redis, commands, guard, users, tokens, auth, http, limiter, notifier, ...parts, snapshot, screens, asOf, jobs, bus, quotes, feed, marketClock, alerts, gateway };
     server = createServer(http.app);
     server.on('error', (err) => logger.error({ err }, 'http server error'));
     answerClientErrors(server);

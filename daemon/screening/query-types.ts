@@ -44,4 +44,6 @@ export interface ScreenQuery {
   per_page: number;
   /** Extra columns to return. */
   fields: string[];
+  /** Screen the market as known on this date (YYYY-MM-DD; issue 23); absent: the latest snapshot. */
+  as_of?: string;
 }

@@ -47,6 +47,7 @@ export function applyTemplateOverrides(template: ScreenTemplate, overrides: Temp
     fields: [...(overrides.fields ?? [])],
   };
   if (q.expression !== undefined) query.expression = q.expression;
+  if (overrides.as_of !== undefined) query.as_of = overrides.as_of;
   return query;
 }
 

@@ -48,7 +48,7 @@ export function wantsCsv(req: Request): boolean {
 /** Stream every match (not one page) as CSV with a header row, honouring backpressure. */
 async function sendCsv(res: Response, screens: ScreenService, query: ScreenQuery): Promise<void> {
   // Run before the headers go out, so a bad query still gets its 400.
-  const matches = screens.exportAll(query);
+  const matches = await screens.exportAll(query);
   res.status(200).type('text/csv; charset=utf-8').setHeader('Content-Disposition', 'attachment; filename="screen.csv"');
   res.setHeader('X-Total-Count', String(matches.total));
   if (await writeChunks(res, csvChunks(matches))) res.end();
@@ -122,11 +122,11 @@ export async function answerScreen(req: Request, res: Response, screens: ScreenS
  * the envelope, whose `data` is the same page.
  */
 export function sendScreen(req: Request, res: Response, answer: ScreenAnswer): void {
-  const { total, page, per_page, total_pages, query_time_ms, filters_applied, snapshot_version, missing_inputs, message } = answer;
+  const { total, page, per_page, total_pages, query_time_ms, filters_applied, snapshot_version, as_of, missing_inputs, message } = answer;
   const stocks = stocksBytes(answer);
   const extra = missing_inputs ? `,"missing_inputs":${JSON.stringify(missing_inputs)},"message":${JSON.stringify(message)}` : '';
   const middle = `,"query_time_ms":${JSON.stringify(query_time_ms)},"filters_applied":${JSON.stringify(filters_applied)}${extra},"status":"success","data":`;
-  const tail = `,"meta":${JSON.stringify(meta(req, { total, page, per_page, total_pages, snapshot_version, cached: answer.cached }))}}`;
+  const tail = `,"meta":${JSON.stringify(meta(req, { total, page, per_page, total_pages, snapshot_version, ...(as_of !== undefined ? { as_of } : {}), cached: answer.cached }))}}`;
   const body = Buffer.concat([STOCKS_OPEN, stocks, Buffer.from(middle), stocks, Buffer.from(tail)]);
   res.statusCode = 200;
   res.setHeader('X-Cache', answer.cached ? 'HIT' : 'MISS');

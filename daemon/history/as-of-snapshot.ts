@@ -1,0 +1,72 @@
+/**
+ * An as-of snapshot (issue 23): the same indicator registry the daily computation fills,
+ * computed from what was known on one trading date — bars up to and including it, statements
+ * disclosed by then, the halt record of that day — and built into the engine's columnar
+ * Snapshot, so the unchanged engine screens the past. Stocks not yet listed on the date are
+ * absent; stocks delisted later are present.
+ *
+ * Sliced: `checkpoint()` is awaited between stocks so the daemon's thread stays responsive.
+ */
+import { applyCrossSectionalScores, computeStockIndicators, type IndicatorValues, type StockSeries } from '../indicators/compute.js';
+import { INDICATOR_IDS } from '../indicators/registry.js';
+import { buildSnapshot, type Snapshot, type SnapshotRow } from '../screening/snapshot.js';
+import { barRecords, isListedOn, statementsKnownOn, type MarketHistory, type StockHistory } from './market-history.js';
+
+/** Trading days of history the indicators look at (the daily computation reads the same). */
+export const AS_OF_HISTORY_DAYS = 300;
+
+/** The version string of the as-of snapshot of `date` over data version `version`. */
+export function asOfVersion(date: string, version: string): string {
+  return `asof:${date}:${version}`;
+}
+
+/** One stock's inputs as known on date index `day`. */
+export function seriesAsOf(history: MarketHistory, stock: StockHistory, day: number): StockSeries {
+  const date = history.dates[day] ?? '';
+  const bars = barRecords(history, stock, day, AS_OF_HISTORY_DAYS);
+  const halt = stock.halts.get(day);
+  const lastBar = bars[bars.length - 1];
+  return {
+    code: stock.record.code,
+    market: stock.record.market,
+    bars,
+    financials: statementsKnownOn(stock, date),
+    // The day's own figures first: today's listing count would be a look-ahead.
+    shares_outstanding: halt?.shares_outstanding ?? lastBar?.shares_outstanding ?? stock.record.shares_outstanding,
+    last_close: halt?.last_close ?? null,
+    market_cap: halt?.market_cap ?? null,
+    halted: halt !== undefined,
+  };
+}
+
+/** Every listed stock's indicator values on date index `day`, cross-sectional scores included. */
+export async function indicatorsAsOf(history: MarketHistory, day: number, checkpoint: () => Promise<void>): Promise<Map<string, IndicatorValues>> {
+  const date = history.dates[day] ?? '';
+  const out = new Map<string, IndicatorValues>();
+  for (const stock of history.stocks) {
+    if (!isListedOn(history, stock, day)) continue;
+    const index = history.index[stock.record.market];
+    out.set(stock.record.code, computeStockIndicators(seriesAsOf(history, stock, day), index.length > 0 ? index : undefined, date));
+    await checkpoint();
+  }
+  applyCrossSectionalScores(out.values());
+  return out;
+}
+
+/** The as-of snapshot of date index `day`. */
+export async function buildAsOfSnapshot(history: MarketHistory, day: number, checkpoint: () => Promise<void>): Promise<Snapshot> {
+  const values = await indicatorsAsOf(history, day, checkpoint);
+  const rows: SnapshotRow[] = [];
+  for (const [code, v] of values) {
+    const s = history.byCode.get(code);
+    if (!s) continue;
+    const r = s.record;
+    rows.push({
+      code, name: r.name, name_english: r.name_english, market: r.market, sector: r.sector, industry: r.industry, board: r.board,
+      // Designations have no history in the stored data: today's flags stand (README "as-of screens").
+      flags: { administrative: r.is_administrative, spac: r.is_spac, preferred: r.is_preferred, halted: s.halts.has(day) },
+      values: v,
+    });
+  }
+  return buildSnapshot(rows, INDICATOR_IDS, asOfVersion(history.dates[day] ?? '', history.version));
+}
