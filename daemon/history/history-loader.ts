@@ -4,7 +4,7 @@
  * loading years of history never blocks the daemon (issue 3).
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { MARKETS, type FinancialQuarter, type HaltRecord, type IndexBar, type Market, type StockRecord } from '../market/records.js';
+import { MARKETS, type DailyBar, type FinancialQuarter, type HaltRecord, type IndexBar, type Market, type StockRecord } from '../market/records.js';
 import type { FinancialsRepo } from '../store/financials-repo.js';
 import type { IndexRepo } from '../store/index-repo.js';
 import type { PricesRepo } from '../store/prices-repo.js';
@@ -33,24 +33,44 @@ export async function loadMarketHistory(src: HistorySources, version: string): P
   const [records, barDates, halts, financials] = await Promise.all([
     src.stocks.all(), src.prices.tradeDates(), src.prices.allHalts(), src.financials.all(),
   ]);
-  const dates = [...new Set([...barDates, ...halts.map((h) => h.trade_date)])].sort();
-  const dayOf = new Map(dates.map((d, i) => [d, i]));
-  const builders = new Map<string, Builder>(records.map((r) => [r.code, { days: [], cols: Array.from({ length: COLS }, () => []) }]));
+  const builder = createHistoryBuilder(records, [...barDates, ...halts.map((h) => h.trade_date)]);
   for (const date of barDates) {
-    const day = dayOf.get(date) ?? 0;
-    for (const b of await src.prices.barsOn(date)) {
-      const builder = builders.get(b.stock_code);
-      if (!builder) continue;
-      builder.days.push(day);
-      const values = [b.open_price, b.high_price, b.low_price, b.close_price, b.volume, b.trading_value, b.market_cap ?? Number.NaN, b.shares_outstanding ?? Number.NaN];
-      values.forEach((v, k) => builder.cols[k]?.push(v));
-    }
+    builder.addBars(await src.prices.barsOn(date));
     await yieldToLoop();
   }
-  const haltsOf = groupHalts(halts, dayOf);
-  const stocks = records.map((r) => finish(r, builders.get(r.code), haltsOf.get(r.code), financials.get(r.code) ?? []));
   const index = Object.fromEntries(await Promise.all(MARKETS.map(async (m) => [m, await src.index.series(m)] as const))) as Record<Market, IndexBar[]>;
-  return { version, dates, stocks, byCode: new Map(stocks.map((s) => [s.record.code, s])), index };
+  return builder.finish(version, halts, financials, index);
+}
+
+/** Assembles a MarketHistory from records: bars in date order (any number of calls), then the rest. */
+export interface HistoryBuilder {
+  addBars(bars: Iterable<DailyBar>): void;
+  finish(version: string, halts: readonly HaltRecord[], financials: ReadonlyMap<string, readonly FinancialQuarter[]>, index: Partial<Record<Market, IndexBar[]>>): MarketHistory;
+}
+
+/** A history builder over `records`; `dates` are every date that has a bar or a halt (any order, repeats allowed). */
+export function createHistoryBuilder(records: readonly StockRecord[], dates: Iterable<string>): HistoryBuilder {
+  const allDates = [...new Set(dates)].sort();
+  const dayOf = new Map(allDates.map((d, i) => [d, i]));
+  const builders = new Map<string, Builder>(records.map((r) => [r.code, { days: [], cols: Array.from({ length: COLS }, () => []) }]));
+  return {
+    addBars(bars) {
+      for (const b of bars) {
+        const builder = builders.get(b.stock_code);
+        const day = dayOf.get(b.trade_date);
+        if (!builder || day === undefined) continue;
+        builder.days.push(day);
+        const values = [b.open_price, b.high_price, b.low_price, b.close_price, b.volume, b.trading_value, b.market_cap ?? Number.NaN, b.shares_outstanding ?? Number.NaN];
+        values.forEach((v, k) => builder.cols[k]?.push(v));
+      }
+    },
+    finish(version, halts, financials, index) {
+      const haltsOf = groupHalts(halts, dayOf);
+      const stocks = records.map((r) => finish(r, builders.get(r.code), haltsOf.get(r.code), financials.get(r.code) ?? []));
+      const series = { KOSPI: index.KOSPI ?? [], KOSDAQ: index.KOSDAQ ?? [] };
+      return { version, dates: allDates, stocks, byCode: new Map(stocks.map((s) => [s.record.code, s])), index: series };
+    },
+  };
 }
 
 function groupHalts(halts: readonly HaltRecord[], dayOf: ReadonlyMap<string, number>): Map<string, Map<number, HaltRecord>> {
