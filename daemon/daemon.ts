@@ -76,6 +76,9 @@ import { createUsersRepo, type UsersRepo } from './store/users-repo.js';
 import { VERSION } from './version.js';
 import { createAsOfService, type AsOfService } from './history/as-of-service.js';
 import { loadMarketHistory } from './history/history-loader.js';
+import { createBacktestService, type BacktestService } from './backtest/backtest-service.js';
+import { createBacktestsRepo } from './store/backtests-repo.js';
+import { registerBacktestRoutes } from './http/routes/backtests.js';
 
 /** Replaceable parts, for tests and embedding. */
 export interface DaemonOverrides {
@@ -112,6 +115,7 @@ export interface DaemonContext {
   screens: ScreenService;
   /** As-of snapshots and the market's history (issue 23). */
   asOf: AsOfService;
+  backtests: BacktestService;
   jobs: MarketJobs;
   bus: StreamMarketBus;
   quotes: QuoteStore;
@@ -298,6 +302,10 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
         set: async (key, value, ttl) => void (await commands.set(redis.key('screen', key), value, 'EX', ttl)),
       },
     });
+    const backtests = createBacktestService({
+      asOf, parseScreen: (body) => screens.parse(body), presetQuery: async (userId, id) => (await presets.get(userId, id))?.query,
+      repo: createBacktestsRepo(db), riskFreeRate: config.risk_free_rate, onError: (err, id) => logger.warn({ err, backtest: id }, 'backtest failed'),
+    });
     const bus = createMarketBus({ redis, logger, maxLen: config.ws_history });
     opened.push(['bus', () => bus.close()]);
     const quotes = createQuoteStore({ redis: commands, key: redis.key });
@@ -380,6 +388,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       (api) => registerWsRoutes(api, { gateway }),
       (api) => registerScreenRoutes(api, { screens, snapshot, knownFields }),
       (api) => registerPresetRoutes(api, { presets, screens }),
+      (api) => registerBacktestRoutes(api, { backtests }),
       (api) => registerAdminJobRoutes(api, { jobs, ...importRoots }),
       (api) => registerAdminUploadRoute(api, { dir: importRoots.uploadsDir, maxBytes: config.upload_max_bytes }),
       (api) => registerAdminExportRoute(api, parts),
@@ -420,7 +429,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       },
     });
     for (const name of limiter.unusedEndpointLimits()) logger.warn({ endpoint: name }, 'rate_limit.endpoints names a route that does not exist: ignored');
-    ctx = { config, clock, logger, metrics, db, redis, commands, guard, users, tokens, auth, http, limiter, notifier, ...parts, snapshot, screens, asOf, jobs, bus, quotes, feed, marketClock, alerts, gateway };
+    ctx = { config, clock, logger, metrics, db, redis, commands, guard, users, tokens, auth, http, limiter, notifier, ...parts, snapshot, screens, asOf, backtests, jobs, bus, quotes, feed, marketClock, alerts, gateway };
     server = createServer(http.app);
     server.on('error', (err) => logger.error({ err }, 'http server error'));
     answerClientErrors(server);
@@ -468,6 +477,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       // Firings already claimed are recorded and published before the bus and database close.
       ['alerts', async () => ctx?.alerts.drain()],
       ['jobs', async () => ctx?.jobs.close()],
+      ['backtests', async () => ctx?.backtests.close()],
       ['bus', async () => ctx?.bus.close()],
       ['notifier', async () => ctx?.notifier.close()],
       ['redis', async () => ctx && Promise.all([closeRedis(ctx.commands), closeRedis(ctx.guard.redis)])],
