@@ -8,6 +8,8 @@ import { DEFAULT_CAPITAL, DEFAULT_FEE_BPS, KRX_SELL_TAX_BPS, REBALANCE_PERIODS, 
 
 /** Most stocks a rebalance may hold. */
 export const MAX_TOP = 500;
+/** Most top-level keys of a query (as for presets). */
+export const MAX_QUERY_KEYS = 500;
 /** Largest cost rate accepted, in basis points (10%). */
 export const MAX_BPS = 1000;
 
@@ -19,7 +21,8 @@ const bps = (fallback: number, what: string) =>
 export const backtestRequestSchema = z
   .strictObject({
     query: z.record(z.string().max(100), z.unknown(), { error: 'must be a screening request object (shape A or B)' })
-      .refine((q) => Object.keys(q).length <= 1100, { error: 'too many keys' })
+      .refine((q) => Object.keys(q).length <= MAX_QUERY_KEYS, { error: `must have at most ${MAX_QUERY_KEYS} keys` })
+      .meta({ maxProperties: MAX_QUERY_KEYS })
       .optional()
       .describe('A screening request (either shape; no as_of: the rebalance dates set it). Give exactly one of query, preset_id, template.'),
     preset_id: z.string().min(1).max(100).optional().describe('One of your saved presets.'),
