@@ -41,6 +41,8 @@ export interface BacktestService {
   start(userId: string, request: BacktestRequest): Promise<StoredBacktest>;
   get(userId: string, id: string): Promise<StoredBacktest | undefined>;
   list(userId: string, limit: number): Promise<StoredBacktest[]>;
+  /** Resolves once every run started so far has finished. */
+  idle(): Promise<void>;
   /** Stop background runs (they finish as failed) and wait for them. Idempotent. */
   close(): Promise<void>;
 }
@@ -126,6 +128,7 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
     },
     get: (userId, id) => deps.repo.get(userId, id),
     list: (userId, limit) => deps.repo.list(userId, limit),
+    idle: async () => void (await queue.catch(() => undefined)),
     async close() {
       closing = true;
       await queue.catch(() => undefined);

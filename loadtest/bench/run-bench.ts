@@ -23,6 +23,7 @@ import { alertTickRows, runAlertTickBench } from './alert-ticks.js';
 import { alertEvaluationRows, loadAlertStocks, runAlertEvaluationBench } from './alerts.js';
 import { averageRuns, baselineRows, LABELS, limiterRows, relabel, serverCpuRows } from './compare.js';
 import { engineRows } from './engine-timing.js';
+import { historyRows } from './history-timing.js';
 import { startChild, type BenchChild } from './children.js';
 import { adminLogin } from './market.js';
 import { marketRows, runMarketBench } from './market-load.js';
@@ -250,6 +251,8 @@ async function runOnDaemon(stage: Stage, settings: BenchDaemonSettings, dataDir:
   const { plan, signal, io } = stage;
   io.err('timing the screening engine\n');
   into.rows.push(...(await clock.step('engine timing', () => engineRows(dataDir, plan.engineIterations))));
+  io.err('timing as-of screens and backtests (issue 23)\n');
+  into.rows.push(...(await clock.step('history timing', () => historyRows(dataDir, { warmIterations: plan.engineIterations }))));
   await clock.step('REST scenarios', () => runRestScenarios(stage, into));
   // Rate limiter on (this daemon) against off (a second daemon on the same data, otherwise
   // configured alike), interleaved, before the WebSocket load leaves anything behind.
