@@ -11,7 +11,8 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, invalidRequest, isAppError } from '../errors.js';
 import type { AsOfService } from '../history/as-of-service.js';
-import { matchAll, type ScreenQuery } from '../screening/query.js';
+import { expressionOf, matchAll, type ScreenQuery } from '../screening/query.js';
+import { depthFor } from '../history/point-indicators.js';
 import { valueAt } from '../screening/snapshot.js';
 import { applyTemplateOverrides, getTemplate, listTemplates } from '../screening/templates.js';
 import type { BacktestsRepo, StoredBacktest } from '../store/backtests-repo.js';
@@ -56,6 +57,13 @@ interface Plan {
   rules: BacktestRules;
 }
 
+/** Every indicator a query reads: its filters, expression, sort keys and columns, and market_cap (weights). */
+export function queryFields(query: ScreenQuery): string[] {
+  return [
+    ...query.filters.map((f) => f.field), ...(expressionOf(query)?.fields ?? []), ...query.sort.map((s) => s.field), ...query.fields, 'market_cap',
+  ];
+}
+
 /** Create the backtest service. */
 export function createBacktestService(deps: BacktestServiceDeps): BacktestService {
   let queue: Promise<unknown> = Promise.resolve();
@@ -97,9 +105,10 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
 
   async function execute(id: string, p: Plan): Promise<BacktestResult> {
     const history = await deps.asOf.history();
+    const depth = depthFor(queryFields(p.query));
     const select = async (day: number): Promise<Selected[]> => {
       if (closing) throw new Error('interrupted: the daemon is stopping');
-      const snapshot = await deps.asOf.snapshotOf({ history, day, date: history.dates[day] ?? '' });
+      const snapshot = await deps.asOf.snapshotOf({ history, day, date: history.dates[day] ?? '' }, depth);
       const rows = matchAll(snapshot, { ...p.query, page: 1 }).rows;
       const n = p.rules.top === null ? rows.length : Math.min(rows.length, p.rules.top);
       return Array.from(rows.subarray(0, n), (row) => ({ code: snapshot.codes[row] ?? '', market_cap: valueAt(snapshot, 'market_cap', row) }));

@@ -9,6 +9,7 @@ import type { Snapshot } from '../screening/snapshot.js';
 import { createTimeSlicer } from '../screening/time-slicer.js';
 import { buildAsOfSnapshot } from './as-of-snapshot.js';
 import type { MarketHistory } from './market-history.js';
+import type { AsOfDepth } from './point-indicators.js';
 import { dayOnOrBefore } from './market-history.js';
 
 /** Bytes of as-of snapshots kept (least recently used dropped first). */
@@ -46,8 +47,8 @@ export interface AsOfService {
   resolve(date: string, field?: string): Promise<AsOfDay>;
   /** The as-of snapshot of `date` (resolved as `resolve` does). @throws like resolve */
   snapshotAt(date: string): Promise<{ snapshot: Snapshot; date: string }>;
-  /** The snapshot of an already resolved day. */
-  snapshotOf(at: AsOfDay): Promise<Snapshot>;
+  /** The snapshot of an already resolved day; 'point' holds only what needs no price history (point-indicators.ts). */
+  snapshotOf(at: AsOfDay, depth?: AsOfDepth): Promise<Snapshot>;
   /** Figures for the benchmark and logs. */
   stats(): { cached: number; bytes: number; builds: number };
 }
@@ -100,8 +101,8 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
     return { history: h, day, date: h.dates[day] ?? first };
   }
 
-  function snapshotOf(at: AsOfDay): Promise<Snapshot> {
-    const key = `${at.date}|${at.history.version}`;
+  function snapshotOf(at: AsOfDay, depth: AsOfDepth = 'full'): Promise<Snapshot> {
+    const key = `${at.date}|${depth}|${at.history.version}`;
     const hit = cache.get(key);
     if (hit) {
       // Refresh its place: Map order is the LRU order.
@@ -111,7 +112,7 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
     }
     builds++;
     const slicer = createTimeSlicer();
-    const snapshot = buildAsOfSnapshot(at.history, at.day, () => slicer.checkpoint());
+    const snapshot = buildAsOfSnapshot(at.history, at.day, () => slicer.checkpoint(), depth);
     const entry = { snapshot, bytes: 0 };
     cache.set(key, entry);
     snapshot.then(

@@ -11,19 +11,20 @@ import { applyCrossSectionalScores, computeStockIndicators, type IndicatorValues
 import { INDICATOR_IDS } from '../indicators/registry.js';
 import { buildSnapshot, type Snapshot, type SnapshotRow } from '../screening/snapshot.js';
 import { barRecords, isListedOn, statementsKnownOn, type MarketHistory, type StockHistory } from './market-history.js';
+import { pointIndicators, type AsOfDepth } from './point-indicators.js';
 
 /** Trading days of history the indicators look at (the daily computation reads the same). */
 export const AS_OF_HISTORY_DAYS = 300;
 
 /** The version string of the as-of snapshot of `date` over data version `version`. */
-export function asOfVersion(date: string, version: string): string {
-  return `asof:${date}:${version}`;
+export function asOfVersion(date: string, version: string, depth: AsOfDepth = 'full'): string {
+  return `asof:${date}:${version}${depth === 'point' ? ':point' : ''}`;
 }
 
 /** One stock's inputs as known on date index `day`. */
-export function seriesAsOf(history: MarketHistory, stock: StockHistory, day: number): StockSeries {
+export function seriesAsOf(history: MarketHistory, stock: StockHistory, day: number, window = AS_OF_HISTORY_DAYS): StockSeries {
   const date = history.dates[day] ?? '';
-  const bars = barRecords(history, stock, day, AS_OF_HISTORY_DAYS);
+  const bars = barRecords(history, stock, day, window);
   const halt = stock.halts.get(day);
   const lastBar = bars[bars.length - 1];
   return {
@@ -39,14 +40,20 @@ export function seriesAsOf(history: MarketHistory, stock: StockHistory, day: num
   };
 }
 
-/** Every listed stock's indicator values on date index `day`, cross-sectional scores included. */
-export async function indicatorsAsOf(history: MarketHistory, day: number, checkpoint: () => Promise<void>): Promise<Map<string, IndicatorValues>> {
+/**
+ * Every listed stock's indicator values on date index `day`, cross-sectional scores included.
+ * 'point' computes only what the day's own bar and the statements give (point-indicators.ts).
+ */
+export async function indicatorsAsOf(history: MarketHistory, day: number, checkpoint: () => Promise<void>, depth: AsOfDepth = 'full'): Promise<Map<string, IndicatorValues>> {
   const date = history.dates[day] ?? '';
   const out = new Map<string, IndicatorValues>();
   for (const stock of history.stocks) {
     if (!isListedOn(history, stock, day)) continue;
     const index = history.index[stock.record.market];
-    out.set(stock.record.code, computeStockIndicators(seriesAsOf(history, stock, day), index.length > 0 ? index : undefined, date));
+    const values = depth === 'point'
+      ? pointIndicators(seriesAsOf(history, stock, day, 1))
+      : computeStockIndicators(seriesAsOf(history, stock, day), index.length > 0 ? index : undefined, date);
+    out.set(stock.record.code, values);
     await checkpoint();
   }
   applyCrossSectionalScores(out.values());
@@ -54,8 +61,8 @@ export async function indicatorsAsOf(history: MarketHistory, day: number, checkp
 }
 
 /** The as-of snapshot of date index `day`. */
-export async function buildAsOfSnapshot(history: MarketHistory, day: number, checkpoint: () => Promise<void>): Promise<Snapshot> {
-  const values = await indicatorsAsOf(history, day, checkpoint);
+export async function buildAsOfSnapshot(history: MarketHistory, day: number, checkpoint: () => Promise<void>, depth: AsOfDepth = 'full'): Promise<Snapshot> {
+  const values = await indicatorsAsOf(history, day, checkpoint, depth);
   const rows: SnapshotRow[] = [];
   for (const [code, v] of values) {
     const s = history.byCode.get(code);
@@ -68,5 +75,5 @@ export async function buildAsOfSnapshot(history: MarketHistory, day: number, che
       values: v,
     });
   }
-  return buildSnapshot(rows, INDICATOR_IDS, asOfVersion(history.dates[day] ?? '', history.version));
+  return buildSnapshot(rows, INDICATOR_IDS, asOfVersion(history.dates[day] ?? '', history.version, depth));
 }

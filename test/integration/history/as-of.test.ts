@@ -89,6 +89,20 @@ describe('as-of screens', () => {
     expect(checkedPer).toBeGreaterThan(0);
   });
 
+  it('gives the same fundamental values from the point snapshot backtests use as from the full one', async () => {
+    const { asOf } = t.daemon.context();
+    const at = await asOf.resolve(dates[150]!);
+    const full = await asOf.snapshotOf(at);
+    const point = await asOf.snapshotOf(at, 'point');
+    expect(point.codes).toEqual(full.codes);
+    for (const field of ['close', 'market_cap', 'per', 'pbr', 'roe', 'eps', 'debt_ratio', 'piotroski_f_score', 'value_score', 'quality_score', 'growth_score', 'magic_formula_rank']) {
+      const a = full.columns.get(field)!;
+      const b = point.columns.get(field)!;
+      expect(b.count, field).toBe(a.count);
+      for (let i = 0; i < full.size; i++) if (!Number.isNaN(a.values[i]!)) expect(b.values[i], `${field} ${full.codes[i]}`).toBeCloseTo(a.values[i]!, 9);
+    }
+  });
+
   it('never uses a statement before its deadline: the latest quarter appears only once public', async () => {
     const code = ((await get('/api/v1/stocks?limit=1')) as any[])[0].code;
     const quarters = (await get(`/api/v1/stocks/${code}/financials?limit=40`)) as any[];
