@@ -11,7 +11,7 @@ const USER = { email: 'tester@example.com', password: 'correct horse battery' };
 describe('stockscreen backtest and screen --as-of', () => {
   let t: TestDaemon;
   let e: TempEnv;
-  let dates: string[];
+  let dates: readonly string[];
   const cli = async (argv: string[], io: FakeIO = fakeIO()) => ({ code: await run(['--url', t.url, ...argv], io, e.env), io });
 
   beforeAll(async () => {
