@@ -105,10 +105,11 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
 
   async function execute(id: string, p: Plan): Promise<BacktestResult> {
     const history = await deps.asOf.history();
-    const depth = depthFor(queryFields(p.query));
+    const fields = queryFields(p.query);
+    const depth = depthFor(fields);
     const select = async (day: number): Promise<Selected[]> => {
       if (closing) throw new Error('interrupted: the daemon is stopping');
-      const snapshot = await deps.asOf.snapshotOf({ history, day, date: history.dates[day] ?? '' }, depth);
+      const snapshot = await deps.asOf.snapshotOf({ history, day, date: history.dates[day] ?? '' }, depth, fields);
       const rows = matchAll(snapshot, { ...p.query, page: 1 }).rows;
       const n = p.rules.top === null ? rows.length : Math.min(rows.length, p.rules.top);
       return Array.from(rows.subarray(0, n), (row) => ({ code: snapshot.codes[row] ?? '', market_cap: valueAt(snapshot, 'market_cap', row) }));

@@ -47,8 +47,11 @@ export interface AsOfService {
   resolve(date: string, field?: string): Promise<AsOfDay>;
   /** The as-of snapshot of `date` (resolved as `resolve` does). @throws like resolve */
   snapshotAt(date: string): Promise<{ snapshot: Snapshot; date: string }>;
-  /** The snapshot of an already resolved day; 'point' holds only what needs no price history (point-indicators.ts). */
-  snapshotOf(at: AsOfDay, depth?: AsOfDepth): Promise<Snapshot>;
+  /**
+   * The snapshot of an already resolved day; 'point' holds only what needs no price history
+   * (point-indicators.ts); `fields` limits the columns it holds (default every indicator).
+   */
+  snapshotOf(at: AsOfDay, depth?: AsOfDepth, fields?: readonly string[]): Promise<Snapshot>;
   /** Figures for the benchmark and logs. */
   stats(): { cached: number; bytes: number; builds: number };
 }
@@ -101,8 +104,8 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
     return { history: h, day, date: h.dates[day] ?? first };
   }
 
-  function snapshotOf(at: AsOfDay, depth: AsOfDepth = 'full'): Promise<Snapshot> {
-    const key = `${at.date}|${depth}|${at.history.version}`;
+  function snapshotOf(at: AsOfDay, depth: AsOfDepth = 'full', fields?: readonly string[]): Promise<Snapshot> {
+    const key = `${at.date}|${depth}|${fields ? [...new Set(fields)].sort().join(',') : '*'}|${at.history.version}`;
     const hit = cache.get(key);
     if (hit) {
       // Refresh its place: Map order is the LRU order.
@@ -112,7 +115,7 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
     }
     builds++;
     const slicer = createTimeSlicer();
-    const snapshot = buildAsOfSnapshot(at.history, at.day, () => slicer.checkpoint(), depth);
+    const snapshot = buildAsOfSnapshot(at.history, at.day, () => slicer.checkpoint(), depth, fields);
     const entry = { snapshot, bytes: 0 };
     cache.set(key, entry);
     snapshot.then(

@@ -44,7 +44,9 @@ export function seriesAsOf(history: MarketHistory, stock: StockHistory, day: num
  * Every listed stock's indicator values on date index `day`, cross-sectional scores included.
  * 'point' computes only what the day's own bar and the statements give (point-indicators.ts).
  */
-export async function indicatorsAsOf(history: MarketHistory, day: number, checkpoint: () => Promise<void>, depth: AsOfDepth = 'full'): Promise<Map<string, IndicatorValues>> {
+export async function indicatorsAsOf(
+  history: MarketHistory, day: number, checkpoint: () => Promise<void>, depth: AsOfDepth = 'full', crossSection = true,
+): Promise<Map<string, IndicatorValues>> {
   const date = history.dates[day] ?? '';
   const out = new Map<string, IndicatorValues>();
   for (const stock of history.stocks) {
@@ -56,13 +58,21 @@ export async function indicatorsAsOf(history: MarketHistory, day: number, checkp
     out.set(stock.record.code, values);
     await checkpoint();
   }
-  applyCrossSectionalScores(out.values());
+  if (crossSection) applyCrossSectionalScores(out.values());
   return out;
 }
 
-/** The as-of snapshot of date index `day`. */
-export async function buildAsOfSnapshot(history: MarketHistory, day: number, checkpoint: () => Promise<void>, depth: AsOfDepth = 'full'): Promise<Snapshot> {
-  const values = await indicatorsAsOf(history, day, checkpoint, depth);
+/** Scores computed across all stocks (skipped when a snapshot holds none of them). */
+const CROSS_SECTIONAL = new Set(['value_score', 'quality_score', 'growth_score', 'momentum_score', 'overall_score', 'magic_formula_rank']);
+
+/**
+ * The as-of snapshot of date index `day`, holding `fields` (default every indicator; a backtest
+ * passes the few its screen reads, which keeps its rebalances cheap).
+ */
+export async function buildAsOfSnapshot(
+  history: MarketHistory, day: number, checkpoint: () => Promise<void>, depth: AsOfDepth = 'full', fields: readonly string[] = INDICATOR_IDS,
+): Promise<Snapshot> {
+  const values = await indicatorsAsOf(history, day, checkpoint, depth, fields.some((f) => CROSS_SECTIONAL.has(f)));
   const rows: SnapshotRow[] = [];
   for (const [code, v] of values) {
     const s = history.byCode.get(code);
@@ -75,5 +85,5 @@ export async function buildAsOfSnapshot(history: MarketHistory, day: number, che
       values: v,
     });
   }
-  return buildSnapshot(rows, INDICATOR_IDS, asOfVersion(history.dates[day] ?? '', history.version, depth));
+  return buildSnapshot(rows, fields, asOfVersion(history.dates[day] ?? '', history.version, depth));
 }

@@ -36,14 +36,14 @@ export function pointIndicators(stock: StockSeries): IndicatorValues {
   const reportedCap = (stock.halted ? positive(stock.market_cap) : null) ?? positive(bar?.market_cap);
   const marketCap = reportedCap ?? (close != null && shares != null ? close * shares : null);
   const view = createFinancialView(stock.financials);
-  const patch: IndicatorValues = {
-    close, market_cap: marketCap, shares_outstanding: shares,
-    ...valuationIndicators(view, { close, marketCap, shares }),
-    ...profitabilityIndicators(view),
-    ...growthIndicators(view),
-    piotroski_f_score: piotroskiFScore(view),
-    altman_z: altmanZ(view),
-  };
-  for (const [id, v] of Object.entries(patch)) if (v == null || !Number.isFinite(v)) patch[id] = null;
-  return patch;
+  const out: IndicatorValues = { close, market_cap: marketCap, shares_outstanding: shares, piotroski_f_score: piotroskiFScore(view), altman_z: altmanZ(view) };
+  // Plain assignment, not object spreads: this runs for every stock at every rebalance.
+  for (const patch of [valuationIndicators(view, { close, marketCap, shares }), profitabilityIndicators(view), growthIndicators(view)]) {
+    for (const id in patch) out[id] = (patch as IndicatorValues)[id] ?? null;
+  }
+  for (const id in out) {
+    const v = out[id];
+    if (v != null && !Number.isFinite(v)) out[id] = null;
+  }
+  return out;
 }
