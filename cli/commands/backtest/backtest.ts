@@ -15,7 +15,7 @@ import { addScreenOptions, screenFlags } from '../screen/screen-options.js';
 interface BacktestFlags {
   template?: string;
   preset?: string;
-  from: string;
+  from?: string;
   to?: string;
   rebalance: string;
   top: number | 'all';
@@ -92,7 +92,7 @@ export function register(parent: Command, ctx: CliContext): void {
   addScreenOptions(cmd, false)
     .option('--template <id>', 'backtest a predefined screen (see `stockscreen screen templates`)')
     .option('--preset <name|id>', 'backtest one of your saved presets')
-    .requiredOption('--from <date>', 'first rebalance date', dateArg)
+    .option('--from <date>', 'first rebalance date (required)', dateArg)
     .option('--to <date>', 'last day (default: the last loaded date)', dateArg)
     .addOption(new Option('--rebalance <period>', 'how often to rebalance').choices(['weekly', 'monthly', 'quarterly']).default('monthly'))
     .option('--top <n|all>', 'hold the first N by the screen\'s sort, or all members', topArg, 20)
@@ -113,6 +113,8 @@ export function register(parent: Command, ctx: CliContext): void {
     .action(
       action(ctx, async (session, c) => {
         const flags = c.opts<BacktestFlags>();
+        // Checked here, not by commander, so STOCKSCREEN_FROM counts too (env-options.ts).
+        if (!flags.from) throw usageError('--from is required', 'e.g. --from 2025-01-01 (or STOCKSCREEN_FROM)');
         const run = await startBacktest(session, await requestBody(session, c, flags));
         const done = await followBacktest(session, run, progressSink(session));
         printResult(session, done, flags.csv);
