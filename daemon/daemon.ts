@@ -103,6 +103,8 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
       // Firings already claimed are recorded and published before the bus and database close.
       ['alerts', () => ctx.alerts.drain()],
       ['jobs', () => ctx.jobs.close()],
+      // A running backtest ends as failed (it is kept and listable).
+      ['backtests', () => ctx.backtests.close()],
       ['bus', () => ctx.bus.close()],
       ['notifier', () => ctx.notifier.close()],
       ['redis', () => Promise.all([closeRedis(ctx.commands), closeRedis(ctx.guard.redis)])],

@@ -16,7 +16,7 @@
 import type { FinancialQuarter } from './records.js';
 
 /** A numeric field of FinancialQuarter. */
-export type FinancialField = Exclude<keyof FinancialQuarter, 'stock_code' | 'fiscal_year' | 'fiscal_quarter'>;
+export type FinancialField = Exclude<keyof FinancialQuarter, 'stock_code' | 'fiscal_year' | 'fiscal_quarter' | 'disclosed_on'>;
 
 /** How a filed amount relates to the quarter it closes (see the file comment). */
 export type ReportedKind = 'flow' | 'ytd' | 'stock';

@@ -97,6 +97,8 @@ export interface FinancialQuarter {
   shares_outstanding: number | null;
   /** Dividends per share declared in the quarter (KRW). */
   dividends_per_share: number | null;
+  /** YYYY-MM-DD the statement became public, when the source gives it (issue 23). */
+  disclosed_on?: string | null;
 }
 
 /** One day of a market composite index (KOSPI or KOSDAQ). */

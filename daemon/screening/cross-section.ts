@@ -146,8 +146,9 @@ export function rowMask(rows: Int32Array, size: number): Uint8Array {
 }
 
 /**
- * Remembered cross-sectional columns of one snapshot, at most `maxEntries` (oldest dropped
- * first). Keys name the universe and the canonical term; a new snapshot clears the memo.
+ * Remembered cross-sectional columns per snapshot, at most `maxEntries` per snapshot (oldest
+ * dropped first). Keys name the universe and the canonical term. Entries live as long as their
+ * snapshot (a WeakMap): the current one and the as-of snapshots the history cache still holds.
  */
 export interface CrossSectionMemo {
   /** The value remembered under `key` for `snapshot`, else `compute()`'s result, remembered. */
@@ -156,14 +157,11 @@ export interface CrossSectionMemo {
 
 /** Create a memo (one per screen service; live and as-of screens may keep their own). */
 export function createCrossSectionMemo(maxEntries = 256): CrossSectionMemo {
-  let owner: Snapshot | undefined;
-  const entries = new Map<string, object>();
+  const bySnapshot = new WeakMap<Snapshot, Map<string, object>>();
   return {
     get(snapshot, key, compute) {
-      if (owner !== snapshot) {
-        owner = snapshot;
-        entries.clear();
-      }
+      let entries = bySnapshot.get(snapshot);
+      if (!entries) bySnapshot.set(snapshot, (entries = new Map()));
       const known = entries.get(key);
       if (known !== undefined) return known as ReturnType<typeof compute>;
       const column = compute();

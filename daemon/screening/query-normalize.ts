@@ -61,6 +61,8 @@ export function normalizeQuery(query: ScreenQuery): string {
     filters: [...query.filters]
       .sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0))
       .map((f) => ({ field: f.field, max: f.max ?? null, min: f.min ?? null })),
+    // Absent without as_of, so the keys of other screens are unchanged (issue 23).
+    as_of: query.as_of,
     page: query.page,
     per_page: query.per_page,
     sort: query.sort.map((s) => ({ direction: s.direction, field: s.field })),

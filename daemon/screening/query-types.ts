@@ -69,4 +69,6 @@ export interface ScreenQuery {
   columns?: ColumnDefinition[];
   /** The `score` column, computed after `columns`. */
   score?: ScoreDefinition;
+  /** Screen the market as known on this date (YYYY-MM-DD; issue 23); absent: the latest snapshot. */
+  as_of?: string;
 }

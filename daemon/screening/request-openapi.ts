@@ -132,6 +132,10 @@ export function screenRequestJsonSchema(indicators: readonly IndicatorDefinition
       },
       ...languageProperties(),
       format: { type: ['string', 'null'], enum: ['json', 'csv', null], maxLength: 4, description: 'csv streams every match as CSV (like Accept: text/csv).' },
+      as_of: {
+        type: ['string', 'null'], format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10,
+        description: 'Screen the market as known on this date (issue 23): bars up to it, statements disclosed by it; meta.as_of is the trading day used (the last on or before). 400 before the first or after the last loaded date.',
+      },
       ...bounds,
     },
   };

@@ -122,6 +122,15 @@ export const universeShape = {
   expression: expressionSchema,
 };
 
+/** `as_of`: a date YYYY-MM-DD to screen the market as known then (issue 23; range checked when it runs). */
+export const asOfSchema = z
+  .string({ error: 'must be a date YYYY-MM-DD' })
+  .trim()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'must be a date YYYY-MM-DD, e.g. 2025-06-30' })
+  .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), { error: 'must be a real calendar date' })
+  .nullable()
+  .optional();
+
 /** Paging, sorting and output keys. */
 export const outputShape = {
   sort: z.preprocess(toSortArray, z.array(sortKeySchema, { error: 'must be a list of {field, direction}' }).max(MAX_SORT_KEYS, {
@@ -161,6 +170,7 @@ export const requestSchema = z.looseObject({
   ...universeShape,
   ...outputShape,
   ...languageShape,
+  as_of: asOfSchema,
   // The HTTP layer may pass `format=csv` through with the body; it is not part of the query.
   format: z.preprocess(toLower, z.enum(['json', 'csv'], { error: 'must be "json" or "csv"' })).nullable().optional(),
 });

@@ -52,6 +52,7 @@ export function parseScreenRequest(body: unknown, knownFields: ReadonlySet<strin
   const fields = readFields(data.fields ?? [], problems);
   problems.throwIfAny();
   const query: ScreenQuery = { universe, filters: ranges, sort, page: data.page ?? 1, per_page, fields };
+  if (data.as_of) query.as_of = data.as_of;
   if (expression !== undefined) {
     query.expression = expression.source;
     keepParsed(query, expression);

@@ -31,4 +31,6 @@ export interface TemplateOverrides {
   page?: number;
   per_page?: number;
   fields?: string[];
+  /** Screen as of this date (issue 23). */
+  as_of?: string;
 }

@@ -50,6 +50,7 @@ export function applyTemplateOverrides(template: ScreenTemplate, overrides: Temp
   if (q.expression !== undefined) query.expression = q.expression;
   if (q.columns !== undefined) query.columns = q.columns.map((c) => ({ ...c }));
   if (q.score !== undefined) query.score = structuredClone(q.score);
+  if (overrides.as_of !== undefined) query.as_of = overrides.as_of;
   return query;
 }
 

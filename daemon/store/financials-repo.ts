@@ -9,7 +9,7 @@ import type { Db, Queryable } from './db.js';
 
 const COLUMNS = [
   'stock_code', 'fiscal_year', 'fiscal_quarter', 'revenue', 'operating_profit', 'net_profit', 'total_assets', 'equity',
-  ...OPTIONAL_FINANCIAL_FIELDS,
+  ...OPTIONAL_FINANCIAL_FIELDS, 'disclosed_on',
 ] as const;
 const REPORT_COLUMNS = ['stock_code', 'fiscal_year', 'fiscal_quarter', 'field', 'kind', 'amount', 'ytd'] as const;
 

@@ -12,6 +12,7 @@ import { registerAdminUploadRoute } from '../http/routes/admin-uploads.js';
 import { registerAdminUserRoutes } from '../http/routes/admin-users.js';
 import { registerAlertRoutes } from '../http/routes/alerts.js';
 import { registerAuthRoutes } from '../http/routes/auth.js';
+import { registerBacktestRoutes } from '../http/routes/backtests.js';
 import { registerPortfolioRoutes } from '../http/routes/portfolio.js';
 import { registerPresetRoutes } from '../http/routes/presets.js';
 import { registerScreenRoutes } from '../http/routes/screen.js';
@@ -52,7 +53,7 @@ export interface HttpSources {
 function registrarsOf(core: CoreParts, sources: HttpSources): RouteRegistrar[] {
   const { config, db, clock, logger } = core;
   const { users, auth } = sources.auth;
-  const { parts, snapshot, screens, presets, knownFields } = sources.screening;
+  const { parts, snapshot, screens, presets, knownFields, backtests } = sources.screening;
   const { quotes, feed, gateway, alerts, alertsRepo } = sources.realtime;
   const alertService = createAlertService({ alerts: alertsRepo, stocks: parts.stocks, caps: config.alert_caps, onChange: (id) => alerts.changed(id) });
   const portfolio = createPortfolioService({
@@ -74,6 +75,7 @@ function registrarsOf(core: CoreParts, sources: HttpSources): RouteRegistrar[] {
     (api) => registerWsRoutes(api, { gateway }),
     (api) => registerScreenRoutes(api, { screens, snapshot, knownFields }),
     (api) => registerPresetRoutes(api, { presets, screens }),
+    (api) => registerBacktestRoutes(api, { backtests }),
     (api) => registerAdminJobRoutes(api, { jobs: sources.jobs, ...importRoots }),
     (api) => registerAdminUploadRoute(api, { dir: importRoots.uploadsDir, maxBytes: config.upload_max_bytes }),
     (api) => registerAdminExportRoute(api, parts),

@@ -2,6 +2,9 @@
  * Market-data wiring: repositories and the market-data service over an open database, the
  * screening snapshot and service, and the job queue with its in-process workers.
  */
+import { createBacktestService, type BacktestService } from '../backtest/backtest-service.js';
+import { createAsOfService, type AsOfService } from '../history/as-of-service.js';
+import { loadMarketHistory } from '../history/history-loader.js';
 import { INDICATOR_IDS } from '../indicators/registry.js';
 import { JOB_STATES, registerJobCounts } from '../infra/metrics.js';
 import type { ShutdownStep } from '../infra/shutdown.js';
@@ -17,6 +20,7 @@ import type { Db } from '../store/db.js';
 import { createFinancialsRepo } from '../store/financials-repo.js';
 import { createIndexRepo } from '../store/index-repo.js';
 import { createIndicatorsRepo } from '../store/indicators-repo.js';
+import { createBacktestsRepo } from '../store/backtests-repo.js';
 import { createPresetsRepo, type PresetsRepo } from '../store/presets-repo.js';
 import { createPricesRepo } from '../store/prices-repo.js';
 import { createStocksRepo } from '../store/stocks-repo.js';
@@ -55,17 +59,22 @@ export interface ScreeningParts {
   screens: ScreenService;
   presets: PresetsRepo;
   knownFields: ReadonlySet<string>;
+  /** As-of snapshots and the market's history (issue 23). */
+  asOf: AsOfService;
+  backtests: BacktestService;
 }
 
-/** Build the repositories, load the first snapshot and the screen service (its cache in Redis). */
+/** Build the repositories, load the first snapshot, the screen service (its cache in Redis), as-of screens and backtests. */
 export async function buildScreening(core: CoreParts): Promise<ScreeningParts> {
-  const { config, db, redis, commands } = core;
+  const { config, db, redis, commands, logger } = core;
   const parts = createMarketParts(db);
   const snapshot = createSnapshotService({ fields: INDICATOR_IDS, loadRows: () => loadSnapshotRows(parts) });
   await snapshot.refresh();
   const knownFields = new Set<string>(INDICATOR_IDS);
+  const asOf = createAsOfService({ version: () => snapshot.current().version, loadHistory: (v) => loadMarketHistory(parts, v) });
   const screens = createScreenService({
     snapshot,
+    asOf: (date) => asOf.snapshotAt(date),
     knownFields,
     ttlSeconds: config.screen_cache_ttl_s,
     cache: {
@@ -73,7 +82,12 @@ export async function buildScreening(core: CoreParts): Promise<ScreeningParts> {
       set: async (key, value, ttl) => void (await commands.set(redis.key('screen', key), value, 'EX', ttl)),
     },
   });
-  return { parts, snapshot, screens, presets: createPresetsRepo(db), knownFields };
+  const presets = createPresetsRepo(db);
+  const backtests = createBacktestService({
+    asOf, parseScreen: (body) => screens.parse(body), presetQuery: async (userId, id) => (await presets.get(userId, id))?.query,
+    repo: createBacktestsRepo(db), riskFreeRate: config.risk_free_rate, onError: (err, id) => logger.warn({ err, backtest: id }, 'backtest failed'),
+  });
+  return { parts, snapshot, screens, presets, knownFields, asOf, backtests };
 }
 
 /** Where job files may come from (issue 19). */

@@ -47,7 +47,7 @@ export async function printScreen(session: Session, target: ScreenTarget, csv = 
   try {
     await printScreenOnce(session, target, csv);
   } catch (err) {
-    throw withQuoteHint(err, 'body' in target ? (target.body.expression as string | undefined) : undefined);
+    throw withQuoteHint(err, target.body?.expression as string | undefined);
   }
 }
 
@@ -66,5 +66,7 @@ async function printScreenOnce(session: Session, target: ScreenTarget, csv: bool
   await printMarketTable(session, res.body, table, screenRight(table.headers));
   const body = res.body as ScreenBody;
   session.out.info(screenSummary(body));
+  const asOf = (body as { meta?: { as_of?: string } }).meta?.as_of;
+  if (asOf) session.out.info(`as of ${asOf} (data known at that day's close)`);
   if (body.message) session.out.info(body.message);
 }

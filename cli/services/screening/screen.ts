@@ -13,12 +13,17 @@ import type { Session } from '../session/session.js';
 export type ScreenTarget =
   | { kind: 'screen'; body: Record<string, unknown> }
   | { kind: 'template'; id: string; body: Record<string, unknown> }
-  | { kind: 'preset'; id: string };
+  | { kind: 'preset'; id: string; body?: Record<string, unknown> };
 
 /** A template id. @throws CliError USAGE for a malformed id */
 export function checkTemplateId(id: string): string {
   if (!/^[a-z0-9-]{1,64}$/.test(id)) throw usageError(`--template: "${id}" is not a template id`, 'list them with `stockscreen screen templates`');
   return id;
+}
+
+/** `target` screening the market as known on `asOf` (issue 23), unchanged without a date. */
+export function withAsOf(target: ScreenTarget, asOf: string | undefined): ScreenTarget {
+  return asOf === undefined ? target : { ...target, body: { ...target.body, as_of: asOf } } as ScreenTarget;
 }
 
 function targetPath(target: ScreenTarget): string {
@@ -32,7 +37,7 @@ function targetPath(target: ScreenTarget): string {
  * @throws CliError INVALID_REQUEST with field details (unknown fields come with suggestions), NOT_FOUND for a template or preset
  */
 export async function runScreen(session: Session, target: ScreenTarget): Promise<ApiResponse<ScreenItem[]>> {
-  const body = target.kind === 'preset' ? undefined : target.body;
+  const body = target.body;
   return session.api.request<ScreenItem[]>({ method: 'POST', path: targetPath(target), body });
 }
 

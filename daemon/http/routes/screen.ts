@@ -51,7 +51,7 @@ export function wantsCsv(req: Request): boolean {
 /** Stream every match (not one page) as CSV with a header row, honouring backpressure. */
 async function sendCsv(res: Response, screens: ScreenService, query: ScreenQuery): Promise<void> {
   // Run before the headers go out, so a bad query still gets its 400.
-  const matches = screens.exportAll(query);
+  const matches = await screens.exportAll(query);
   res.status(200).type('text/csv; charset=utf-8').setHeader('Content-Disposition', 'attachment; filename="screen.csv"');
   res.setHeader('X-Total-Count', String(matches.total));
   if (await writeChunks(res, csvChunks(matches))) res.end();
@@ -125,11 +125,11 @@ export async function answerScreen(req: Request, res: Response, screens: ScreenS
  * the envelope, whose `data` is the same page.
  */
 export function sendScreen(req: Request, res: Response, answer: ScreenAnswer): void {
-  const { total, page, per_page, total_pages, query_time_ms, filters_applied, snapshot_version, missing_inputs, message, columns } = answer;
+  const { total, page, per_page, total_pages, query_time_ms, filters_applied, snapshot_version, as_of, missing_inputs, message, columns } = answer;
   const stocks = stocksBytes(answer);
   const extra = missing_inputs ? `,"missing_inputs":${JSON.stringify(missing_inputs)},"message":${JSON.stringify(message)}` : '';
   const middle = `,"query_time_ms":${JSON.stringify(query_time_ms)},"filters_applied":${JSON.stringify(filters_applied)}${extra},"status":"success","data":`;
-  const tail = `,"meta":${JSON.stringify(meta(req, { total, page, per_page, total_pages, snapshot_version, cached: answer.cached, ...(columns ? { columns } : {}) }))}}`;
+  const tail = `,"meta":${JSON.stringify(meta(req, { total, page, per_page, total_pages, snapshot_version, ...(as_of !== undefined ? { as_of } : {}), cached: answer.cached, ...(columns ? { columns } : {}) }))}}`;
   const body = Buffer.concat([STOCKS_OPEN, stocks, Buffer.from(middle), stocks, Buffer.from(tail)]);
   res.statusCode = 200;
   res.setHeader('X-Cache', answer.cached ? 'HIT' : 'MISS');
@@ -147,7 +147,7 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
   const tags = ['screening'];
   const describe =
     'Filters, expression, sort and page over the latest indicator snapshot. Identical requests (after normalisation; shape A and B alike) are answered from a 5-minute cache (X-Cache: HIT) that does not count against rate limits. ' +
-    'Response: the envelope with data = the page of stocks and meta = {timestamp, request_id, total, page, per_page, total_pages}, plus top-level stocks, query_time_ms and filters_applied. Accept: text/csv or format=csv streams every match as CSV.';
+    'Response: the envelope with data = the page of stocks and meta = {timestamp, request_id, total, page, per_page, total_pages}, plus top-level stocks, query_time_ms and filters_applied. Accept: text/csv or format=csv streams every match as CSV. as_of (YYYY-MM-DD) screens the market as known on that date; meta.as_of is the trading day used (see daemon/history/README.md).';
   const screening = { tags, access: 'user', bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(deps.screens) } as const;
   const parseScreenBody = memoisedScreenParser(deps.screens);
   for (const path of ['/screen', '/screening']) {
@@ -188,7 +188,7 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
   api.route(
     {
       ...screening, method: 'post', path: '/screen/templates/:template', summary: 'Run a predefined screen; the body may override market, sort and page', params: templateParams, errors: [404],
-      description: 'When the loaded data lacks every value a template needs (e.g. no financial statements), the answer is empty with missing_inputs and a message, not an error.',
+      description: 'When the loaded data lacks every value a template needs (e.g. no financial statements), the answer is empty with missing_inputs and a message, not an error. The body may also give as_of (YYYY-MM-DD): the template as of that date, meta.as_of the trading day used.',
       parseBody: (body, req) => {
         const { template } = req.valid.params as z.output<typeof templateParams>;
         const chosen = requireTemplate(template);
