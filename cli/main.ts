@@ -7,7 +7,7 @@ import { CommanderError } from 'commander';
 import { createContext } from './commands/context.js';
 import { processIO, type CliIO } from './io.js';
 import { createProgram } from './program.js';
-import { EXIT, exitCodeOf, formatError, jsonError } from './services/errors.js';
+import { EXIT, exitCodeOf, formatError, jsonError } from './services/session/errors.js';
 
 export type { CliIO } from './io.js';
 

@@ -4,7 +4,7 @@ import { registerCommands } from './commands/index.js';
 import type { CliContext } from './commands/context.js';
 import { applyEnvOptions, ENV_RULE } from './commands/env-options.js';
 import { examples } from './commands/shared.js';
-import { packageVersion } from './services/package-root.js';
+import { packageVersion } from './services/daemon/package-root.js';
 
 const ROOT_EXAMPLES = [
   'stockscreen daemon start --sample',

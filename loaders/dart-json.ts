@@ -16,7 +16,7 @@
  * "line" in a rejection is the item's 1-based position across all lists; an item
  * repeating an account already taken from the same report is skipped.
  */
-import { deriveQuarters, type ReportedAmount } from '../daemon/market/financial-reports.js';
+import { deriveQuarters, type ReportedAmount } from '../daemon/kernel/financial-reports.js';
 import { matchAccount, REPORT_QUARTER } from './dart-mapping.js';
 import type { AccountRule } from './dart-mapping.js';
 import { codeFromFileName, parseNumber } from './fields.js';

@@ -4,7 +4,7 @@
  * The market comes from the option, else from a `kospi`/`kosdaq` folder or file
  * name segment. UpDown, Comp, Change and MarCap are not kept.
  */
-import type { IndexBar } from '../daemon/market/records.js';
+import type { IndexBar } from '../daemon/kernel/records.js';
 import { csvRows, headerIndex, sniffHeader } from './csv.js';
 import { marketFromPath, normalizeDate, parseNumber } from './fields.js';
 import { emptyResult, enforceBadRowLimit, fileError, reject } from './result.js';

@@ -2,8 +2,8 @@
  * Cell-level parsing shared by the loaders: numbers, dates, markets, and the
  * trade date / stock code / market that a file name can carry.
  */
-import { isValidDate } from '../daemon/market/krx-calendar.js';
-import type { Market } from '../daemon/market/records.js';
+import { isValidDate } from '../daemon/kernel/krx-calendar.js';
+import type { Market } from '../daemon/kernel/records.js';
 
 /**
  * A numeric cell as a number, or null when blank or a dash. Thousands

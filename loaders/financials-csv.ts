@@ -2,11 +2,12 @@
  * `financials-csv`: quarterly statements, `code, fiscal_year, fiscal_quarter`
  * followed by any FinancialQuarter field names as columns (revenue,
  * operating_profit, net_profit, total_assets, equity, gross_profit, …).
- * Flow items are for the quarter alone. Blank cells and absent columns give
+ * Flow items are for the quarter alone; an optional `disclosed_on` (YYYY-MM-DD) is the
+ * date the statement became public (issue 23). Blank cells and absent columns give
  * null; unknown columns are ignored.
  */
-import type { FinancialQuarter } from '../daemon/market/records.js';
-import { OPTIONAL_FINANCIAL_FIELDS } from '../daemon/market/records.js';
+import type { FinancialQuarter } from '../daemon/kernel/records.js';
+import { OPTIONAL_FINANCIAL_FIELDS } from '../daemon/kernel/records.js';
 import { csvRows, sniffHeader } from './csv.js';
 import { parseNumber } from './fields.js';
 import { addRecord, emptyResult, enforceBadRowLimit, fileError, reject } from './result.js';
@@ -59,6 +60,10 @@ function parseFinancials(text: string, file: string): LoadResult {
       return Number.isNaN(v);
     });
     if (bad) { reject(result, row.line, `non-numeric ${bad} ${JSON.stringify(cell(bad))}`); continue; }
+    // Issue 23: the date the statement became public (as-of screens use it from then on).
+    const disclosed = (cell('disclosed_on') ?? '').trim();
+    if (disclosed !== '' && !/^\d{4}-\d{2}-\d{2}$/.test(disclosed)) { reject(result, row.line, `disclosed_on ${JSON.stringify(disclosed)} is not a date YYYY-MM-DD`); continue; }
+    if (disclosed !== '') fq.disclosed_on = disclosed;
     addRecord(result, 'financials', fq, row.line);
     result.rows_ok += 1;
   }

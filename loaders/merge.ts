@@ -5,7 +5,7 @@
  * starts from null fields and false flags.
  */
 import { invalidRequest } from '../daemon/errors.js';
-import type { StockRecord } from '../daemon/market/records.js';
+import type { StockRecord } from '../daemon/kernel/records.js';
 import type { StockUpdate } from './types.js';
 
 /** Defaults for a stock first seen through a partial update (name and market must be supplied). */

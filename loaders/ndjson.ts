@@ -8,7 +8,7 @@
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import type { DailyBar, FinancialQuarter, HaltRecord, IndexBar } from '../daemon/market/records.js';
+import type { DailyBar, FinancialQuarter, HaltRecord, IndexBar } from '../daemon/kernel/records.js';
 import { blankFinancial, checkPeriod, FINANCIAL_VALUE_FIELDS } from './financials-csv.js';
 import { addRecord, assertBadRowRatio, emptyResult, enforceBadRowLimit, REASONS_LISTED, reject, skip, skippedCount } from './result.js';
 import type { BadRowSummary } from './result.js';

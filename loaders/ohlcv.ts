@@ -6,7 +6,7 @@
  * writes halted days that way). Without an Amount column, trading_value is
  * estimated as round(volume × (high + low + close) / 3).
  */
-import type { DailyBar } from '../daemon/market/records.js';
+import type { DailyBar } from '../daemon/kernel/records.js';
 import { csvRows, sniffHeader } from './csv.js';
 import { codeFromFileName, normalizeDate, parseNumber } from './fields.js';
 import { addRecord, emptyResult, enforceBadRowLimit, fileError, reject } from './result.js';

@@ -17,8 +17,8 @@
  *   2026-03-20 file and none of its common shares, unlike a name rule (성우,
  *   이오플로우 end in 우 but are common shares).
  */
-import { isTradingDay } from '../daemon/market/krx-calendar.js';
-import type { DailyBar } from '../daemon/market/records.js';
+import { isTradingDay } from '../daemon/kernel/krx-calendar.js';
+import type { DailyBar } from '../daemon/kernel/records.js';
 import { csvRows, headerIndex } from './csv.js';
 import { dateFromFileName, mapMarket, parseNumber } from './fields.js';
 import { addRecord, emptyResult, enforceBadRowLimit, fileError, reject, skip } from './result.js';

@@ -12,8 +12,8 @@
  * its own seeded stream, so the data does not depend on the chunk size.
  */
 import { invalidRequest } from '../daemon/errors.js';
-import { isValidDate, tradingDaysEndingAt } from '../daemon/market/krx-calendar.js';
-import type { StockRecord } from '../daemon/market/records.js';
+import { isValidDate, tradingDaysEndingAt } from '../daemon/kernel/krx-calendar.js';
+import type { StockRecord } from '../daemon/kernel/records.js';
 import { generateFinancials, reportedQuarters } from './sample/financials.js';
 import { buildFactors, buildIndexSeries, createIndexSums, generateIssueSeries } from './sample/prices.js';
 import { buildUniverse } from './sample/universe.js';

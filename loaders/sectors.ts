@@ -5,7 +5,7 @@
  * KRX's own sector assignment is not in the public listing files, so
  * `sectorForIndustry` is a keyword approximation (first matching rule wins).
  */
-import type { Market } from '../daemon/market/records.js';
+import type { Market } from '../daemon/kernel/records.js';
 
 /** Every sector name the loaders and the sample generator produce. */
 export const SECTORS = [

@@ -2,8 +2,8 @@
  * Types shared by every market-data loader: the partial stock update, the
  * per-file load result and the loader contract. See loaders/README.md.
  */
-import type { ReportedAmount } from '../daemon/market/financial-reports.js';
-import type { DailyBar, FinancialQuarter, HaltRecord, IndexBar, Market, StockRecord } from '../daemon/market/records.js';
+import type { ReportedAmount } from '../daemon/kernel/financial-reports.js';
+import type { DailyBar, FinancialQuarter, HaltRecord, IndexBar, Market, StockRecord } from '../daemon/kernel/records.js';
 
 /**
  * A partial update of one stock: `code` plus only the fields the source file

@@ -2,9 +2,9 @@
  * Row validation shared by the loaders. Each check returns a reason string for
  * the first problem found, or null when the record is acceptable.
  */
-import { isTradingDay, isValidDate } from '../daemon/market/krx-calendar.js';
-import { MARKETS, STOCK_CODE_PATTERN } from '../daemon/market/records.js';
-import type { DailyBar, IndexBar } from '../daemon/market/records.js';
+import { isTradingDay, isValidDate } from '../daemon/kernel/krx-calendar.js';
+import { MARKETS, STOCK_CODE_PATTERN } from '../daemon/kernel/records.js';
+import type { DailyBar, IndexBar } from '../daemon/kernel/records.js';
 
 /** Reason when `code` is not a 6-character KRX code, else null. */
 export function checkCode(code: unknown): string | null {

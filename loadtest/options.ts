@@ -105,6 +105,10 @@ export const optionsSchema = z.strictObject({
       /** `ingest`: POST /admin/ticks (needs an admin); `feed`: whatever the daemon's feed publishes. */
       tickSource: z.enum(['ingest', 'feed']).optional(),
       connectConcurrency: int(1, 10_000).default(200),
+      /** Messages per second offered to each client (ws-fanout): sets the tick rate to this × stocks / stocks per client. */
+      ratePerClient: z.number().min(0.1).max(1000).optional(),
+      /** Pid of the daemon when it runs on this machine: its CPU per delivered message is read from /proc. */
+      daemonPid: int(1, 2 ** 22).optional(),
     })
     .prefault({}),
   storm: z

@@ -21,9 +21,14 @@ export const SPEC_TARGETS = {
  */
 export const ISSUE_TARGETS = {
   engineQueryP99Us: { op: '<', value: 2000, source: 'issue' },
+  // Issue 21: two pct_rank-by-sector terms and a three-factor score add at most 1 ms of engine time.
+  languageAddedUs: { op: '<=', value: 1000, source: 'issue' },
   limiterP50AddedMs: { op: '<', value: 0.5, source: 'issue' },
   limiterThroughputCostPercent: { op: '<', value: 15, source: 'issue' },
   benchWallTimeS: { op: '<', value: 600, source: 'issue' },
+  /** Issue 24: daemon CPU per WebSocket message delivered at 10,000 clients, and the load generator under one core. */
+  wsDaemonCpuPerMessageUs: { op: '<=', value: 2, source: 'issue' },
+  wsGeneratorCpuPercent: { op: '<', value: 100, source: 'issue' },
 } as const satisfies Record<string, Target>;
 
 /** A run with more failed requests (non-2xx, timeouts, socket errors) than this share is FAILED (issue 8). */

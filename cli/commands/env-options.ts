@@ -4,7 +4,7 @@
  * before each action from the injected environment, so commands get it for free.
  */
 import type { Command, Option } from 'commander';
-import { usageError } from '../services/errors.js';
+import { usageError } from '../services/session/errors.js';
 
 /** The rule as shown at the end of the root help. */
 export const ENV_RULE = `Environment:

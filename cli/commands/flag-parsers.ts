@@ -1,8 +1,8 @@
 /** Commander parsers for the market commands' flags and arguments: durations, numbers, stock codes, lists. */
 import { InvalidArgumentError, Option } from 'commander';
-import { STOCK_CODE_PATTERN } from '../../daemon/market/records.js';
-import { formatDuration, parseDuration } from '../services/duration.js';
-import { DEFAULT_RETRY_FOR_MS } from '../services/jobs.js';
+import { STOCK_CODE_PATTERN } from '../../daemon/contract/stocks.js';
+import { formatDuration, parseDuration } from '../services/output/duration.js';
+import { DEFAULT_RETRY_FOR_MS } from '../services/load/jobs.js';
 
 /** A duration flag (`10s`, `500ms`, `1m30s`, bare seconds) as milliseconds within [minMs, maxMs]. */
 export function durationArg(minMs: number, maxMs: number): (value: string) => number {

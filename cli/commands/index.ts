@@ -30,6 +30,7 @@ import { register as presetsShow } from './presets/show.js';
 import { register as screen } from './screen/screen.js';
 import { register as screenFields } from './screen/fields.js';
 import { register as screenTemplates } from './screen/templates.js';
+import { register as backtest } from './backtest/backtest.js';
 import { register as stocksFinancials } from './stocks/financials.js';
 import { register as stocksHistory } from './stocks/history.js';
 import { register as stocksList } from './stocks/list.js';
@@ -117,6 +118,7 @@ export const REGISTRATIONS: readonly Registration[] = [
   { group: [], register: screen },
   { group: ['screen'], register: screenFields },
   { group: ['screen'], register: screenTemplates },
+  { group: [], register: backtest },
   { group: ['presets'], register: presetsList },
   { group: ['presets'], register: presetsSave },
   { group: ['presets'], register: presetsShow },

@@ -1,8 +1,9 @@
 /** Helpers for command registrations: examples in help, global options, the action wrapper, flag parsers. */
 import { InvalidArgumentError, type Command } from 'commander';
-import { outputMode, type Renderers } from '../services/output.js';
-import type { Prompter } from '../services/prompt.js';
-import { createSession, type GlobalOptions, type Session } from '../services/session.js';
+import { outputMode } from '../services/output/output.js';
+import type { Views } from '../services/output/views.js';
+import type { Prompter } from '../services/session/prompt.js';
+import { createSession, type GlobalOptions, type Session } from '../services/session/session.js';
 import type { CliContext } from './context.js';
 
 /** The "Examples:" section every command's help ends with. */
@@ -28,13 +29,16 @@ export type ActionFn = (session: Session, cmd: Command) => Promise<number | void
 // Ink (with its layout engine) is slow to load, so it is imported only when something is drawn.
 const loadUi = () => import('../ui/render.js');
 
-const UNUSED_RENDERERS: Renderers = {
-  table: () => {
-    throw new Error('renderers are only used on a terminal');
-  },
-  record: () => {
-    throw new Error('renderers are only used on a terminal');
-  },
+const notOnTerminal = (): never => {
+  throw new Error('renderers are only used on a terminal');
+};
+const UNUSED_RENDERERS: Views = {
+  table: notOnTerminal,
+  record: notOnTerminal,
+  marketTable: notOnTerminal,
+  jobProgress: notOnTerminal,
+  loadtestProgress: notOnTerminal,
+  liveScreen: notOnTerminal,
 };
 
 const lazyInkPrompter: Prompter = {

@@ -1,21 +1,9 @@
 /** Mount the `screen --live` view on the real terminal (keys from stdin when it is a terminal). */
 import { render } from 'ink';
 import type { CliIO } from '../io.js';
-import type { WsClient } from '../services/ws-client.js';
+import type { LiveScreenViewOptions, MountedLiveScreen } from '../services/output/views.js';
 import { LiveScreenView } from './components/LiveScreenView.js';
 
-/** A mounted view. */
-export interface MountedLiveScreen {
-  /** Draw the latest state, unmount and wait until Ink restored the terminal; idempotent. */
-  close(): Promise<void>;
-}
-
-/** Options of the view. */
-export interface LiveScreenViewOptions {
-  client: WsClient;
-  color: boolean;
-  onExit(): void;
-}
 
 /** Mount the view. */
 export function mountLiveScreenView(o: LiveScreenViewOptions, io: CliIO): MountedLiveScreen {

@@ -5,9 +5,9 @@
 import { render } from 'ink';
 import type { ReactNode } from 'react';
 import type { CliIO } from '../io.js';
-import type { WatchState } from '../services/watch-state.js';
-import type { WsClient } from '../services/ws-client.js';
-import type { StatsEvent } from '../services/ws-stats.js';
+import type { WatchState } from '../services/realtime/watch-state.js';
+import type { WsClient } from '../services/transport/ws-client.js';
+import type { StatsEvent } from '../services/realtime/ws-stats.js';
 import type { Subscribe } from './hooks/use-event-fold.js';
 import { WatchScreen } from './components/WatchScreen.js';
 import { WsStatsDashboard } from './components/WsStatsDashboard.js';

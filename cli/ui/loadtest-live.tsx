@@ -7,7 +7,7 @@ import { render } from 'ink';
 import type { ProgressEvent } from '../../loadtest/index.js';
 import type { CliOutput } from '../io.js';
 import { inkStream } from './ink-stream.js';
-import { EMPTY_LOADTEST_VIEW, reduceLoadtestView, type LoadtestProgressSink, type LoadtestView } from '../services/loadtest-progress.js';
+import { EMPTY_LOADTEST_VIEW, reduceLoadtestView, type LoadtestProgressSink, type LoadtestView } from '../services/loadtest/loadtest-progress.js';
 import { LoadtestProgress } from './components/LoadtestProgress.js';
 
 /** Mount the view on `out` (a terminal); it is drawn from the first event on. */

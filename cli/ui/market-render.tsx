@@ -2,8 +2,8 @@
 import { renderToString } from 'ink';
 import { stripVTControlCharacters } from 'node:util';
 import type { ReactNode } from 'react';
-import type { RenderOptions } from '../services/output.js';
-import type { Performance, PortfolioOverview } from '../services/portfolio.js';
+import type { Performance, PortfolioOverview } from '../../daemon/contract/portfolio.js';
+import type { RenderOptions } from '../services/output/output.js';
 import { PerformanceView } from './components/PerformanceView.js';
 import { PortfolioView } from './components/PortfolioView.js';
 

@@ -5,12 +5,16 @@
 import { render, renderToString } from 'ink';
 import { stripVTControlCharacters } from 'node:util';
 import type { ReactNode } from 'react';
-import { CliError, LOCAL_CODES } from '../services/errors.js';
-import type { RenderOptions, Renderers } from '../services/output.js';
-import type { Prompter } from '../services/prompt.js';
+import { CliError, LOCAL_CODES } from '../services/session/errors.js';
+import type { RenderOptions } from '../services/output/output.js';
+import type { Views } from '../services/output/views.js';
+import type { Prompter } from '../services/session/prompt.js';
 import { KeyValue } from './components/KeyValue.js';
 import { Prompt } from './components/Prompt.js';
 import { Table } from './components/Table.js';
+import { createInkLoadtestSink } from './loadtest-live.js';
+import { mountLiveScreenView } from './live-screen.js';
+import { createInkProgressSink, renderMarketTable } from './stock-views.js';
 
 function toText(node: ReactNode, options: RenderOptions): string {
   const text = renderToString(node, { columns: options.columns });
@@ -18,9 +22,13 @@ function toText(node: ReactNode, options: RenderOptions): string {
 }
 
 /** Renderers backed by the Ink components. */
-export const inkRenderers: Renderers = {
+export const inkRenderers: Views = {
   table: (data, options) => toText(<Table headers={data.headers} rows={data.rows} />, options),
   record: (data, options) => toText(<KeyValue fields={data.fields} />, options),
+  marketTable: renderMarketTable,
+  jobProgress: createInkProgressSink,
+  loadtestProgress: createInkLoadtestSink,
+  liveScreen: mountLiveScreenView,
 };
 
 /** Terminal streams an interactive prompt needs (raw-mode stdin). */

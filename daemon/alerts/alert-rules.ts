@@ -5,11 +5,8 @@
  * threshold × the 20-day average volume. "Above" and "below" include the threshold
  * itself (the price has reached it).
  */
+import type { AlertType } from '../kernel/alert-types.js';
 
-/** Every alert type (issue 7). */
-export const ALERT_TYPES = ['price_above', 'price_below', 'change_percent_above', 'change_percent_below', 'volume_above'] as const;
-/** One alert type. */
-export type AlertType = (typeof ALERT_TYPES)[number];
 
 /** Types whose threshold must be greater than 0 (a price, or a multiple of the average volume). */
 export const POSITIVE_THRESHOLD_TYPES: ReadonlySet<AlertType> = new Set(['price_above', 'price_below', 'volume_above']);

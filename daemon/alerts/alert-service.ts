@@ -4,11 +4,12 @@
  * (a 403 naming the limit); every change is handed to `onChange` so the evaluators of
  * every daemon instance pick it up.
  */
-import type { Tier } from '../auth/tokens.js';
+import type { Tier } from '../kernel/roles.js';
 import { AppError, invalidRequest, notFound } from '../errors.js';
 import type { Alert, AlertFilter, AlertFiringRecord, AlertPatch, AlertsRepo, AlertWrite } from '../store/alerts-repo.js';
 import type { StocksRepo } from '../store/stocks-repo.js';
-import { thresholdProblem, type AlertType } from './alert-rules.js';
+import { thresholdProblem } from './alert-rules.js';
+import type { AlertType } from '../kernel/alert-types.js';
 
 /** Most active alerts per tier; null = unlimited. */
 export type AlertCaps = Readonly<Record<Tier, number | null>>;

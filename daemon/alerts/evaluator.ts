@@ -27,7 +27,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../infra/clock.js';
 import type { Notifier } from '../infra/notifier.js';
-import type { AlertEvent, MarketEvent, PriceEvent } from '../market/events.js';
+import type { AlertEvent, MarketEvent, PriceEvent } from '../kernel/events.js';
 import type { Alert, AlertFiringRecord, AlertsRepo } from '../store/alerts-repo.js';
 import { alertMessage, conditionMet } from './alert-rules.js';
 

@@ -10,15 +10,10 @@ import { isUniqueViolation } from '../store/db.js';
 import { toPublicUser, type PublicUser, type UsersRepo } from '../store/users-repo.js';
 import { createPasswordHasher, type PasswordHasher } from './passwords.js';
 import type { AuthUser, TokenService } from './tokens.js';
+import type { TokenPair } from '../contract/users.js';
 
-/** The token response (spec "Token response") plus the rotating refresh token. */
-export interface TokenPair {
-  access_token: string;
-  token_type: 'bearer';
-  expires_in: number;
-  refresh_token: string;
-  refresh_expires_in: number;
-}
+/** The token response (daemon/contract/users.ts). */
+export type { TokenPair } from '../contract/users.js';
 
 /** Collaborators of the auth service. */
 export interface AuthServiceDeps {

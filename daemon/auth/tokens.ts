@@ -11,15 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { AppError } from '../errors.js';
 import type { Clock } from '../infra/clock.js';
+import { ROLES, TIERS, type Role, type Tier } from '../kernel/roles.js';
 
-/** Account tiers (spec "Tier limits"). */
-export const TIERS = ['free', 'basic', 'pro', 'enterprise'] as const;
-/** An account tier. */
-export type Tier = (typeof TIERS)[number];
-/** Roles: admins may use /admin endpoints. */
-export const ROLES = ['user', 'admin'] as const;
-/** A role. */
-export type Role = (typeof ROLES)[number];
 
 /** The caller a valid access token identifies. */
 export interface AuthUser {

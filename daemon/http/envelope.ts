@@ -4,14 +4,11 @@
  * `{status:"error", error:{code, message, details}, meta}`.
  */
 import type { Request, Response } from 'express';
+import type { EnvelopeMeta as Meta, ErrorEnvelope } from '../contract/envelope.js';
 import type { ErrorCode, ErrorDetails } from '../errors.js';
 
-/** Envelope `meta`, with room for paging fields. */
-export interface Meta {
-  timestamp: string;
-  request_id: string;
-  [extra: string]: unknown;
-}
+/** Envelope `meta`, with room for paging fields (daemon/contract/envelope.ts). */
+export type { EnvelopeMeta as Meta } from '../contract/envelope.js';
 
 /** Build the `meta` object for a request. */
 export function meta(req: Request, extra: Record<string, unknown> = {}): Meta {
@@ -27,12 +24,12 @@ export interface SuccessOptions {
   top?: Record<string, unknown>;
 }
 
-/** Send a success envelope. */
-export function sendSuccess(req: Request, res: Response, data: unknown, options: SuccessOptions = {}): void {
+/** Send a success envelope. Routes name the wire type (`sendSuccess<StockPrice>(…)`, daemon/contract) so a drift fails to compile. */
+export function sendSuccess<T = unknown>(req: Request, res: Response, data: T, options: SuccessOptions = {}): void {
   res.status(options.status ?? 200).json({ ...options.top, status: 'success', data, meta: meta(req, options.meta) });
 }
 
 /** Build an error envelope body. */
-export function errorBody(req: Request, code: ErrorCode, message: string, details: ErrorDetails = {}) {
-  return { status: 'error' as const, error: { code, message, details }, meta: meta(req) };
+export function errorBody(req: Request, code: ErrorCode, message: string, details: ErrorDetails = {}): ErrorEnvelope {
+  return { status: 'error', error: { code, message, details }, meta: meta(req) };
 }

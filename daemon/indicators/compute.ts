@@ -4,7 +4,7 @@
  * caller that must stay responsive can run the per-stock pass in chunks with
  * `chunked` + `computeStockIndicators`, then call `applyCrossSectionalScores`.
  */
-import type { DailyBar, FinancialQuarter, IndexBar, Market } from '../market/records.js';
+import type { DailyBar, FinancialQuarter, IndexBar, Market } from '../kernel/records.js';
 import { applyCrossSectionalScores } from './cross-section.js';
 import { createFinancialView } from './financials.js';
 import { growthIndicators, positive, profitabilityIndicators, valuationIndicators } from './fundamentals.js';

@@ -5,7 +5,7 @@
  * gap in the filings makes the affected values null instead of silently
  * summing non-consecutive quarters.
  */
-import type { FinancialQuarter } from '../market/records.js';
+import type { FinancialQuarter } from '../kernel/records.js';
 
 /** Items reported for the quarter alone (summed over four quarters for TTM). */
 export type FlowField =

@@ -4,7 +4,7 @@
  * distances, ATR %) use the effective close, which for a stock halted today is
  * its last close. Event flags are 0 for a stock halted today (nothing traded).
  */
-import type { DailyBar, IndexBar } from '../market/records.js';
+import type { DailyBar, IndexBar } from '../kernel/records.js';
 import { breakout, limitFlags, newHigh } from './events.js';
 import { cci, mfi, psychologicalLine, rsi, slowStochastic, williamsR } from './oscillators.js';
 import type { IndicatorPatch } from './registry.js';

@@ -13,32 +13,16 @@
  * the next job (or a crashed worker's stalled one) when one is busy or gone. What they
  * do not give: parallel loads. Jobs queue up and run one after another.
  */
-import { Queue, Worker, type Job, type JobState } from 'bullmq';
+import { Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { AppError, isAppError, notFound } from '../errors.js';
 import type { RedisFactory } from '../infra/redis.js';
 import { createMarketProcessor, type MarketProcessorDeps } from './processors/market-processor.js';
+import type { JobView } from '../contract/jobs.js';
 import { MARKET_QUEUE, type JobProgress, type JobRequest, type JobResult } from './types.js';
 
-/** A job as the API shows it. */
-export interface JobView {
-  id: string;
-  type: JobRequest['type'];
-  /**
-   * BullMQ's state; `stalled` for a job still marked active whose worker stopped renewing
-   * its lock (gone or killed): it runs again from its start once a worker takes it back.
-   */
-  state: JobState | 'unknown' | 'stalled';
-  data: JobRequest;
-  progress: JobProgress | null;
-  result: JobResult | null;
-  failed_reason: string | null;
-  attempts: number;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  requested_by: string | null;
-}
+/** A job as the API shows it (daemon/contract/jobs.ts). */
+export type { JobView } from '../contract/jobs.js';
 
 /** Producer side plus optional in-process workers. */
 export interface MarketJobs {

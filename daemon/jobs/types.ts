@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { LOADER_FORMATS } from '../../loaders/types.js';
 import { calendarDate } from '../field-schemas.js';
+import type { JobRequest as WireJobRequest } from '../contract/jobs.js';
 
 /** The market-data queue's name. */
 export const MARKET_QUEUE = 'market';
@@ -50,35 +51,9 @@ export const jobRequestSchema = z.discriminatedUnion('type', [
 /** A job request after defaults. */
 export type JobRequest = z.output<typeof jobRequestSchema>;
 
-/** Reported through job.updateProgress. */
-export interface JobProgress {
-  phase: 'queued' | 'plan' | 'load' | 'index' | 'indicators' | 'done';
-  file?: string;
-  done: number;
-  total: number;
-  rows_ok: number;
-  rows_rejected: number;
-}
+/** Progress, file outcomes and results are wire types (daemon/contract/jobs.ts). */
+export type { FileOutcome, JobProgress, JobResult } from '../contract/jobs.js';
 
-/** Outcome of one file. */
-export interface FileOutcome {
-  file: string;
-  format: string;
-  rows_total: number;
-  rows_ok: number;
-  rows_rejected: number;
-  rejected: { line: number; reason: string }[];
-  skipped: { reason: string; count: number }[];
-  written: { stocks: number; bars: number; halts: number; financials: number; index: number };
-  unknown_codes: string[];
-}
-
-/** Kept as the job's return value. */
-export interface JobResult {
-  files: FileOutcome[];
-  unrecognised: string[];
-  rows_ok: number;
-  rows_rejected: number;
-  indicators: { version: string; as_of: string | null; stocks: number; duration_ms: number } | null;
-  duration_ms: number;
-}
+type Assert<T extends true> = T;
+/** Compile-time check: a parsed request is a contract JobRequest (a drift between the schema and the contract fails to compile). */
+export type JobRequestIsWire = Assert<JobRequest extends WireJobRequest ? true : false>;

@@ -14,16 +14,11 @@ import { dirname, join, normalize, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { UploadInfo } from '../contract/jobs.js';
 import { AppError, invalidRequest } from '../errors.js';
 
-/** What an upload recorded. */
-export interface UploadInfo {
-  id: string;
-  name: string;
-  size: number;
-  sha256: string;
-  created_at: string;
-}
+/** What an upload recorded (daemon/contract/jobs.ts). */
+export type { UploadInfo } from '../contract/jobs.js';
 
 const META = '.meta.json';
 const NAME_RE = /^[^\0\\]{1,512}$/;

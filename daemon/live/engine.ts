@@ -10,7 +10,7 @@
  * - Identical queries (after normalisation) share one compiled screen; each subscriber gets
  *   the diffs through its own listener.
  */
-import type { PriceEvent } from '../market/events.js';
+import type { PriceEvent } from '../kernel/events.js';
 import { buildItem, type ScreenItem, type ScreenQuery } from '../screening/query.js';
 import { normalizeQuery } from '../screening/request.js';
 import type { Snapshot } from '../screening/snapshot.js';

@@ -9,7 +9,7 @@
  * turns them into SUBSCRIPTION_FAILED.
  */
 import { randomUUID } from 'node:crypto';
-import type { Tier } from '../auth/tokens.js';
+import type { Tier } from '../kernel/roles.js';
 import { AppError, isAppError } from '../errors.js';
 import type { ScreenQuery } from '../screening/query.js';
 import { normalizeQuery } from '../screening/request.js';

@@ -16,7 +16,7 @@
  * The snapshot is never mutated: the view holds copies of the price-dependent columns and
  * writes into them, so expressions compiled against the view read live values.
  */
-import type { PriceEvent } from '../market/events.js';
+import type { PriceEvent } from '../kernel/events.js';
 import { isNullAt, type Column, type Snapshot } from '../screening/snapshot.js';
 
 /** Fields taken from the tick as they are. */

@@ -6,7 +6,7 @@
  * a null fails, the compiled expression; sort keys in order with nulls last in both
  * directions, ties by stock code (= row order).
  */
-import { MARKETS } from '../market/records.js';
+import { MARKETS } from '../kernel/records.js';
 import { compileExpression, type ParsedExpression } from '../screening/expression.js';
 import type { ScreenQuery, SortKey } from '../screening/query.js';
 import { FLAG_BITS, type DictColumn, type Snapshot } from '../screening/snapshot.js';

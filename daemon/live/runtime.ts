@@ -6,8 +6,8 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Tier } from '../auth/tokens.js';
-import type { MarketEvent, PriceEvent } from '../market/events.js';
+import type { Tier } from '../kernel/roles.js';
+import type { MarketEvent, PriceEvent } from '../kernel/events.js';
 import type { ScreenQuery } from '../screening/query.js';
 import type { Snapshot } from '../screening/snapshot.js';
 import { createLiveScreenEngine, type LiveScreenEngine } from './engine.js';

@@ -1,5 +1,5 @@
 /** Weekly and monthly bars from daily ones: first open, max high, min low, last close, summed volume and value. */
-import type { DailyBar } from './records.js';
+import type { DailyBar } from '../kernel/records.js';
 
 /** Monday of the ISO week of a YYYY-MM-DD date. */
 function weekKey(date: string): string {

@@ -8,7 +8,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { closeRedis, waitReady, type RedisFactory } from '../infra/redis.js';
-import type { MarketEvent } from './events.js';
+import type { MarketEvent } from '../kernel/events.js';
 
 /** Publish, subscribe and replay market events (contract shared by the feed and the gateway). */
 export interface MarketBus {

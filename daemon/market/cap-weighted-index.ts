@@ -4,7 +4,7 @@
  * market cap of the stocks that traded on both days (a chain-linked cap-weighted index,
  * so listings and delistings do not jump the level).
  */
-import type { DailyBar, IndexBar, Market, StockRecord } from './records.js';
+import type { DailyBar, IndexBar, Market, StockRecord } from '../kernel/records.js';
 
 /** Base level on the first day. */
 export const INDEX_BASE = 1000;

@@ -7,7 +7,7 @@ import type { FinancialsRepo } from '../store/financials-repo.js';
 import type { IndexRepo } from '../store/index-repo.js';
 import type { PricesRepo } from '../store/prices-repo.js';
 import type { StocksRepo } from '../store/stocks-repo.js';
-import { MARKETS } from './records.js';
+import { MARKETS } from '../kernel/records.js';
 
 /** Repositories the export reads. */
 export interface ExportDeps {

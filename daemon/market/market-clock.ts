@@ -9,9 +9,9 @@
  * (krx-calendar). The after-hours sessions (시간외) are reported as closed.
  */
 import type { Clock } from '../infra/clock.js';
-import type { MarketStatus, MarketStatusEvent } from './events.js';
-import { isFirstTradingDayOfYear, isTradingDay, nextTradingDay } from './krx-calendar.js';
-import { MARKETS } from './records.js';
+import type { MarketStatus, MarketStatusEvent } from '../kernel/events.js';
+import { isFirstTradingDayOfYear, isTradingDay, nextTradingDay } from '../kernel/krx-calendar.js';
+import { MARKETS } from '../kernel/records.js';
 
 /** Korea Standard Time offset from UTC (no DST since 1988). */
 export const KST_OFFSET_MS = 9 * 3_600_000;
@@ -120,6 +120,8 @@ export interface MarketClock {
   start(): void;
   /** Cancel the timer (idempotent). */
   stop(): void;
+  /** Also call `listener` with the `market_status` events of each transition (parts built after the clock). */
+  onTransition(listener: (events: MarketStatusEvent[]) => void): void;
 }
 
 /** Create the market clock; nothing is scheduled until start(). */
@@ -130,6 +132,8 @@ export function createMarketClock(options: MarketClockOptions): MarketClock {
   let handle: unknown;
   let running = false;
   let last: MarketStatus | undefined;
+  const listeners: ((events: MarketStatusEvent[]) => void)[] = [];
+  if (options.onTransition) listeners.push(options.onTransition);
 
   const status = (): MarketStatus => (mode === 'always-open' ? 'open' : mode === 'always-closed' ? 'closed' : statusAt(clock.now()));
   const events = (s: MarketStatus, ts: number): MarketStatusEvent[] => MARKETS.map((market) => ({ type: 'market_status', market, status: s, ts }));
@@ -148,10 +152,13 @@ export function createMarketClock(options: MarketClockOptions): MarketClock {
     // A timer may wake early (maxDelay cap, clock skew): only a real change is announced.
     if (current !== last) {
       last = current;
-      try {
-        options.onTransition?.(events(current, now));
-      } catch {
-        // A listener's failure must not stop the clock.
+      const announced = events(current, now);
+      for (const listener of listeners) {
+        try {
+          listener(announced);
+        } catch {
+          // A listener's failure must not stop the clock.
+        }
       }
     }
     schedule();
@@ -169,6 +176,9 @@ export function createMarketClock(options: MarketClockOptions): MarketClock {
       if (mode !== 'krx') return;
       last = statusAt(clock.now());
       schedule();
+    },
+    onTransition(listener) {
+      listeners.push(listener);
     },
     stop() {
       running = false;

@@ -17,8 +17,8 @@ import { clearMarket, marketContent, setMarketContent, type MarketContent } from
 import { createPricesRepo, type PricesRepo } from '../store/prices-repo.js';
 import { createStocksRepo, type StocksRepo, type StockUpdate } from '../store/stocks-repo.js';
 import { createCapWeightedIndexBuilder } from './cap-weighted-index.js';
-import { deriveQuarters, reportYears, type ReportedAmount } from './financial-reports.js';
-import { MARKETS, type DailyBar, type FinancialQuarter, type HaltRecord, type IndexBar, type Market } from './records.js';
+import { deriveQuarters, reportYears, type ReportedAmount } from '../kernel/financial-reports.js';
+import { MARKETS, type DailyBar, type FinancialQuarter, type HaltRecord, type IndexBar, type Market } from '../kernel/records.js';
 
 /** Records to write, as produced by a loader or the sample generator. */
 export interface RecordsBatch {

@@ -3,10 +3,11 @@
  * series, then combines the valuation, the value series and its statistics into one
  * report. An empty portfolio gives zero totals, empty lists and null statistics (with reasons).
  */
+import type { Performance } from '../contract/portfolio.js';
 import type { IndexRepo } from '../store/index-repo.js';
 import type { PricesRepo } from '../store/prices-repo.js';
-import { computePerformance, type PerformanceStats } from './metrics.js';
-import { allocations, rankHoldings, type AllocationSlice, type HoldingView, type PortfolioTotals } from './valuation.js';
+import { computePerformance } from './metrics.js';
+import { allocations, rankHoldings, type HoldingView, type PortfolioTotals } from './valuation.js';
 import { buildValueSeries, type PositionHistory } from './value-series.js';
 
 /** Bars read per stock: a year of statistics (≈ 248 trading days) plus slack. */
@@ -14,29 +15,8 @@ export const HISTORY_BARS = 300;
 /** The benchmark of beta and excess return. */
 export const BENCHMARK = 'KOSPI' as const;
 
-/** The performance report. */
-export interface PerformanceReport extends Omit<PerformanceStats, 'window'> {
-  /** Last trading day of the history (null without one). */
-  as_of: string | null;
-  history_start: string | null;
-  window: PerformanceStats['window'];
-  total_value: number;
-  total_cost: number;
-  unrealized_pnl: number;
-  unrealized_pnl_percent: number;
-  realized_pnl: number;
-  /** (unrealised + realised P&L) / cost of the current holdings, percent (0 without holdings). */
-  total_return_percent: number;
-  day_change: number;
-  day_change_percent: number;
-  benchmark: typeof BENCHMARK;
-  risk_free_rate: number;
-  allocation: Record<'by_stock' | 'by_sector' | 'by_market' | 'by_market_cap', AllocationSlice[]>;
-  best: ReturnType<typeof rankHoldings>['best'];
-  worst: ReturnType<typeof rankHoldings>['worst'];
-  /** Daily value and time-weighted return index (100 on the first day), when asked. */
-  series?: { date: string; value: number; return_index: number }[];
-}
+/** The performance report: the wire type of GET /portfolio/performance (daemon/contract/portfolio.ts). */
+export type PerformanceReport = Performance;
 
 /** Inputs of the report. */
 export interface PerformanceInputs {

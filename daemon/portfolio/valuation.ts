@@ -3,7 +3,8 @@
  * unrealised P&L, day change and weight; portfolio totals; allocation by stock, sector,
  * market and market-cap bucket; best and worst holdings. Percentages are 0–100.
  */
-import type { Market } from '../market/records.js';
+import type { AllocationSlice, PortfolioTotals, RankedHolding, ValuedHolding as HoldingView } from '../contract/portfolio.js';
+import type { Market } from '../kernel/records.js';
 
 /** A holding as stored. */
 export interface HoldingInput {
@@ -32,46 +33,8 @@ export interface PriceQuote {
   as_of: string;
 }
 
-/** A valued holding (GET /portfolio). */
-export interface HoldingView extends HoldingInput {
-  name: string | null;
-  market: Market | null;
-  sector: string | null;
-  /** null when no price is known (then the holding is valued at cost). */
-  current_price: number | null;
-  price_source: 'live' | 'close' | null;
-  price_as_of: string | null;
-  market_value: number;
-  cost: number;
-  unrealized_pnl: number;
-  unrealized_pnl_percent: number;
-  day_change: number;
-  day_change_percent: number;
-  /** Share of the portfolio's market value, percent. */
-  weight: number;
-  /** shares_outstanding × current price, when both are known. */
-  market_cap: number | null;
-}
-
-/** Portfolio totals. */
-export interface PortfolioTotals {
-  holdings: number;
-  market_value: number;
-  cost: number;
-  unrealized_pnl: number;
-  unrealized_pnl_percent: number;
-  day_change: number;
-  day_change_percent: number;
-}
-
-/** One slice of an allocation. */
-export interface AllocationSlice {
-  key: string;
-  value: number;
-  /** Percent of the portfolio's market value. */
-  weight: number;
-  holdings: number;
-}
+/** The valued holding, totals and allocation slices are wire types (daemon/contract/portfolio.ts). */
+export type { AllocationSlice, PortfolioTotals, ValuedHolding as HoldingView } from '../contract/portfolio.js';
 
 /** Market-cap buckets in KRW: large ≥ 10조, mid ≥ 1조, small below, unknown without shares. */
 export const CAP_BUCKETS = { large: 10_000_000_000_000, mid: 1_000_000_000_000 } as const;
@@ -144,8 +107,8 @@ export function allocations(views: readonly HoldingView[]) {
 }
 
 /** Best and worst holdings by unrealised P&L percent (up to `n` each). */
-export function rankHoldings(views: readonly HoldingView[], n = 3) {
-  const brief = (v: HoldingView) => ({ id: v.id, code: v.code, name: v.name, unrealized_pnl: v.unrealized_pnl, unrealized_pnl_percent: v.unrealized_pnl_percent });
+export function rankHoldings(views: readonly HoldingView[], n = 3): { best: RankedHolding[]; worst: RankedHolding[] } {
+  const brief = (v: HoldingView): RankedHolding => ({ id: v.id, code: v.code, name: v.name, unrealized_pnl: v.unrealized_pnl, unrealized_pnl_percent: v.unrealized_pnl_percent });
   const sorted = [...views].sort((a, b) => b.unrealized_pnl_percent - a.unrealized_pnl_percent || a.code.localeCompare(b.code));
   return { best: sorted.slice(0, n).map(brief), worst: sorted.reverse().slice(0, n).map(brief) };
 }

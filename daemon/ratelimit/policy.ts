@@ -3,7 +3,7 @@
  * route's declared template (the route table says which routes are exempt), the caller's tier
  * limits and the counters to check. Pure: no express, no Redis.
  */
-import type { Tier } from '../auth/tokens.js';
+import type { Tier } from '../kernel/roles.js';
 import { addressTag, userTag } from '../infra/key-tags.js';
 
 /** A rolling window; `bucketS` 0 is an exact log of request times (see window-script.ts). */

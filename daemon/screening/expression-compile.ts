@@ -4,14 +4,18 @@
  * Null semantics are SQL's three-valued logic: numbers are NaN when null,
  * arithmetic with a null is null, a comparison with a null is UNKNOWN, and
  * and/or/not follow Kleene logic (`not UNKNOWN` stays UNKNOWN). A row matches
- * only when the whole condition is TRUE. Division by zero is null.
+ * only when the whole condition is TRUE. Division by zero, log of x ≤ 0 and sqrt of x < 0 are
+ * null. Cross-sectional terms (issue 21) are evaluated once per compile over the context's
+ * universe into a column (remembered in the context's memo) and then read like a field.
  */
 
-import { MARKETS } from '../market/records.js';
+import { MARKETS } from '../kernel/records.js';
 import { FLAG_BITS } from './snapshot.js';
 import type { DictColumn, Snapshot, StockFlag } from './snapshot.js';
 import { typeOf } from './expression-parser.js';
 import type { ArithOp, CompareOp, Expr } from './expression-parser.js';
+import { crossSection, groupIds, rowMask, sortedValues, type CrossSectionMemo } from './cross-section.js';
+import { formatExpression, walk } from './expression-format.js';
 
 type Num = (row: number) => number;
 type Txt = (row: number) => string | null;
@@ -24,14 +28,33 @@ const UNKNOWN = 2;
 
 const notTri = (t: number): number => (t === UNKNOWN ? UNKNOWN : 1 - t);
 
+/** Where cross-sectional terms rank, and where their columns are remembered. */
+export interface CompileContext {
+  /** Rows cross-sectional functions rank over (the request's universe); default every row. */
+  universe?: Int32Array;
+  /** Remembers cross-sectional columns across requests. */
+  memo?: CrossSectionMemo;
+  /** Snapshot the memo is keyed by (the base of a view with formula columns); default the compiled one. */
+  base?: Snapshot;
+  /** Names the universe in memo keys (required with `memo` when `universe` is not every row). */
+  scope?: string;
+  /** Canonical definition of a formula column, so memo keys name values, not column names. */
+  resolve?: (name: string) => string | undefined;
+}
+
 /** Returns a row predicate: true when the expression is TRUE for that row (never for UNKNOWN). */
-export function compileAst(ast: Expr, snapshot: Snapshot): (row: number) => boolean {
-  const tri = new Compiler(snapshot).bool(ast);
+export function compileAst(ast: Expr, snapshot: Snapshot, context: CompileContext = {}): (row: number) => boolean {
+  const tri = new Compiler(snapshot, context).bool(ast);
   return (row) => tri(row) === TRUE;
 }
 
+/** Returns `row → value` of a numeric AST (NaN for null). */
+export function compileNumber(ast: Expr, snapshot: Snapshot, context: CompileContext = {}): (row: number) => number {
+  return new Compiler(snapshot, context).num(ast);
+}
+
 class Compiler {
-  constructor(private readonly s: Snapshot) {}
+  constructor(private readonly s: Snapshot, private readonly ctx: CompileContext) {}
 
   bool(e: Expr): Tri {
     switch (e.kind) {
@@ -187,15 +210,33 @@ class Compiler {
         return (i) => -arg(i);
       }
       case 'arith': return arith(e.op, this.num(e.left), this.num(e.right));
-      case 'call': {
-        const args = e.args.map((a) => this.num(a));
-        const [a, b] = [args[0]!, args[1] ?? args[0]!];
-        // Math.min/max return NaN when either side is NaN: null in, null out.
-        if (e.fn === 'abs') return (i) => Math.abs(a(i));
-        return e.fn === 'min' ? (i) => Math.min(a(i), b(i)) : (i) => Math.max(a(i), b(i));
-      }
+      case 'call': return scalarCall(e.fn, e.args.map((a) => this.num(a)));
+      case 'xsec': return this.crossSectional(e);
       default: throw new Error(`compileAst: ${e.kind} is not a number`);
     }
+  }
+
+  private crossSectional(e: Extract<Expr, { kind: 'xsec' }>): Num {
+    const { universe, memo, base, scope, resolve } = this.ctx;
+    const owner = base ?? this.s;
+    const size = this.s.size;
+    const compute = (): Float64Array => {
+      // An argument over indicators alone has the same order in every universe: sort it once per snapshot.
+      const shared = memo !== undefined && !dependsOnUniverse(e.arg, resolve);
+      const sort = () => sortedValues(this.num(e.arg), shared || universe === undefined ? allRows(size) : universe);
+      const order = shared ? memo.get(owner, `order|${formatExpression(e.arg)}`, sort) : sort();
+      const mask = shared && universe !== undefined ? this.universeMask(universe) : null;
+      return crossSection(e.fn, order, size, groupIds(this.s, e.by), mask);
+    };
+    const values = memo === undefined ? compute() : memo.get(owner, `${scope ?? '*'}|${formatExpression(e, resolve)}`, compute);
+    return (i) => values[i]!;
+  }
+
+  private mask: Uint8Array | undefined;
+
+  /** 1 at every universe row, built once per compile. */
+  private universeMask(universe: Int32Array): Uint8Array {
+    return (this.mask ??= rowMask(universe, this.s.size));
   }
 
   private field(name: string): Num {
@@ -219,6 +260,40 @@ function dictMembership(column: DictColumn, wanted: ReadonlySet<string>): Tri {
   });
   const ids = column.ids;
   return (i) => mask[ids[i]!]!;
+}
+
+function allRows(size: number): Int32Array {
+  const rows = new Int32Array(size);
+  for (let i = 0; i < size; i++) rows[i] = i;
+  return rows;
+}
+
+/** True when `e`'s values depend on the universe: it holds a cross-sectional term or a formula column. */
+function dependsOnUniverse(e: Expr, resolve: ((name: string) => string | undefined) | undefined): boolean {
+  let depends = false;
+  walk(e, (x) => {
+    if (x.kind === 'xsec' || (x.kind === 'field' && resolve?.(x.name) !== undefined)) depends = true;
+  });
+  return depends;
+}
+
+function scalarCall(fn: Extract<Expr, { kind: 'call' }>['fn'], args: Num[]): Num {
+  const [a, b] = [args[0]!, args[1] ?? args[0]!];
+  switch (fn) {
+    case 'abs': return (i) => Math.abs(a(i));
+    // Math.min/max return NaN when either side is NaN: null in, null out.
+    case 'min': return (i) => Math.min(a(i), b(i));
+    case 'max': return (i) => Math.max(a(i), b(i));
+    case 'log': return (i) => {
+      const x = a(i);
+      return x > 0 ? Math.log(x) : Number.NaN;
+    };
+    case 'sqrt': return (i) => Math.sqrt(a(i));
+    case 'coalesce': return (i) => {
+      const x = a(i);
+      return x === x ? x : b(i);
+    };
+  }
 }
 
 function arith(op: ArithOp, l: Num, r: Num): Num {

@@ -10,6 +10,10 @@
 import { expressionError, tokenize } from './expression-lexer.js';
 import type { Token } from './expression-lexer.js';
 import { suggestNames } from './suggest.js';
+import { CROSS_FUNCTIONS, FUNCTIONS, GROUP_BY } from './expression-functions.js';
+import type { CrossFn, GroupBy, ScalarFn } from './expression-functions.js';
+
+export { FUNCTIONS };
 
 /** Hard limits on user expressions. */
 export const EXPRESSION_LIMITS = Object.freeze({ maxLength: 2000, maxDepth: 64 });
@@ -18,8 +22,6 @@ export const EXPRESSION_LIMITS = Object.freeze({ maxLength: 2000, maxDepth: 64 }
 export const TEXT_FIELDS = ['market', 'sector', 'industry', 'code', 'name', 'board'] as const;
 /** 1/0 universe flags usable in expressions (`not is_preferred`). */
 export const FLAG_FIELDS = ['is_administrative', 'is_spac', 'is_preferred', 'is_halted'] as const;
-/** Functions of numbers; any null argument makes the result null. */
-export const FUNCTIONS = { abs: 1, min: 2, max: 2 } as const;
 
 /** Arithmetic operators. */
 export type ArithOp = '+' | '-' | '*' | '/' | '%';
@@ -35,7 +37,8 @@ export type Expr =
   | { kind: 'field'; name: string; text: boolean; pos: number }
   | { kind: 'neg'; arg: Expr; pos: number }
   | { kind: 'arith'; op: ArithOp; left: Expr; right: Expr; pos: number }
-  | { kind: 'call'; fn: keyof typeof FUNCTIONS; args: Expr[]; pos: number }
+  | { kind: 'call'; fn: ScalarFn; args: Expr[]; pos: number }
+  | { kind: 'xsec'; fn: CrossFn; arg: Expr; by: GroupBy | null; pos: number }
   | { kind: 'compare'; op: CompareOp; left: Expr; right: Expr; pos: number }
   | { kind: 'between'; arg: Expr; low: Expr; high: Expr; negated: boolean; pos: number }
   | { kind: 'in'; arg: Expr; list: Expr[]; negated: boolean; pos: number }
@@ -46,12 +49,15 @@ export type Expr =
 const KEYWORDS = new Set(['and', 'or', 'not', 'between', 'in', 'is', 'null', 'true', 'false']);
 const COMPARE_OPS = new Set<string>(['<', '<=', '>', '>=', '=', '!=']);
 const TEXT_SET = new Set<string>(TEXT_FIELDS);
+const CROSS_SET = new Set<string>(CROSS_FUNCTIONS);
+const GROUP_SET = new Set<string>(GROUP_BY);
+const ALL_FUNCTIONS: readonly string[] = [...Object.keys(FUNCTIONS), ...CROSS_FUNCTIONS];
 const FLAG_SET = new Set<string>(FLAG_FIELDS);
 
 /** Static type of `e`. */
 export function typeOf(e: Expr): ValueType {
   switch (e.kind) {
-    case 'number': case 'neg': case 'arith': case 'call': return 'number';
+    case 'number': case 'neg': case 'arith': case 'call': case 'xsec': return 'number';
     case 'string': return 'text';
     case 'field': return e.text ? 'text' : 'number';
     default: return 'bool';
@@ -262,23 +268,40 @@ class Parser {
 
   private parseCall(name: Token): Expr {
     const open = this.next();
-    if (!Object.hasOwn(FUNCTIONS, name.text)) {
-      throw expressionError(`unknown function '${name.text}'; available: ${Object.keys(FUNCTIONS).join(', ')}`, name.pos);
+    this.enter(name);
+    if (!Object.hasOwn(FUNCTIONS, name.text) && !CROSS_SET.has(name.text)) {
+      const suggestions = suggestNames(name.text, ALL_FUNCTIONS, 3);
+      const hint = suggestions.length > 0 ? `did you mean ${suggestions.join(', ')}? ` : '';
+      throw expressionError(`unknown function '${name.text}'; ${hint}available: ${ALL_FUNCTIONS.join(', ')}`, name.pos, { function: name.text, suggestions });
     }
-    const fn = name.text as keyof typeof FUNCTIONS;
     const args: Expr[] = [];
     if (this.peek().type !== ')') {
       for (;;) {
         const arg = this.parseAdditive();
-        requireType(arg, 'number', `${fn}() needs numbers`);
+        requireType(arg, 'number', `${name.text}() needs numbers`);
         args.push(arg);
         if (this.peek().type !== ',') break;
         this.next();
       }
     }
     this.closeParen(open);
-    if (args.length !== FUNCTIONS[fn]) throw expressionError(`${fn}() takes ${FUNCTIONS[fn]} argument(s), got ${args.length}`, name.pos);
-    return { kind: 'call', fn, args, pos: name.pos };
+    this.depth--;
+    const arity = Object.hasOwn(FUNCTIONS, name.text) ? FUNCTIONS[name.text as ScalarFn] : 1;
+    if (args.length !== arity) throw expressionError(`${name.text}() takes ${arity} argument${arity === 1 ? '' : 's'}, got ${args.length}`, name.pos);
+    if (!CROSS_SET.has(name.text)) return { kind: 'call', fn: name.text as ScalarFn, args, pos: name.pos };
+    return { kind: 'xsec', fn: name.text as CrossFn, arg: args[0]!, by: this.parseBy(), pos: name.pos };
+  }
+
+  /** The optional `by sector|industry|market` after a cross-sectional call. */
+  private parseBy(): GroupBy | null {
+    if (!this.isWord('by')) return null;
+    this.next();
+    const group = this.peek();
+    if (group.type !== 'ident' || !GROUP_SET.has(group.text)) {
+      throw expressionError(`expected ${GROUP_BY.join(', ')} after 'by' but found ${describe(group)}`, group.pos, { suggestions: [...GROUP_BY] });
+    }
+    this.next();
+    return group.text as GroupBy;
   }
 
   private expect(type: Token['type'], what: string): Token {

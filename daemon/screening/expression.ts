@@ -7,16 +7,20 @@
  * Grammar: numbers (`-1.5`, `1e6`, `1_000`), field names, text in quotes,
  * `+ - * / %`, `< <= > >= = == != <>`, `and or not` (also `&& || !`,
  * case-insensitive), parentheses, `x [not] between a and b`,
- * `x [not] in (a, b)`, `x is [not] null`, `abs() min() max()`, `true/false`.
+ * `x [not] in (a, b)`, `x is [not] null`, `abs() min() max() log() sqrt() coalesce()`,
+ * `true/false`, and the cross-sectional `rank() rank_asc() pct_rank() zscore()` with an
+ * optional `by sector|industry|market` (issue 21; expression-functions.ts).
  */
 
 import { compileAst } from './expression-compile.js';
 import { EXPRESSION_LIMITS, FLAG_FIELDS, FUNCTIONS, TEXT_FIELDS, parseAst } from './expression-parser.js';
 import type { Expr } from './expression-parser.js';
 import type { Snapshot } from './snapshot.js';
+import { countCrossTerms, formatExpression, walk } from './expression-format.js';
+import type { CompileContext } from './expression-compile.js';
 
-export { EXPRESSION_LIMITS, FLAG_FIELDS, FUNCTIONS, TEXT_FIELDS };
-export type { Expr };
+export { EXPRESSION_LIMITS, FLAG_FIELDS, FUNCTIONS, TEXT_FIELDS, countCrossTerms, formatExpression, walk };
+export type { CompileContext, Expr };
 
 /** A validated expression. */
 export interface ParsedExpression {
@@ -46,43 +50,11 @@ export function parseExpression(source: string, knownFields?: ReadonlySet<string
 
 /**
  * Compiles an expression into `row → matches` over `snapshot`. Fields the
- * snapshot does not hold read as null. Throws like parseExpression for text input.
+ * snapshot does not hold read as null; cross-sectional terms rank over `context.universe`
+ * (default: every row). Throws like parseExpression for text input.
  */
-export function compileExpression(expression: ParsedExpression | string, snapshot: Snapshot): (row: number) => boolean {
+export function compileExpression(expression: ParsedExpression | string, snapshot: Snapshot, context: CompileContext = {}): (row: number) => boolean {
   const parsed = typeof expression === 'string' ? parseExpression(expression) : expression;
-  return compileAst(parsed.ast, snapshot);
+  return compileAst(parsed.ast, snapshot, context);
 }
 
-/** Canonical, fully parenthesized text of an AST. */
-export function formatExpression(e: Expr): string {
-  switch (e.kind) {
-    case 'number': return String(e.value);
-    case 'string': return `'${e.value.replaceAll("'", "''")}'`;
-    case 'field': return e.name;
-    case 'neg': return `(-${formatExpression(e.arg)})`;
-    case 'arith': case 'compare': case 'and': case 'or': {
-      const op = 'op' in e ? e.op : e.kind;
-      return `(${formatExpression(e.left)} ${op} ${formatExpression(e.right)})`;
-    }
-    case 'call': return `${e.fn}(${e.args.map(formatExpression).join(', ')})`;
-    case 'between': {
-      const not = e.negated ? 'not ' : '';
-      return `(${formatExpression(e.arg)} ${not}between ${formatExpression(e.low)} and ${formatExpression(e.high)})`;
-    }
-    case 'in': return `(${formatExpression(e.arg)} ${e.negated ? 'not ' : ''}in (${e.list.map(formatExpression).join(', ')}))`;
-    case 'isnull': return `(${formatExpression(e.arg)} is ${e.negated ? 'not ' : ''}null)`;
-    case 'not': return `(not ${formatExpression(e.arg)})`;
-  }
-}
-
-function walk(e: Expr, visit: (e: Expr) => void): void {
-  visit(e);
-  switch (e.kind) {
-    case 'neg': case 'not': case 'isnull': walk(e.arg, visit); break;
-    case 'arith': case 'compare': case 'and': case 'or': walk(e.left, visit); walk(e.right, visit); break;
-    case 'call': e.args.forEach((a) => walk(a, visit)); break;
-    case 'between': [e.arg, e.low, e.high].forEach((a) => walk(a, visit)); break;
-    case 'in': [e.arg, ...e.list].forEach((a) => walk(a, visit)); break;
-    default: break;
-  }
-}

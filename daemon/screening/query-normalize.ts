@@ -4,6 +4,7 @@
  * and shape B of the same screen are equal (issue 4 "Cache").
  */
 
+import { formulasOf } from './formula-columns.js';
 import { expressionOf, type ScreenQuery } from './query.js';
 
 /** The response's `filters_applied`: market (ALL when none), `_count`, and each applied filter. */
@@ -54,11 +55,14 @@ export function normalizeQuery(query: ScreenQuery): string {
   const u = query.universe;
   const sorted = (list: readonly string[] | undefined): string[] => [...new Set(list ?? [])].sort();
   const canonical = {
+    columns: canonicalColumns(query),
     expression: canonicalExpression(query),
     fields: [...new Set(query.fields)],
     filters: [...query.filters]
       .sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0))
       .map((f) => ({ field: f.field, max: f.max ?? null, min: f.min ?? null })),
+    // Absent without as_of, so the keys of other screens are unchanged (issue 23).
+    as_of: query.as_of,
     page: query.page,
     per_page: query.per_page,
     sort: query.sort.map((s) => ({ direction: s.direction, field: s.field })),
@@ -71,6 +75,17 @@ export function normalizeQuery(query: ScreenQuery): string {
     },
   };
   return stableStringify(canonical);
+}
+
+/** Formula columns and the score as [name, canonical definition] pairs, in order (order changes the answer). */
+function canonicalColumns(query: ScreenQuery): [string, string][] | undefined {
+  // Absent (not null) without columns, so the keys of older queries do not change.
+  if (query.columns === undefined && query.score === undefined) return undefined;
+  try {
+    return formulasOf(query).map((f) => [f.name, f.parsed.canonical]);
+  } catch {
+    return [[JSON.stringify(query.columns ?? null), JSON.stringify(query.score ?? null)]];
+  }
 }
 
 function canonicalExpression(query: ScreenQuery): string | null {

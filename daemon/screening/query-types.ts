@@ -2,9 +2,30 @@
  * The screening query's vocabulary: what a validated screen is. Its own module so that the
  * parts of the engine (select, sort-rows, templates) can name it without importing the engine.
  */
-import type { Market } from '../market/records.js';
+import type { Market } from '../kernel/records.js';
 import type { ParsedExpression } from './expression.js';
 import type { StockFlag } from './snapshot.js';
+import type { GroupBy } from './expression-functions.js';
+
+/** A formula column (issue 21): a name and a numeric expression over indicators and earlier columns. */
+export interface ColumnDefinition {
+  name: string;
+  expression: string;
+}
+
+/** One factor of a score: an indicator or column, ranked descending (larger is better) or ascending. */
+export interface ScoreFactor {
+  field: string;
+  weight: number;
+  direction: 'asc' | 'desc';
+}
+
+/** The `score` column: the weighted mean of its factors' percentile ranks (0–100). */
+export interface ScoreDefinition {
+  factors: ScoreFactor[];
+  /** Rank each factor within its sector, industry or market instead of the whole universe. */
+  by?: GroupBy;
+}
 
 /** Which stocks are eligible before any filter. Absent or empty lists do not restrict. */
 export interface Universe {
@@ -44,4 +65,10 @@ export interface ScreenQuery {
   per_page: number;
   /** Extra columns to return. */
   fields: string[];
+  /** Formula columns, in definition order (each may use the ones before it). */
+  columns?: ColumnDefinition[];
+  /** The `score` column, computed after `columns`. */
+  score?: ScoreDefinition;
+  /** Screen the market as known on this date (YYYY-MM-DD; issue 23); absent: the latest snapshot. */
+  as_of?: string;
 }

@@ -5,16 +5,18 @@
  */
 
 import { invalidRequest } from '../errors.js';
-import type { Market } from '../market/records.js';
-import { compileExpression, parseExpression } from './expression.js';
+import type { Market } from '../kernel/records.js';
+import { compileExpression, countCrossTerms, parseExpression } from './expression.js';
 import type { ParsedExpression } from './expression.js';
-import { filterRows } from './select.js';
+import type { CrossSectionMemo } from './cross-section.js';
+import { deriveView, formulasOf } from './formula-columns.js';
+import { filterRows, filterWithin } from './select.js';
 import { sortRows } from './sort-rows.js';
 import { dictValueAt, marketAt, valueAt } from './snapshot.js';
 import type { Snapshot } from './snapshot.js';
 
-export type { RangeFilter, ScreenQuery, SortKey, Universe } from './query-types.js';
-import type { ScreenQuery, SortKey } from './query-types.js';
+export type { ColumnDefinition, RangeFilter, ScoreDefinition, ScoreFactor, ScreenQuery, SortKey, Universe } from './query-types.js';
+import type { ScreenQuery, SortKey, Universe } from './query-types.js';
 
 /** One matching stock: identity columns plus the indicator columns of the query. */
 export interface ScreenItem {
@@ -59,10 +61,14 @@ export interface ScreenMatches {
   chunks(size: number): Generator<ScreenItem[]>;
 }
 
-/** Execution options; `parsedExpression` skips re-parsing an expression the caller already validated. */
+/**
+ * Execution options; `parsedExpression` skips re-parsing an expression the caller already
+ * validated; `memo` remembers cross-sectional columns across runs on the same snapshot.
+ */
 export interface ExecuteOptions {
   now?: () => number;
   parsedExpression?: ParsedExpression;
+  memo?: CrossSectionMemo;
 }
 
 /** Sort used when a request gives none: largest companies first. */
@@ -88,11 +94,11 @@ export function executeQuery(snapshot: Snapshot, query: ScreenQuery, opts: Execu
   if (!Number.isInteger(query.per_page) || query.per_page < 1) {
     throw invalidRequest('per_page must be an integer ≥ 1', { per_page: 'must be an integer ≥ 1' });
   }
-  const { rows, parsed } = matchingRows(snapshot, query, opts.parsedExpression);
+  const { rows, parsed, view } = matchingRows(snapshot, query, opts);
   const columns = itemColumns(query, parsed);
   const start = (query.page - 1) * query.per_page;
   const pageRows = rows.subarray(Math.min(start, rows.length), Math.min(start + query.per_page, rows.length));
-  const items = Array.from(pageRows, (row) => buildItem(snapshot, row, columns));
+  const items = Array.from(pageRows, (row) => buildItem(view, row, columns));
   return {
     total: rows.length,
     page: query.page,
@@ -106,7 +112,7 @@ export function executeQuery(snapshot: Snapshot, query: ScreenQuery, opts: Execu
 /** Runs `query` ignoring paging: every match, sorted. Throws like executeQuery. */
 export function executeAll(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOptions = {}): ScreenExport {
   const matches = matchAll(snapshot, query, opts);
-  const items = Array.from(matches.rows, (row) => buildItem(snapshot, row, matches.columns));
+  const items = [...matches.chunks(matches.total || 1)].flat();
   return { total: matches.total, columns: matches.columns, items, query_time_ms: matches.query_time_ms };
 }
 
@@ -114,7 +120,7 @@ export function executeAll(snapshot: Snapshot, query: ScreenQuery, opts: Execute
 export function matchAll(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOptions = {}): ScreenMatches {
   const now = opts.now ?? (() => performance.now());
   const started = now();
-  const { rows, parsed } = matchingRows(snapshot, query, opts.parsedExpression);
+  const { rows, parsed, view } = matchingRows(snapshot, query, opts);
   const columns = itemColumns(query, parsed);
   return {
     total: rows.length,
@@ -124,7 +130,7 @@ export function matchAll(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOp
     *chunks(size) {
       const step = Math.max(1, Math.floor(size));
       for (let i = 0; i < rows.length; i += step) {
-        yield Array.from(rows.subarray(i, i + step), (row) => buildItem(snapshot, row, columns));
+        yield Array.from(rows.subarray(i, i + step), (row) => buildItem(view, row, columns));
       }
     },
   };
@@ -146,7 +152,7 @@ export function expressionOf(query: ScreenQuery): ParsedExpression | undefined {
 
 /**
  * Item key order: identity and price columns, then every filtered, sorted and
- * expression field, then the requested fields, without duplicates.
+ * expression field, the formula columns and score, then the requested fields, without duplicates.
  */
 export function itemColumns(query: ScreenQuery, parsed?: ParsedExpression): string[] {
   const expressionFields = (parsed ?? expressionOf(query))?.fields ?? [];
@@ -156,20 +162,40 @@ export function itemColumns(query: ScreenQuery, parsed?: ParsedExpression): stri
       ...query.filters.map((f) => f.field),
       ...query.sort.map((s) => s.field),
       ...expressionFields,
+      ...formulasOf(query).map((f) => f.name),
       ...query.fields,
     ]),
   ];
 }
 
-function matchingRows(
-  snapshot: Snapshot,
-  query: ScreenQuery,
-  given: ParsedExpression | undefined,
-): { rows: Int32Array; parsed: ParsedExpression | undefined } {
-  const parsed = given ?? expressionOf(query);
-  const predicate = parsed === undefined ? undefined : compileExpression(parsed, snapshot);
-  const rows = filterRows(snapshot, query.universe, query.filters, predicate);
-  return { rows: sortRows(snapshot, rows, query.sort), parsed };
+interface Matching {
+  rows: Int32Array;
+  parsed: ParsedExpression | undefined;
+  /** The snapshot with the query's formula columns (the snapshot itself when it has none). */
+  view: Snapshot;
+}
+
+function matchingRows(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOptions): Matching {
+  const parsed = opts.parsedExpression ?? expressionOf(query);
+  const formulas = formulasOf(query);
+  if (formulas.length === 0 && (parsed === undefined || countCrossTerms(parsed.ast) === 0)) {
+    const predicate = parsed === undefined ? undefined : compileExpression(parsed, snapshot);
+    const rows = filterRows(snapshot, query.universe, query.filters, predicate);
+    return { rows: sortRows(snapshot, rows, query.sort), parsed, view: snapshot };
+  }
+  // Issue 21: cross-sectional terms rank over the universe, before range filters and the expression.
+  const universe = filterRows(snapshot, query.universe, []);
+  const context = { universe, memo: opts.memo, scope: universeKey(query.universe) };
+  const { view, resolve } = deriveView(snapshot, formulas, context);
+  const predicate = parsed === undefined ? undefined : compileExpression(parsed, view, { ...context, base: snapshot, resolve });
+  const rows = filterWithin(view, universe, query.filters, predicate);
+  return { rows: sortRows(view, rows, query.sort), parsed, view };
+}
+
+/** Names a universe in memo keys: equal universes (lists in any order) give equal keys. */
+function universeKey(u: Universe): string {
+  const sorted = (list: readonly string[] | undefined): string => [...new Set(list ?? [])].sort().join(',');
+  return [u.market ?? 'ALL', sorted(u.sectors), sorted(u.industries), sorted(u.codes), sorted(u.exclude)].join('/');
 }
 
 /** The item of row `row` with `columns` (identity columns first), as screens return it. */

@@ -10,6 +10,8 @@ import type { IndicatorDefinition } from '../indicators/registry.js';
 import { ATTRIBUTE_FIELDS, TEXT_SORT_FIELDS } from './query.js';
 import { DEFAULT_PER_PAGE, MAX_CODES, MAX_FIELDS, MAX_NAME_LENGTH, MAX_NAMES, MAX_PER_PAGE, MAX_SORT_KEYS } from './request-schema.js';
 import { EXPRESSION_LIMITS } from './expression-parser.js';
+import { GROUP_BY } from './expression-functions.js';
+import { MAX_COLUMNS, MAX_SCORE_FACTORS, SCORE_COLUMN } from './formula-columns.js';
 import { STOCK_FLAGS } from './snapshot.js';
 
 /** A JSON Schema object (kept loose: it is handed to the OpenAPI generator as is). */
@@ -47,13 +49,42 @@ function universeProperties(): Record<string, JsonSchema> {
   };
 }
 
+/** Formula columns and the score (issue 21). */
+function languageProperties(): Record<string, JsonSchema> {
+  return {
+    columns: {
+      type: ['object', 'null'],
+      maxProperties: MAX_COLUMNS,
+      propertyNames: { pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$' },
+      additionalProperties: { type: 'string', maxLength: EXPRESSION_LIMITS.maxLength },
+      description:
+        'Formula columns, name → numeric expression, evaluated in order over the universe (a column may use the ones before it; names must not be built-in fields). ' +
+        'Usable in expression, filters (filters.<name> / min_<name>), sort and fields; returned in every item, the CSV and meta.columns. ' +
+        'E.g. {"ey": "1 / per * 100", "vq": "0.5 * pct_rank(1 / per) + 0.5 * pct_rank(roe)"}. Functions: see GET /screen/fields meta.functions.',
+      examples: [{ ey: '1 / per * 100', roe_in_sector: 'pct_rank(roe) by sector' }],
+    },
+    score: {
+      type: ['object', 'null'],
+      maxProperties: MAX_SCORE_FACTORS,
+      propertyNames: { pattern: '^-?[A-Za-z][A-Za-z0-9_]{0,63}$' },
+      additionalProperties: { type: 'number', exclusiveMinimum: 0 },
+      description:
+        'A `score` column 0–100: Σ weight × pct_rank(factor) / Σ weight (weights are normalised). "-per" ranks ascending (low PER = high rank). ' +
+        'A stock with a null factor has a null score (sorts last, fails filters); wrap a factor in a column with coalesce() to choose otherwise.',
+      examples: [{ roe: 0.4, '-per': 0.3, return_3m: 0.3 }],
+    },
+    score_by: { type: ['string', 'null'], enum: [...GROUP_BY, null], description: 'Rank each score factor within its sector, industry or market instead of the whole universe.' },
+  };
+}
+
 /**
  * The request schema for `indicators` (the registry's entries). Unknown keys are
  * documented as not allowed, matching the 400 that request.ts answers.
  */
 export function screenRequestJsonSchema(indicators: readonly IndicatorDefinition[]): JsonSchema {
   const ids = indicators.map((d) => d.id);
-  const sortFields = [...ids, ...TEXT_SORT_FIELDS];
+  // A request's own formula columns are valid sort and output fields too (not enumerable here).
+  const sortFields = [...ids, ...TEXT_SORT_FIELDS, SCORE_COLUMN];
   const outputFields = [...ids, ...ATTRIBUTE_FIELDS, 'code', 'name', 'market', 'sector'];
   const ranges: Record<string, JsonSchema> = {};
   const bounds: Record<string, JsonSchema> = {};
@@ -85,7 +116,7 @@ export function screenRequestJsonSchema(indicators: readonly IndicatorDefinition
         maxItems: MAX_SORT_KEYS,
         maxLength: MAX_SORT_KEYS * (MAX_NAME_LENGTH + 6),
         items: { type: 'object', properties: { field: sortField, direction }, required: ['field'], additionalProperties: false },
-        description: 'Sort keys, nulls last (default market_cap desc). Also one {field, direction} object, or "roe:desc,per".',
+        description: 'Sort keys, nulls last (default market_cap desc). Also one {field, direction} object, or "roe:desc,per". The request\'s own formula columns (columns) and score are sortable too.',
       },
       sort_by: { type: ['string', 'null'], enum: [...sortFields, null], maxLength: MAX_NAME_LENGTH, description: 'Shorthand for one sort key (with order).' },
       order: { type: ['string', 'null'], enum: ['asc', 'desc', null], default: 'desc', maxLength: 4 },
@@ -97,9 +128,14 @@ export function screenRequestJsonSchema(indicators: readonly IndicatorDefinition
         items: { type: 'string', enum: outputFields, maxLength: MAX_NAME_LENGTH },
         maxItems: MAX_FIELDS,
         maxLength: MAX_FIELDS * (MAX_NAME_LENGTH + 1),
-        description: 'Extra columns to return (indicator ids or industry, name_english, board). A comma-separated string is accepted too.',
+        description: 'Extra columns to return (indicator ids or industry, name_english, board; the request\'s formula columns and score are always returned). A comma-separated string is accepted too.',
       },
+      ...languageProperties(),
       format: { type: ['string', 'null'], enum: ['json', 'csv', null], maxLength: 4, description: 'csv streams every match as CSV (like Accept: text/csv).' },
+      as_of: {
+        type: ['string', 'null'], format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10,
+        description: 'Screen the market as known on this date (issue 23): bars up to it, statements disclosed by it; meta.as_of is the trading day used (the last on or before). 400 before the first or after the last loaded date.',
+      },
       ...bounds,
     },
   };

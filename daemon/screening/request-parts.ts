@@ -8,7 +8,7 @@ import { invalidRequest } from '../errors.js';
 import type { ErrorDetails } from '../errors.js';
 import { ATTRIBUTE_FIELDS, TEXT_SORT_FIELDS } from './query.js';
 import type { SortKey, Universe } from './query.js';
-import { DEFAULT_PER_PAGE, formatPath, marketSchema, outputShape } from './request-schema.js';
+import { DEFAULT_PER_PAGE, asOfSchema, formatPath, marketSchema, outputShape } from './request-schema.js';
 import type { RequestFields } from './request-schema.js';
 import { suggestNames } from './suggest.js';
 import { MAX_DETAILS, MORE_DETAILS_KEY } from '../validation.js';
@@ -23,7 +23,21 @@ export class Problems {
   /** Problems found after MAX_DETAILS were listed: counted, not described (issue 16: a 400 stays small). */
   private more = 0;
 
-  constructor(readonly known: ReadonlySet<string>) {}
+  private knownNames: ReadonlySet<string>;
+
+  constructor(known: ReadonlySet<string>) {
+    this.knownNames = known;
+  }
+
+  /** Names valid as fields: the indicators, plus names allowed later (formula columns, score). */
+  get known(): ReadonlySet<string> {
+    return this.knownNames;
+  }
+
+  /** Makes `names` (a request's formula columns and score) valid fields for the checks that follow. */
+  allow(names: readonly string[]): void {
+    if (names.length > 0) this.knownNames = new Set([...this.knownNames, ...names]);
+  }
 
   /** True once MAX_DETAILS problems are listed: callers skip the work of describing more. */
   get full(): boolean {
@@ -161,7 +175,7 @@ export function readPerPage(data: Pick<RequestFields, 'per_page' | 'limit'>, pro
   return perPage ?? limit ?? DEFAULT_PER_PAGE;
 }
 
-const overridesSchema = z.looseObject({ market: marketSchema, ...outputShape });
+const overridesSchema = z.looseObject({ market: marketSchema, ...outputShape, as_of: asOfSchema });
 const OVERRIDE_KEYS = Object.keys(overridesSchema.shape);
 
 /**
@@ -186,5 +200,6 @@ export function parseTemplateOverrides(body: unknown, knownFields: ReadonlySet<s
   if (data.page != null) overrides.page = data.page;
   if (perPage != null) overrides.per_page = perPage;
   if (fields.length > 0) overrides.fields = fields;
+  if (data.as_of) overrides.as_of = data.as_of;
   return overrides;
 }

@@ -7,8 +7,9 @@
 
 import { z } from 'zod';
 import { EXPRESSION_LIMITS } from './expression-parser.js';
-import { STOCK_CODE_PATTERN } from '../market/records.js';
+import { STOCK_CODE_PATTERN } from '../kernel/records.js';
 import { STOCK_FLAGS } from './snapshot.js';
+import { GROUP_BY } from './expression-functions.js';
 
 /** Largest page size (issue 4: per_page max 500). */
 export const MAX_PER_PAGE = 500;
@@ -121,6 +122,15 @@ export const universeShape = {
   expression: expressionSchema,
 };
 
+/** `as_of`: a date YYYY-MM-DD to screen the market as known then (issue 23; range checked when it runs). */
+export const asOfSchema = z
+  .string({ error: 'must be a date YYYY-MM-DD' })
+  .trim()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'must be a date YYYY-MM-DD, e.g. 2025-06-30' })
+  .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), { error: 'must be a real calendar date' })
+  .nullable()
+  .optional();
+
 /** Paging, sorting and output keys. */
 export const outputShape = {
   sort: z.preprocess(toSortArray, z.array(sortKeySchema, { error: 'must be a list of {field, direction}' }).max(MAX_SORT_KEYS, {
@@ -134,11 +144,33 @@ export const outputShape = {
   fields: z.preprocess(splitCommas, z.array(nameSchema, { error: 'must be a list of field names' }).max(MAX_FIELDS, { error: `at most ${MAX_FIELDS} fields` })).nullable().optional(),
 };
 
+/**
+ * Formula columns and the score (issue 21). Names, counts, references and weights are checked
+ * in request-language.ts, where the definitions are parsed in order.
+ */
+export const languageShape = {
+  columns: z
+    .record(z.string(), z.string({ error: 'must be an expression (text), e.g. "1 / per * 100"' }).max(EXPRESSION_LIMITS.maxLength, { error: `must be at most ${EXPRESSION_LIMITS.maxLength} characters` }), {
+      error: 'must be an object of name → expression, e.g. {"ey": "1 / per * 100"}',
+    })
+    .nullable()
+    .optional(),
+  score: z
+    .record(z.string(), z.preprocess(toNumber, z.number({ error: 'must be a weight (a number > 0)' })), {
+      error: 'must be an object of factor → weight, e.g. {"roe": 0.4, "-per": 0.3}',
+    })
+    .nullable()
+    .optional(),
+  score_by: z.preprocess(toLower, z.enum(GROUP_BY, { error: `must be one of ${GROUP_BY.join(', ')}` })).nullable().optional(),
+};
+
 /** The fixed keys of a screening request; other keys are inspected by request.ts. */
 export const requestSchema = z.looseObject({
   filters: z.looseObject(universeShape, { error: 'must be an object' }).nullable().optional(),
   ...universeShape,
   ...outputShape,
+  ...languageShape,
+  as_of: asOfSchema,
   // The HTTP layer may pass `format=csv` through with the body; it is not part of the query.
   format: z.preprocess(toLower, z.enum(['json', 'csv'], { error: 'must be "json" or "csv"' })).nullable().optional(),
 });

@@ -10,6 +10,10 @@ import { parseExpression, type ParsedExpression } from './expression.js';
 import { DEFAULT_SORT, keepParsed } from './query.js';
 import type { RangeFilter, ScreenQuery } from './query.js';
 import { Problems, bodyObject, mergeUniverse, readFields, readPerPage, readSort } from './request-parts.js';
+import { keepFormulas } from './formula-columns.js';
+import { MAX_CROSS_TERMS } from './expression-functions.js';
+import { countCrossTerms } from './expression.js';
+import { readLanguage } from './request-language.js';
 import { TOP_LEVEL_KEYS, UNIVERSE_KEYS, boundSchema, formatPath, rangeSchema, requestSchema } from './request-schema.js';
 import type { RequestFields } from './request-schema.js';
 
@@ -33,19 +37,29 @@ export function parseScreenRequest(body: unknown, knownFields: ReadonlySet<strin
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problems.add(formatPath(issue.path), issue.message);
   }
-  const ranges = readRanges(raw, problems);
   const data: RequestFields = parsed.success ? parsed.data : {};
+  // Columns first: their names (and `score`) are fields for everything that follows (issue 21).
+  const language = readLanguage(raw, data, problems);
+  problems.allow(language.names);
+  const ranges = readRanges(raw, problems);
   const universe = mergeUniverse(data, problems);
-  const expression = readExpression(data, knownFields, problems);
+  const expression = readExpression(data, problems.known, problems);
+  if (expression !== undefined && language.crossTerms + countCrossTerms(expression.ast) > MAX_CROSS_TERMS) {
+    problems.add('expression', `at most ${MAX_CROSS_TERMS} rank/pct_rank/zscore terms per request, counting columns and score`);
+  }
   const sort = readSort(data, problems) ?? DEFAULT_SORT.map((key) => ({ ...key }));
   const per_page = readPerPage(data, problems);
   const fields = readFields(data.fields ?? [], problems);
   problems.throwIfAny();
   const query: ScreenQuery = { universe, filters: ranges, sort, page: data.page ?? 1, per_page, fields };
+  if (data.as_of) query.as_of = data.as_of;
   if (expression !== undefined) {
     query.expression = expression.source;
     keepParsed(query, expression);
   }
+  if (language.columns.length > 0) query.columns = language.columns;
+  if (language.score !== undefined) query.score = language.score;
+  keepFormulas(query, language.formulas);
   return query;
 }
 

@@ -10,10 +10,14 @@
  * no re-encoding. Both are keyed by the snapshot version, so a recomputation invalidates both.
  */
 import { createHash } from 'node:crypto';
+import { createCrossSectionMemo } from './cross-section.js';
+import { formulasOf } from './formula-columns.js';
+import { invalidRequest } from '../errors.js';
 import { executeQuery, matchAll, type ScreenMatches, type ScreenQuery } from './query.js';
 import { describeFiltersApplied, normalizeQuery, parseScreenRequest } from './request.js';
 import type { FiltersApplied } from './query-normalize.js';
 import type { SnapshotService } from './snapshot-service.js';
+import type { Snapshot } from './snapshot.js';
 
 /** A result cache (Redis in the daemon); failures must not fail the screen. */
 export interface ResultCache {
@@ -30,9 +34,13 @@ export interface ScreenSummary {
   query_time_ms: number;
   filters_applied: FiltersApplied;
   snapshot_version: string;
+  /** The trading date an as-of screen used (the last on or before the query's as_of; issue 23). */
+  as_of?: string;
   /** Names of required inputs that no stock has (templates on data without financials). */
   missing_inputs?: string[];
   message?: string;
+  /** The request's formula columns and score with their definitions (issue 21; sent in meta). */
+  columns?: { name: string; expression: string }[];
 }
 
 /** A screen's answer, ready for either response shape: the page of stocks already serialised. */
@@ -58,6 +66,11 @@ export interface ScreenServiceDeps {
   cache: ResultCache;
   ttlSeconds: number;
   knownFields: ReadonlySet<string>;
+  /**
+   * The snapshot selector of as-of screens (issue 23): the snapshot of the market as known on
+   * `date` and the trading date used. @throws AppError INVALID_REQUEST for a date out of range
+   */
+  asOf?: (date: string) => Promise<{ snapshot: Snapshot; date: string }>;
   /** Milliseconds now (for the in-process layer's expiry); default Date.now. */
   now?: () => number;
 }
@@ -70,8 +83,10 @@ export interface ScreenService {
   lookup(query: ScreenQuery): Promise<ScreenAnswer | null>;
   /** The answer to `query`: `cached` when a lookup already found it, else from the cache or the engine. */
   run(query: ScreenQuery, extra?: Pick<ScreenSummary, 'missing_inputs' | 'message'>, cached?: ScreenAnswer | null): Promise<ScreenAnswer>;
-  /** Every match of `query` on the current snapshot, items built lazily. @throws AppError INVALID_REQUEST like parse */
-  exportAll(query: ScreenQuery): ScreenMatches;
+  /** Every match of `query` on its snapshot, items built lazily. @throws AppError INVALID_REQUEST like parse */
+  exportAll(query: ScreenQuery): Promise<ScreenMatches>;
+  /** The snapshot `query` runs on: the live one, or its as-of date's (with the date used). @throws AppError INVALID_REQUEST */
+  snapshotFor(query: ScreenQuery): Promise<{ snapshot: Snapshot; as_of?: string }>;
 }
 
 /** Cache value: the summary's JSON, a newline, the stocks' JSON (JSON text never holds a raw newline). */
@@ -103,6 +118,15 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
   };
 
   const local = createLocalCache(deps.now ?? Date.now, deps.ttlSeconds * 1000);
+  // Cross-sectional columns of the current snapshot, shared by every screen (issue 21).
+  const memo = createCrossSectionMemo();
+
+  async function snapshotFor(query: ScreenQuery): Promise<{ snapshot: Snapshot; as_of?: string }> {
+    if (query.as_of === undefined) return { snapshot: deps.snapshot.current() };
+    if (!deps.asOf) throw invalidRequest('as-of screens are not available here', { as_of: 'not supported by this service' });
+    const { snapshot, date } = await deps.asOf(query.as_of);
+    return { snapshot, as_of: date };
+  }
 
   async function lookup(query: ScreenQuery): Promise<ScreenAnswer | null> {
     if (deps.ttlSeconds === 0) return null;
@@ -123,8 +147,8 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
       // per call, never stored: /screen with the same query must not inherit it, nor lose it.
       const hit = known === undefined ? await lookup(query) : known;
       if (hit) return { ...hit, ...extra };
-      const snap = deps.snapshot.current();
-      const result = executeQuery(snap, query);
+      const { snapshot: snap, as_of } = await snapshotFor(query);
+      const result = executeQuery(snap, query, { memo });
       const summary: ScreenSummary = {
         total: result.total,
         page: result.page,
@@ -133,6 +157,8 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
         query_time_ms: result.query_time_ms,
         filters_applied: describeFiltersApplied(query),
         snapshot_version: snap.version,
+        ...describeColumns(query),
+        ...(as_of !== undefined ? { as_of } : {}),
       };
       const stocksJson = JSON.stringify(result.items);
       const answer: ScreenAnswer = { ...summary, stocksJson, cached: true };
@@ -144,8 +170,15 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
       }
       return { ...answer, ...extra, cached: false };
     },
-    exportAll: (query) => matchAll(deps.snapshot.current(), query),
+    exportAll: async (query) => matchAll((await snapshotFor(query)).snapshot, query, { memo }),
+    snapshotFor,
   };
+}
+
+/** `columns` of a summary: each formula column (and the score) with its definition; nothing when there are none. */
+function describeColumns(query: ScreenQuery): Pick<ScreenSummary, 'columns'> {
+  const formulas = formulasOf(query);
+  return formulas.length === 0 ? {} : { columns: formulas.map((f) => ({ name: f.name, expression: f.parsed.source })) };
 }
 
 /** The in-process layer: answers by key, each kept `ttlMs`, at most LOCAL_CACHE_BYTES of them. */

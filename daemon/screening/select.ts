@@ -4,7 +4,7 @@
  * the list is in sort-rows.ts.
  */
 
-import { MARKETS } from '../market/records.js';
+import { MARKETS } from '../kernel/records.js';
 import { FLAG_BITS } from './snapshot.js';
 import type { DictColumn, Snapshot } from './snapshot.js';
 import type { RangeFilter, Universe } from './query-types.js';
@@ -71,4 +71,31 @@ function dictMask(column: DictColumn, wanted: readonly string[] | undefined): Ui
     if (set.has(value)) mask[k + 1] = 1;
   });
   return mask;
+}
+
+/**
+ * The rows of `candidates` (ascending) that pass `filters` and `predicate`: the second half
+ * of filterRows, for queries whose formula columns were computed over the universe first.
+ */
+export function filterWithin(
+  snapshot: Snapshot,
+  candidates: Int32Array,
+  filters: readonly RangeFilter[],
+  predicate?: (row: number) => boolean,
+): Int32Array {
+  const columns = filters.map((f) => snapshot.columns.get(f.field)?.values ?? new Float64Array(snapshot.size).fill(Number.NaN));
+  const lows = filters.map((f) => f.min ?? Number.NEGATIVE_INFINITY);
+  const highs = filters.map((f) => f.max ?? Number.POSITIVE_INFINITY);
+  const out = new Int32Array(candidates.length);
+  let n = 0;
+  rows: for (let k = 0; k < candidates.length; k++) {
+    const i = candidates[k]!;
+    for (let f = 0; f < columns.length; f++) {
+      const v = columns[f]![i]!;
+      if (!(v >= lows[f]! && v <= highs[f]!)) continue rows;
+    }
+    if (predicate !== undefined && !predicate(i)) continue;
+    out[n++] = i;
+  }
+  return out.subarray(0, n);
 }

@@ -6,8 +6,8 @@
  * recomputed (issue 4 "Engine").
  */
 
-import { MARKETS } from '../market/records.js';
-import type { Market } from '../market/records.js';
+import { MARKETS } from '../kernel/records.js';
+import type { Market } from '../kernel/records.js';
 
 /** Universe flags a stock may carry (issue 9 "exclude"). */
 export const STOCK_FLAGS = ['administrative', 'spac', 'preferred', 'halted'] as const;

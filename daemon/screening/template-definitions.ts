@@ -3,6 +3,8 @@
  * in KRW (1억 = 1e8, 1조 = 1e12), ratios, returns and yields in percent.
  * `required_fields` lists every indicator the filters and expression read
  * (a test keeps it in step); sort fields are not required since nulls sort last.
+ * Multi-factor templates (issue 21) read their factors through `columns` and `score`:
+ * percentiles are taken over the template's universe, before its filters.
  */
 
 import type { StockFlag } from './snapshot.js';
@@ -190,6 +192,78 @@ export const TEMPLATE_DEFINITIONS: readonly ScreenTemplate[] = Object.freeze<Scr
       sort: [{ field: 'trading_value', direction: 'desc' }],
     },
     required_fields: ['limit_up'],
+  },
+  {
+    id: 'value-composite',
+    name_ko: '멀티팩터 가치',
+    name_en: 'Value composite',
+    description:
+      '이익수익률 40%, 순자산/주가(1/PBR) 40%, 배당수익률 20%의 백분위 가중 점수 순. 흑자 기업, 시가총액 500억 이상. ' +
+      'Cheapness on three measures at once; a stock without a dividend counts as 0 %.',
+    query: {
+      universe: { exclude: FUNDAMENTAL_EXCLUDE },
+      columns: [{ name: 'book_to_price', expression: '1 / pbr' }, { name: 'dividend', expression: 'coalesce(dividend_yield, 0)' }],
+      score: { factors: [{ field: 'earnings_yield', weight: 0.4, direction: 'desc' }, { field: 'book_to_price', weight: 0.4, direction: 'desc' }, { field: 'dividend', weight: 0.2, direction: 'desc' }] },
+      filters: [{ field: 'market_cap', min: 5e10 }],
+      expression: 'per > 0 and score >= 70',
+      sort: [{ field: 'score', direction: 'desc' }],
+    },
+    required_fields: ['earnings_yield', 'pbr', 'dividend_yield', 'market_cap', 'per'],
+  },
+  {
+    id: 'quality-value',
+    name_ko: '우량 가치주 (퀄리티+밸류)',
+    name_en: 'Quality at a fair price',
+    description:
+      'ROE 30%, 영업이익률 20%, 낮은 부채비율 20%, 이익수익률 30%의 백분위 가중 점수 상위. 시가총액 1,000억 이상. ' +
+      'Profitable, conservatively financed companies that are not expensive.',
+    query: {
+      universe: { exclude: FUNDAMENTAL_EXCLUDE },
+      score: {
+        factors: [
+          { field: 'roe', weight: 0.3, direction: 'desc' },
+          { field: 'operating_margin', weight: 0.2, direction: 'desc' },
+          { field: 'debt_ratio', weight: 0.2, direction: 'asc' },
+          { field: 'earnings_yield', weight: 0.3, direction: 'desc' },
+        ],
+      },
+      filters: [{ field: 'market_cap', min: 1e11 }, { field: 'roe', min: 0 }],
+      expression: 'score >= 70',
+      sort: [{ field: 'score', direction: 'desc' }],
+    },
+    required_fields: ['roe', 'operating_margin', 'debt_ratio', 'earnings_yield', 'market_cap'],
+  },
+  {
+    id: 'momentum-quality',
+    name_ko: '모멘텀 + 퀄리티',
+    name_en: 'Momentum with quality',
+    description:
+      '업종 내 12-1개월 모멘텀 상위 30%, 그중 모멘텀 50%·3개월 수익률 20%·ROE 30% 점수 순. 흑자, 유동성 필터. ' +
+      'Sector momentum leaders that also earn their keep.',
+    query: {
+      universe: { exclude: FUNDAMENTAL_EXCLUDE },
+      score: { factors: [{ field: 'momentum_12_1', weight: 0.5, direction: 'desc' }, { field: 'return_3m', weight: 0.2, direction: 'desc' }, { field: 'roe', weight: 0.3, direction: 'desc' }] },
+      filters: [LIQUID, { field: 'roe', min: 0 }],
+      expression: 'pct_rank(momentum_12_1) by sector >= 70',
+      sort: [{ field: 'score', direction: 'desc' }],
+    },
+    required_fields: ['momentum_12_1', 'return_3m', 'roe', 'avg_trading_value_20'],
+  },
+  {
+    id: 'sector-leaders',
+    name_ko: '업종 내 우량 저평가',
+    name_en: 'Sector leaders',
+    description:
+      '업종 안에서 ROE 상위 20%이면서 이익수익률 상위 50%, 시가총액 1,000억 이상; 업종 내 점수(ROE 50%, 이익수익률 50%) 순. ' +
+      'The best and cheaper companies of each sector, compared with their peers only.',
+    query: {
+      universe: { exclude: FUNDAMENTAL_EXCLUDE },
+      score: { factors: [{ field: 'roe', weight: 0.5, direction: 'desc' }, { field: 'earnings_yield', weight: 0.5, direction: 'desc' }], by: 'sector' },
+      filters: [{ field: 'market_cap', min: 1e11 }],
+      expression: 'pct_rank(roe) by sector >= 80 and pct_rank(earnings_yield) by sector >= 50',
+      sort: [{ field: 'score', direction: 'desc' }],
+    },
+    required_fields: ['roe', 'earnings_yield', 'market_cap'],
   },
   {
     id: 'volume-surge',

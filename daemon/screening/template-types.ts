@@ -1,11 +1,15 @@
 /** What a predefined screen is, apart from the templates themselves (template-definitions.ts) and their use (templates.ts). */
-import type { RangeFilter, SortKey, Universe } from './query-types.js';
+import type { ColumnDefinition, RangeFilter, ScoreDefinition, SortKey, Universe } from './query-types.js';
 
 /** The screen part of a template: everything of a ScreenQuery but paging and output columns. */
 export interface TemplateQuery {
   universe?: Universe;
   filters?: RangeFilter[];
   expression?: string;
+  /** Formula columns (issue 21). */
+  columns?: ColumnDefinition[];
+  /** The `score` column (issue 21). */
+  score?: ScoreDefinition;
   sort?: SortKey[];
   per_page?: number;
 }
@@ -27,4 +31,6 @@ export interface TemplateOverrides {
   page?: number;
   per_page?: number;
   fields?: string[];
+  /** Screen as of this date (issue 23). */
+  as_of?: string;
 }

@@ -6,6 +6,7 @@
  */
 
 import { notFound } from '../errors.js';
+import { SCORE_COLUMN } from './formula-columns.js';
 import { DEFAULT_SORT } from './query.js';
 import type { RangeFilter, ScreenQuery, SortKey, Universe } from './query.js';
 import { DEFAULT_PER_PAGE } from './request-schema.js';
@@ -47,7 +48,16 @@ export function applyTemplateOverrides(template: ScreenTemplate, overrides: Temp
     fields: [...(overrides.fields ?? [])],
   };
   if (q.expression !== undefined) query.expression = q.expression;
+  if (q.columns !== undefined) query.columns = q.columns.map((c) => ({ ...c }));
+  if (q.score !== undefined) query.score = structuredClone(q.score);
+  if (overrides.as_of !== undefined) query.as_of = overrides.as_of;
   return query;
+}
+
+/** The field names a template's query adds (its formula columns and score): valid in its overrides' sort and fields. */
+export function templateColumnNames(template: ScreenTemplate): string[] {
+  const q = template.query;
+  return [...(q.columns ?? []).map((c) => c.name), ...(q.score ? [SCORE_COLUMN] : [])];
 }
 
 /**

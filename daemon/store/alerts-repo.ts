@@ -5,7 +5,7 @@
  * recorded once per (alert, generation) and only while the alert is still active.
  */
 import { randomUUID } from 'node:crypto';
-import type { AlertType } from '../alerts/alert-rules.js';
+import type { AlertType } from '../kernel/alert-types.js';
 import type { Db, Queryable } from './db.js';
 
 /** A stored alert. `last_fired_at` is ms since the epoch. */

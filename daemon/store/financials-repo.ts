@@ -2,14 +2,14 @@
  * Quarterly financial statements repository, plus the statement amounts as filed
  * (OpenDART reports) that quarters are derived from across files.
  */
-import type { ReportedAmount } from '../market/financial-reports.js';
-import { OPTIONAL_FINANCIAL_FIELDS, type FinancialQuarter } from '../market/records.js';
+import type { ReportedAmount } from '../kernel/financial-reports.js';
+import { OPTIONAL_FINANCIAL_FIELDS, type FinancialQuarter } from '../kernel/records.js';
 import { bulkUpsert } from './bulk.js';
 import type { Db, Queryable } from './db.js';
 
 const COLUMNS = [
   'stock_code', 'fiscal_year', 'fiscal_quarter', 'revenue', 'operating_profit', 'net_profit', 'total_assets', 'equity',
-  ...OPTIONAL_FINANCIAL_FIELDS,
+  ...OPTIONAL_FINANCIAL_FIELDS, 'disclosed_on',
 ] as const;
 const REPORT_COLUMNS = ['stock_code', 'fiscal_year', 'fiscal_quarter', 'field', 'kind', 'amount', 'ytd'] as const;
 

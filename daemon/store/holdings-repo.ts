@@ -4,20 +4,11 @@
  * write one stock's lots inside one transaction.
  */
 import { randomUUID } from 'node:crypto';
+import type { Holding } from '../contract/portfolio.js';
 import type { Db, Queryable } from './db.js';
 
-/** A stored holding. `code` is the stock code. */
-export interface Holding {
-  id: string;
-  code: string;
-  quantity: number;
-  average_price: number;
-  /** YYYY-MM-DD */
-  acquired_at: string;
-  note: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A stored holding (daemon/contract/portfolio.ts). `code` is the stock code. */
+export type { Holding } from '../contract/portfolio.js';
 
 /** Fields of a new holding. */
 export type HoldingInsert = Pick<Holding, 'code' | 'quantity' | 'average_price' | 'acquired_at' | 'note'>;

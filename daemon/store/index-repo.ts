@@ -1,5 +1,5 @@
 /** Market index series (KOSPI, KOSDAQ composite), loaded or computed from constituents. */
-import type { IndexBar, Market } from '../market/records.js';
+import type { IndexBar, Market } from '../kernel/records.js';
 import { bulkUpsert } from './bulk.js';
 import type { Db, Queryable } from './db.js';
 

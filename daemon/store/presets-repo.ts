@@ -1,16 +1,10 @@
 /** Screen presets repository: every read and write is scoped to the owner. */
 import { randomUUID } from 'node:crypto';
+import type { Preset } from '../contract/presets.js';
 import { isUniqueViolation, type Db } from './db.js';
 
-/** A saved screen. `query` is the request body as the user sent it (either shape). */
-export interface Preset {
-  id: string;
-  name: string;
-  description: string | null;
-  query: Record<string, unknown>;
-  created_at: string;
-  updated_at: string;
-}
+/** A saved screen (daemon/contract/presets.ts). */
+export type { Preset } from '../contract/presets.js';
 
 interface PresetRow extends Omit<Preset, 'query'> {
   query_json: string;

@@ -1,5 +1,5 @@
 /** Daily prices repository: OHLCV bars and trading halts, bulk upserts and range reads. */
-import type { DailyBar, HaltRecord } from '../market/records.js';
+import type { DailyBar, HaltRecord } from '../kernel/records.js';
 import { bulkUpsert } from './bulk.js';
 import type { Db, Queryable } from './db.js';
 

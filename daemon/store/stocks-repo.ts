@@ -1,5 +1,5 @@
 /** Stocks repository: listed issues with partial-update merges from loaders. */
-import type { StockRecord } from '../market/records.js';
+import type { StockRecord } from '../kernel/records.js';
 import type { Db, Queryable } from './db.js';
 import { keysetPages } from './keyset-pages.js';
 

@@ -3,23 +3,11 @@
  * cost it was measured against and, for a sale, the realised P&L. Scoped to the owner.
  */
 import { randomUUID } from 'node:crypto';
+import type { PortfolioTransaction } from '../contract/portfolio.js';
 import type { Db, Queryable } from './db.js';
 
-/** A recorded transaction. */
-export interface PortfolioTransaction {
-  id: string;
-  code: string;
-  side: 'buy' | 'sell';
-  quantity: number;
-  price: number;
-  fee: number;
-  traded_at: string;
-  /** Average cost after a buy; the average cost sold against for a sale. */
-  average_cost: number;
-  /** Sales only: (price − average cost) × quantity − fee. */
-  realized_pnl: number | null;
-  created_at: string;
-}
+/** A recorded transaction (daemon/contract/portfolio.ts). */
+export type { PortfolioTransaction } from '../contract/portfolio.js';
 
 /** A page of transactions. */
 export interface TransactionPage {

@@ -1,6 +1,7 @@
 /** Users repository: accounts with tier, role and an optional custom hourly limit. */
 import { randomUUID } from 'node:crypto';
-import type { Role, Tier } from '../auth/tokens.js';
+import type { PublicUser } from '../contract/users.js';
+import type { Role, Tier } from '../kernel/roles.js';
 import type { Db } from './db.js';
 
 /** A stored user, password hash included (never sent to clients). */
@@ -20,8 +21,8 @@ export interface UserRow {
   updated_at: string;
 }
 
-/** A user as the API shows it: no secrets; the load-test exemption's end only while it is in force. */
-export type PublicUser = Omit<UserRow, 'password_hash' | 'loadtest_exempt_by'>;
+/** A user as the API shows it (daemon/contract/users.ts): UserRow without its secrets. */
+export type { PublicUser } from '../contract/users.js';
 
 /** Fields an admin may change. */
 export interface UserPatch {

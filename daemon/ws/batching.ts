@@ -4,7 +4,8 @@
  *
  * A flush sends the queue as one `batch` frame (a single message goes unwrapped, and
  * frames hold at most `maxBatchSize` messages). Sequence numbers are assigned here, at
- * flush time, in delivery order (see protocol.ts for the batch-frame rule).
+ * flush time, in delivery order (see protocol.ts for the batch-frame rule); the sink turns
+ * a chunk and its first number into bytes (frame-encoder.ts), so nothing here builds text.
  *
  * Slow consumers: when the socket's send buffer is above `highWaterBytes` the flush is
  * skipped and the queue is coalesced — the latest price / order book per code and the
@@ -14,7 +15,7 @@
  * through `onOverflow` (the connection closes it with 4008).
  */
 import { compareStreamIds } from '../market/bus.js';
-import { batchFrame, finalize, type OutMessage } from './protocol.js';
+import type { OutMessage } from './protocol.js';
 
 /** Tuning of an outbox. */
 export interface OutboxOptions {
@@ -33,10 +34,12 @@ const SEQUENCE_BYTES = 24;
 
 /** Where an outbox sends, and who it tells. */
 export interface OutboxSink {
-  send(text: string): void;
+  /**
+   * Send one frame: `chunk` alone (one message, numbered `firstSequence`) or, when `batch`,
+   * a batch frame numbered `firstSequence` whose inner messages take the next numbers.
+   */
+  sendFrame(chunk: readonly OutMessage[], firstSequence: number, batch: boolean): void;
   bufferedAmount(): number;
-  /** Clock for the batch frame's timestamp (ms since the epoch). */
-  now(): number;
   /** Ask for a flush on the next tick. */
   schedule(outbox: Outbox): void;
   /** Delivered `messages` in `frames` frames; `oldestBuiltAt` is the performance.now() of the oldest. */
@@ -107,10 +110,12 @@ export function createOutbox(sink: OutboxSink, options: OutboxOptions): Outbox {
 
   function sendFrame(chunk: OutMessage[]): void {
     if (!options.batching || chunk.length === 1) {
-      for (const m of chunk) sink.send(finalize(m, ++outbox.sequence));
+      if (chunk.length === 1) sink.sendFrame(chunk, ++outbox.sequence, false);
+      else for (const m of chunk) sink.sendFrame([m], ++outbox.sequence, false);
     } else {
-      const frameSequence = ++outbox.sequence;
-      sink.send(batchFrame(frameSequence, chunk.map((m) => finalize(m, ++outbox.sequence)), sink.now()));
+      const first = outbox.sequence + 1;
+      outbox.sequence += chunk.length + 1;
+      sink.sendFrame(chunk, first, true);
     }
     if (sink.onAlertSent) for (const m of chunk) if (m.alert) sink.onAlertSent(m.alert);
   }
@@ -122,7 +127,8 @@ export function createOutbox(sink: OutboxSink, options: OutboxOptions): Outbox {
     let oldest = Infinity;
     while (start < queue.length && budget > 0) {
       const { end, bytes } = chunkEnd(start);
-      const chunk = queue.slice(start, end);
+      // The whole queue in one frame (the usual case) needs no copy: it is replaced below.
+      const chunk = start === 0 && end === queue.length ? queue : queue.slice(start, end);
       for (const m of chunk) oldest = Math.min(oldest, m.builtAt);
       sendFrame(chunk);
       frames += options.batching ? 1 : chunk.length;

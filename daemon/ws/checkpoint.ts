@@ -63,7 +63,7 @@ export function createCheckpointer(deps: CheckpointerDeps): Checkpointer {
         const conn = batch[k]!;
         if (ok) return deps.onWritten?.(conn, items[k]!.id);
         // Restored elsewhere (this instance was presumed dead): stop writing a session that moved on.
-        conn.detached = true;
+        conn.detach();
         deps.logger.warn({ session: items[k]!.id, connection: conn.id }, 'WebSocket session taken over by another connection; no longer checkpointed here');
       });
     }

@@ -15,13 +15,17 @@ import type { WebSocket } from 'ws';
 import type { AuthUser, TokenService } from '../auth/tokens.js';
 import type { Clock } from '../infra/clock.js';
 import { previousStreamId } from '../market/bus.js';
-import type { AlertEvent, MarketStatusEvent, PriceEvent } from '../market/events.js';
+import type { AlertEvent, MarketStatusEvent, PriceEvent } from '../kernel/events.js';
 import { advanceAlertCursor, newAlertCursor, type AlertCursor } from './alert-cursor.js';
-import { createOutbox, type FlushScheduler, type Outbox } from './batching.js';
+import { createOutbox, type FlushScheduler } from './batching.js';
 import type { CapSlot, ConnectionCaps } from './connection-caps.js';
-import { handleClientMessage } from './handlers.js';
+import { connectedInfo, type ConnectionInfo, type ConnectionSettings, type ConnectQuery } from './connection-types.js';
+import { encodeFrame } from './frame-encoder.js';
+import { createFrameWriter } from './frame-writer.js';
+import { handleClientMessage, type ClientMessageTarget } from './handlers.js';
 import { topicOf, userTopic, type Hub, type HubMember } from './hub.js';
-import { CLOSE_CODES, serverMessages, type OutMessage, type SubscriptionMap, type WsErrorCode } from './protocol.js';
+import { statusMessages } from './market-status.js';
+import { CLOSE_CODES, serverMessages, type OutMessage, type SubscriptionType, type WsErrorCode } from './protocol.js';
 import { createMessageRateLimiter, type MessageRateLimiter } from './rate-limit.js';
 import type { ReplaySource } from './replay.js';
 import { restoreSession } from './restore.js';
@@ -29,27 +33,7 @@ import type { SessionOwner, SessionState, SessionStore } from './session-store.j
 import type { LiveScreenHook } from './live-screens.js';
 import { createSubscriptionSet, type SubscriptionSet, type Universe } from './subscriptions.js';
 
-/** Per-connection settings (from the daemon config plus gateway tuning). */
-export interface ConnectionSettings {
-  batchIntervalMs: number;
-  rateLimit: number;
-  maxSubscriptions: number;
-  maxTargetsPerRequest: number;
-  sessionTtlS: number;
-  highWaterBytes: number;
-  maxBehindFlushes: number;
-  maxQueue: number;
-  maxBatchSize: number;
-  maxFrameBytes: number;
-  maxReplayMessages: number;
-  maxReplayScan: number;
-  /** Most alert firings replayed from the durable records on one restore. */
-  maxReplayAlerts: number;
-  /** How long a restore waits for the gateway instance holding a live session to prove dead. */
-  ownerWaitMs: number;
-  /** After a 4008/1008 close, the socket is destroyed if the close handshake takes longer. */
-  closeGraceMs: number;
-}
+export type { ConnectionInfo, ConnectionSettings, ConnectQuery } from './connection-types.js';
 
 /** What the gateway learns from connections (stats, metrics). */
 export interface ConnectionObserver {
@@ -92,51 +76,25 @@ export interface ConnectionDeps {
   caps?: ConnectionCaps;
 }
 
-/** Query parameters of the upgrade request (spec "WebSocket and monitoring"). */
-export interface ConnectQuery {
-  token?: string;
-  session_id?: string;
-  /** The last sequence number the client read (numbering continues after it on restore). */
-  last_sequence?: number;
-  /** The client's address (anonymous connections are capped per address). */
-  address?: string;
-}
-
-/** A row of `GET /ws/connections`. */
-export interface ConnectionInfo {
-  connection_id: string;
-  session_id: string;
-  user_id: string | null;
-  connected_at: string;
-  subscriptions: SubscriptionMap;
-  message_count: number;
-  messages_received: number;
-  queued_messages: number;
-  last_activity: string;
-}
-
-/** A live connection. */
-export interface Connection extends HubMember {
+/**
+ * A live connection. It owns its state: collaborators read it and call its transitions
+ * (restore, detach, heartbeat, checkpoint); none writes its fields. The handlers and the
+ * restore see it through narrow interfaces (ClientMessageTarget, RestoreTarget).
+ */
+export interface Connection extends HubMember, ClientMessageTarget {
   readonly id: string;
   readonly subscriptions: SubscriptionSet;
-  readonly outbox: Outbox;
   readonly deps: ConnectionDeps;
-  sessionId: string;
-  user: AuthUser | null;
-  /** Heartbeat: set on pong, cleared on ping. */
-  alive: boolean;
-  /** Replay position while a restoration is in flight (saved instead of the live one if the socket closes meanwhile). */
-  restoringFrom: string | null | undefined;
-  /** When the current session was first opened. */
-  startedAt: number;
-  /** Alert firings sent on the session. */
-  alertCursor: AlertCursor;
+  readonly sessionId: string;
+  readonly user: AuthUser | null;
   /** When this connection joined its user's alert topic (null while anonymous). */
-  userSince: number | null;
-  /** Markets whose current status was sent (market-status.ts). */
-  readonly announcedMarkets: Set<string>;
+  readonly userSince: number | null;
   /** The session record was taken over elsewhere: this connection no longer writes it. */
-  detached: boolean;
+  readonly detached: boolean;
+  /** Stop writing the session record (it was restored on another connection). */
+  detach(): void;
+  /** Heartbeat round: false when no pong came since the last round (the caller terminates), else true and a ping is due. */
+  heartbeat(): boolean;
   /** Whether alert firing `id` was pushed on this connection (recent ones). */
   hasAlert(id: string): boolean;
   /** The session as it would be saved now. */
@@ -148,14 +106,16 @@ export interface Connection extends HubMember {
   checkpointable(): boolean;
   /** Checkpoint the session soon (subscription and identity changes). */
   requestCheckpoint(): void;
-  readonly limiter: MessageRateLimiter;
   isOpen(): boolean;
+  /** Queue a server message (any type: it goes through batching and takes the next sequence number). */
   send(message: OutMessage): void;
   error(code: WsErrorCode, message: string, details?: Record<string, unknown>): void;
+  /** Messages waiting in the outbox. */
+  queuedMessages(): number;
   /** Authenticate as `user` (joins the user's alert topic). */
   setUser(user: AuthUser): void;
-  joinSubscription(type: Parameters<SubscriptionSet['add']>[0], target: string): void;
-  leaveSubscription(type: Parameters<SubscriptionSet['add']>[0], target: string): void;
+  joinSubscription(type: SubscriptionType, target: string): void;
+  leaveSubscription(type: SubscriptionType, target: string): void;
   /** Verify the query token, restore or open the session, then start handling client messages. */
   start(query: ConnectQuery): Promise<void>;
   close(code: number, reason: string): void;
@@ -180,27 +140,40 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
   const finished = new Promise<void>((r) => (resolveFinished = r));
   // Anonymous sessions that never subscribed hold nothing worth restoring: they are never written to Redis.
   let subscribedOnce = false;
-  const worthSaving = () => conn.user !== null || subscribedOnce;
+  const worthSaving = () => user !== null || subscribedOnce;
+  // The session's state: written only by this connection's own methods.
+  let sessionId: string = randomUUID();
+  let user: AuthUser | null = null;
+  let alive = true;
+  let detached = false;
+  // Replay position while a restoration is in flight (saved instead of the live one if the socket closes meanwhile).
+  let restoringFrom: string | null | undefined;
+  let startedAt = connectedAt;
+  let alertCursor: AlertCursor = newAlertCursor(connectedAt);
+  let userSince: number | null = null;
+  // Markets whose current status was sent (market-status.ts).
+  const announcedMarkets = new Set<string>();
+  const limiter: MessageRateLimiter = createMessageRateLimiter({ limit: settings.rateLimit }, clock);
   // Refused at the connection cap: nothing of it is saved.
   let refused = false;
   let slot: CapSlot | undefined;
   // Ids of alert firings pushed here lately: a restore does not replay them again.
   const recentAlerts = new Set<string>();
 
+  const writer = createFrameWriter(ws);
   const outbox = createOutbox(
     {
-      send: (text) => {
-        if (ws.readyState === ws.OPEN) ws.send(text);
+      sendFrame(chunk, firstSequence, batch) {
+        if (ws.readyState === ws.OPEN) writer.write(encodeFrame(chunk, firstSequence, batch, clock.now()));
       },
       bufferedAmount: () => ws.bufferedAmount,
-      now: () => clock.now(),
       schedule: (o) => deps.scheduler.schedule(o),
       onSent(messages, frames, oldest) {
         messageCount += messages;
         deps.observer.onSent(messages, frames, performance.now() - oldest);
       },
       onAlertSent(ref) {
-        conn.alertCursor = advanceAlertCursor(conn.alertCursor, ref);
+        alertCursor = advanceAlertCursor(alertCursor, ref);
       },
       onOverflow(reason, details) {
         deps.logger.warn({ connection: conn.id, reason, ...details }, 'closing slow WebSocket consumer');
@@ -237,7 +210,7 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
     if (state === 'closed') return;
     lastActivity = clock.now();
     received++;
-    const decision = conn.limiter.check();
+    const decision = limiter.check();
     if (!decision.allowed) {
       deps.observer.onRateLimit('rejected');
       if (decision.notify) {
@@ -262,13 +235,13 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
 
   function topics(): string[] {
     const list = [...conn.subscriptions.entries()].map(([type, target]) => topicOf(type, target));
-    if (conn.user) list.push(userTopic(conn.user.id));
+    if (user) list.push(userTopic(user.id));
     return list;
   }
 
   /** Every relevant event up to this id was handed to the socket (queued ones were not). */
   function position(): string | null {
-    if (conn.restoringFrom !== undefined) return conn.restoringFrom;
+    if (restoringFrom !== undefined) return restoringFrom;
     const queuedFrom = outbox.oldestQueuedStreamId();
     return queuedFrom !== undefined ? previousStreamId(queuedFrom) : deps.bus.position();
   }
@@ -281,11 +254,11 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
     outbox.dispose();
     if (slot) void deps.caps?.release(slot);
     try {
-      if (!conn.detached && !refused && worthSaving() && !(await deps.sessions.save(conn.sessionId, final, conn.owner()))) {
-        deps.logger.warn({ session: conn.sessionId }, 'WebSocket session not saved: it was restored on another connection');
+      if (!detached && !refused && worthSaving() && !(await deps.sessions.save(sessionId, final, conn.owner()))) {
+        deps.logger.warn({ session: sessionId }, 'WebSocket session not saved: it was restored on another connection');
       }
     } catch (err) {
-      deps.logger.warn({ err: (err as Error).message, session: conn.sessionId }, 'WebSocket session not saved');
+      deps.logger.warn({ err: (err as Error).message, session: sessionId }, 'WebSocket session not saved');
     } finally {
       resolveFinished();
     }
@@ -293,21 +266,49 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
 
   const conn: Connection = {
     id: randomUUID(),
-    sessionId: randomUUID(),
-    user: null,
-    alive: true,
+    get sessionId() {
+      return sessionId;
+    },
+    get user() {
+      return user;
+    },
+    get userSince() {
+      return userSince;
+    },
+    get detached() {
+      return detached;
+    },
     lastDispatch: 0,
-    restoringFrom: undefined,
-    startedAt: connectedAt,
-    alertCursor: newAlertCursor(connectedAt),
-    userSince: null,
-    announcedMarkets: new Set(),
-    detached: false,
     subscriptions: createSubscriptionSet(),
-    outbox,
     deps,
-    limiter: createMessageRateLimiter({ limit: settings.rateLimit }, clock),
     finished,
+    detach: () => void (detached = true),
+    heartbeat() {
+      if (!alive) return false;
+      alive = false;
+      return true;
+    },
+    queuedMessages: () => outbox.size(),
+    beginRestore(id, saved, clientLastSequence) {
+      outbox.pause();
+      const previous = sessionId;
+      sessionId = id;
+      outbox.sequence = Math.max(outbox.sequence, saved.last_sequence, clientLastSequence ?? 0);
+      restoringFrom = saved.last_stream_id;
+      startedAt = saved.started_at;
+      alertCursor = saved.alerts;
+      return previous;
+    },
+    announceMarkets(markets, afresh) {
+      if (afresh) announcedMarkets.clear();
+      return statusMessages(deps.marketStatus, markets, announcedMarkets);
+    },
+    finishRestore(front) {
+      restoringFrom = undefined;
+      outbox.unshift(front);
+      outbox.resume();
+      conn.requestCheckpoint();
+    },
     isOpen: () => state !== 'closed',
     hasSubscriptions: () => conn.subscriptions.count() > 0,
     deliver(message) {
@@ -320,31 +321,31 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
     hasAlert: (id) => recentAlerts.has(id),
     footprintBytes: () => ws.bufferedAmount + Buffer.byteLength(JSON.stringify(conn.sessionState())),
     sessionState: () => ({
-      user_id: conn.user?.id ?? null,
+      user_id: user?.id ?? null,
       subscriptions: conn.subscriptions.toMap(),
       last_sequence: outbox.sequence,
       last_stream_id: position(),
-      started_at: conn.startedAt,
-      alerts: conn.alertCursor,
+      started_at: startedAt,
+      alerts: alertCursor,
       live_screens: deps.liveScreens?.saved(conn),
     }),
     owner: () => ({ gateway: deps.gatewayId, connection: conn.id }),
-    checkpointable: () => state === 'open' && !conn.detached && worthSaving(),
+    checkpointable: () => state === 'open' && !detached && worthSaving(),
     requestCheckpoint() {
-      if (state === 'open' && !conn.detached && worthSaving()) deps.checkpoints.touch(conn);
+      if (state === 'open' && !detached && worthSaving()) deps.checkpoints.touch(conn);
     },
     capSlot: () => slot,
     send: (message) => outbox.push(message),
     error(code, message, details = {}) {
       outbox.push(serverMessages.error(code, message, details, clock.now()));
     },
-    setUser(user) {
-      if (!conn.user && state !== 'closed') {
-        hub.join(conn, userTopic(user.id));
-        conn.userSince = clock.now();
+    setUser(next) {
+      if (!user && state !== 'closed') {
+        hub.join(conn, userTopic(next.id));
+        userSince = clock.now();
       }
-      const changed = conn.user?.id !== user.id;
-      conn.user = user;
+      const changed = user?.id !== next.id;
+      user = next;
       if (changed) conn.requestCheckpoint();
     },
     joinSubscription(type, target) {
@@ -372,7 +373,7 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
       if (!conn.isOpen() || !(await admit(query.address))) return;
       const restored = query.session_id !== undefined && (await restoreSession(conn, query.session_id, query.last_sequence));
       if (!conn.isOpen()) return;
-      if (!restored) outbox.unshift([serverMessages.connected(conn.sessionId, connectedInfo(conn), clock.now())]);
+      if (!restored) outbox.unshift([serverMessages.connected(sessionId, connectedInfo(conn.id, user?.id ?? null, settings), clock.now())]);
       outbox.resume();
       state = 'open';
       conn.requestCheckpoint();
@@ -386,8 +387,8 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
     },
     info: () => ({
       connection_id: conn.id,
-      session_id: conn.sessionId,
-      user_id: conn.user?.id ?? null,
+      session_id: sessionId,
+      user_id: user?.id ?? null,
       connected_at: new Date(connectedAt).toISOString(),
       subscriptions: conn.subscriptions.toMap(),
       message_count: messageCount,
@@ -399,10 +400,10 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
 
   /** Take a connection-cap slot; false (and closed with 4029) when over the cap. */
   async function admit(address = 'unknown'): Promise<boolean> {
-    const taken = await deps.caps?.acquire({ connectionId: conn.id, userId: conn.user?.id ?? null, address });
+    const taken = await deps.caps?.acquire({ connectionId: conn.id, userId: user?.id ?? null, address });
     if (taken === null) {
       refused = true;
-      conn.close(CLOSE_CODES.TOO_MANY_CONNECTIONS, conn.user ? 'too many connections for this user' : 'too many connections from this address');
+      conn.close(CLOSE_CODES.TOO_MANY_CONNECTIONS, user ? 'too many connections for this user' : 'too many connections from this address');
       return false;
     }
     slot = taken;
@@ -413,23 +414,8 @@ export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connectio
 
   hub.addMember(conn);
   ws.on('message', onMessage);
-  ws.on('pong', () => void (conn.alive = true));
+  ws.on('pong', () => void (alive = true));
   ws.on('close', () => void onClose());
   ws.on('error', (err) => deps.logger.debug({ err: err.message, connection: conn.id }, 'WebSocket error'));
   return conn;
-}
-
-/** The `connected` message fields of a connection. */
-export function connectedInfo(conn: Connection) {
-  const s = conn.deps.settings;
-  return {
-    connection_id: conn.id,
-    user_id: conn.user?.id ?? null,
-    batching_enabled: s.batchIntervalMs > 0,
-    batch_interval_ms: s.batchIntervalMs,
-    rate_limit: s.rateLimit,
-    max_subscriptions: s.maxSubscriptions,
-    max_targets_per_request: s.maxTargetsPerRequest,
-    session_ttl_s: s.sessionTtlS,
-  };
 }

@@ -20,7 +20,7 @@ import { WebSocketServer, type PerMessageDeflateOptions, type WebSocket } from '
 import type { TokenService } from '../auth/tokens.js';
 import { systemClock, type Clock } from '../infra/clock.js';
 import type { MarketBus } from '../market/bus.js';
-import type { AlertEvent, MarketStatusEvent, PriceEvent } from '../market/events.js';
+import type { AlertEvent, MarketStatusEvent, PriceEvent } from '../kernel/events.js';
 import { createFlushScheduler } from './batching.js';
 import { createCheckpointer } from './checkpoint.js';
 import { createDeflatePools, installPooledDeflate } from './deflate-pool.js';
@@ -171,7 +171,7 @@ export function createWsGateway(deps: WsGatewayDeps): WsGateway {
   // Until their session is saved (a restore of a closing connection's session waits for it).
   const byId = new Map<string, Connection>();
   const checkpoints = createCheckpointer({ sessions, logger, onWritten: (conn, id) => events.emit('checkpoint', conn, id) });
-  const queued = () => [...sockets.keys()].reduce((n, c) => n + c.outbox.size(), 0);
+  const queued = () => [...sockets.keys()].reduce((n, c) => n + c.queuedMessages(), 0);
   const metrics = createWsMetrics(deps.registry ?? new Registry(), {
     connections: () => sockets.size,
     subscriptions: () => [...sockets.keys()].reduce((n, c) => n + c.subscriptions.count(), 0),
@@ -245,12 +245,8 @@ export function createWsGateway(deps: WsGatewayDeps): WsGateway {
 
   const heartbeat = setInterval(() => {
     for (const [conn, ws] of sockets) {
-      if (!conn.alive) {
-        ws.terminate();
-        continue;
-      }
-      conn.alive = false;
-      ws.ping();
+      if (conn.heartbeat()) ws.ping();
+      else ws.terminate();
     }
   }, options.heartbeatMs);
   heartbeat.unref();

@@ -5,12 +5,28 @@
  * subscribe is followed by the current `market_status` of markets new to the connection
  * (market-status.ts).
  */
-import type { Connection } from './connection.js';
-import { marketsOfTargets, statusMessages } from './market-status.js';
-import { parseClientMessage, serverMessages, type ClientMessage, type SubscriptionType } from './protocol.js';
-import { restoreSession } from './restore.js';
+import type { AuthUser, TokenService } from '../auth/tokens.js';
+import { marketsOfTargets } from './market-status.js';
+import { parseClientMessage, serverMessages, type ClientMessage, type OutMessage, type SubscriptionType } from './protocol.js';
+import { restoreSession, type RestoreDeps, type RestoreTarget } from './restore.js';
 import type { ScreenClientMessage } from './screen-protocol.js';
-import { normalizeTarget, planSubscribe } from './subscriptions.js';
+import { normalizeTarget, planSubscribe, type SubscriptionSet } from './subscriptions.js';
+
+/** What the handlers need of the connection they serve (besides what a restore needs). */
+export interface ClientMessageTarget extends RestoreTarget {
+  readonly subscriptions: SubscriptionSet;
+  readonly user: AuthUser | null;
+  readonly deps: RestoreDeps & {
+    settings: RestoreDeps['settings'] & { maxTargetsPerRequest: number };
+    tokens: Pick<TokenService, 'verify'>;
+    observer: { onClientMessage(type: string): void };
+  };
+  send(message: OutMessage): void;
+  setUser(user: AuthUser): void;
+  leaveSubscription(type: SubscriptionType, target: string): void;
+}
+
+type Connection = ClientMessageTarget;
 
 type Of<T extends ClientMessage['type']> = Exclude<Extract<ClientMessage, { type: T }>, ScreenClientMessage>;
 
@@ -25,7 +41,7 @@ function subscribe(conn: Connection, m: Of<'subscribe'>): void {
   if (plan.accepted.length > 0) {
     conn.send(serverMessages.subscribed(m.subscription_type, plan.accepted, clock.now()));
     const markets = marketsOfTargets(universe, m.subscription_type, plan.accepted);
-    for (const status of statusMessages(conn.deps.marketStatus, markets, conn.announcedMarkets)) conn.send(status);
+    for (const status of conn.announceMarkets(markets, false)) conn.send(status);
   }
   if (plan.unknown.length > 0) {
     conn.error('SUBSCRIPTION_FAILED', `Unknown ${label(m.subscription_type)}: ${plan.unknown.slice(0, 10).join(', ')}`, {

@@ -11,7 +11,7 @@
  * - alert → only the connections authenticated as the alert's owner (`user:<id>`).
  * The message for an event is built once and shared by all its recipients.
  */
-import type { MarketEvent } from '../market/events.js';
+import type { MarketEvent } from '../kernel/events.js';
 import { serverMessages, type OutMessage, type SubscriptionType } from './protocol.js';
 import type { SubscriptionSet } from './subscriptions.js';
 

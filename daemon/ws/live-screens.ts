@@ -7,7 +7,7 @@
  * stays usable. A connection's screens end with it (`closed`).
  */
 import { isAppError } from '../errors.js';
-import type { Tier } from '../auth/tokens.js';
+import type { Tier } from '../kernel/roles.js';
 import type { LiveScreenChange } from '../live/engine.js';
 import type { LiveService, LiveSource, LiveSubscription } from '../live/live-service.js';
 import { serverMessages, type OutMessage, type WsErrorCode } from './protocol.js';

@@ -7,7 +7,7 @@
  * member stocks for `sector` — once per market per connection (a restore announces them
  * again). Transitions later reach every connection with a subscription (hub.ts).
  */
-import type { MarketStatusEvent } from '../market/events.js';
+import type { MarketStatusEvent } from '../kernel/events.js';
 import { serverMessages, type OutMessage, type SubscriptionType } from './protocol.js';
 import type { Universe } from './subscriptions.js';
 

@@ -14,15 +14,17 @@
  * checks for gaps walks frames and their inner messages in reading order.
  */
 import { z } from 'zod';
-import type { AlertEvent, MarketStatusEvent, OrderBookEvent, PriceEvent } from '../market/events.js';
+import {
+  SUBSCRIPTION_TYPES, type AlertMessage, type ConnectedMessage, type ErrorMessage, type MarketStatusMessage, type MessageBody, type OrderbookUpdate,
+  type PongMessage, type PriceUpdate, type ReconnectedMessage, type ScreenInfo, type ScreenSubscribed, type ScreensUnsubscribed, type ScreenUpdate,
+  type SubscriptionAck, type SubscriptionMap, type SubscriptionType, type TokenRefreshedMessage,
+} from '../contract/ws.js';
+import type { AlertEvent, MarketStatusEvent, OrderBookEvent, PriceEvent } from '../kernel/events.js';
+export type { ScreenInfo } from '../contract/ws.js';
 import { isScreenMessage, parseScreenMessage, type ScreenClientMessage } from './screen-protocol.js';
 
-/** The kinds of subscription (spec "Client to server"). */
-export const SUBSCRIPTION_TYPES = ['stock', 'market', 'sector'] as const;
-/** A subscription kind. */
-export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number];
-/** Targets per subscription type (the `restored_subscriptions` / `subscriptions` shape). */
-export type SubscriptionMap = Record<SubscriptionType, string[]>;
+/** The kinds of subscription and their maps are wire types (daemon/contract/ws.ts). */
+export { SUBSCRIPTION_TYPES, type SubscriptionMap, type SubscriptionType } from '../contract/ws.js';
 
 /** WebSocket error codes (spec "WebSocket error codes"). */
 export const WS_ERROR_CODES = [
@@ -121,6 +123,11 @@ export interface OutMessage {
   readonly builtAt: number;
   /** An alert's firing record id and time (the session's alert cursor advances when it is sent). */
   readonly alert?: AlertRef;
+  /**
+   * UTF-8 bytes of `head` followed by `,"sequence":`, made once by the first connection that
+   * sends the message and shared by every other (frame-encoder.ts): serialize once.
+   */
+  encoded?: Buffer;
 }
 
 /** Identity of a delivered alert firing. */
@@ -162,7 +169,12 @@ export function finalize(message: OutMessage, sequence: number): string {
 
 /** A `batch` frame around already-finalized inner messages (which carry their own sequences). */
 export function batchFrame(sequence: number, inner: readonly string[], nowMs: number): string {
-  return `{"type":"batch","sequence":${sequence},"batch_size":${inner.length},"timestamp":"${frameIso(nowMs)}","messages":[${inner.join(',')}]}`;
+  return `${batchPrefix(sequence, inner.length, nowMs)}${inner.join(',')}]}`;
+}
+
+/** The text of a `batch` frame before its first inner message (ASCII only). */
+export function batchPrefix(sequence: number, size: number, nowMs: number): string {
+  return `{"type":"batch","sequence":${sequence},"batch_size":${size},"timestamp":"${frameIso(nowMs)}","messages":[`;
 }
 
 /** Fields of the `connected` message besides the session id. */
@@ -178,62 +190,47 @@ export interface ConnectedInfo {
   session_ttl_s: number;
 }
 
-/** A live screen as `subscribed` describes it. */
-export interface ScreenInfo {
-  screen_id: string;
-  /** `preset:<id>`, `template:<id>` or `query`. */
-  source: string;
-  /** Stocks matching (every page). */
-  total: number;
-  /** Sort and paging the members follow. */
-  sort: readonly { field: string; direction: 'asc' | 'desc' }[];
-  page: number;
-  per_page: number;
-  /** Re-opened by a session restore (a screen_update with the diff since the save may follow). */
-  restored?: boolean;
-}
-
 /** Server messages (spec "Server to client"); timestamps are ISO 8601 UTC. */
 export const serverMessages = {
   connected: (sessionId: string, info: ConnectedInfo, nowMs: number) =>
-    out('connected', { session_id: sessionId, ...info, timestamp: iso(nowMs) }),
+    out('connected', { session_id: sessionId, ...info, timestamp: iso(nowMs) } satisfies MessageBody<ConnectedMessage>),
   subscribed: (type: SubscriptionType, targets: string[], nowMs: number) =>
-    out('subscribed', { subscription_type: type, targets, timestamp: iso(nowMs) }),
+    out('subscribed', { subscription_type: type, targets, timestamp: iso(nowMs) } satisfies MessageBody<SubscriptionAck>),
   unsubscribed: (type: SubscriptionType, targets: string[], nowMs: number) =>
-    out('unsubscribed', { subscription_type: type, targets, timestamp: iso(nowMs) }),
+    out('unsubscribed', { subscription_type: type, targets, timestamp: iso(nowMs) } satisfies MessageBody<SubscriptionAck>),
   priceUpdate: (e: PriceEvent, streamId?: string) =>
     out(
       'price_update',
-      { code: e.code, name: e.name, price: e.price, change: e.change, change_percent: e.change_percent, volume: e.volume, timestamp: iso(e.ts) },
+      { code: e.code, name: e.name, price: e.price, change: e.change, change_percent: e.change_percent, volume: e.volume, timestamp: iso(e.ts) } satisfies MessageBody<PriceUpdate>,
       { key: `p:${e.code}`, streamId },
     ),
   orderbookUpdate: (e: OrderBookEvent, streamId?: string) =>
-    out('orderbook_update', { code: e.code, bids: e.bids, asks: e.asks, timestamp: iso(e.ts) }, { key: `o:${e.code}`, streamId }),
+    out('orderbook_update', { code: e.code, bids: e.bids, asks: e.asks, timestamp: iso(e.ts) } satisfies MessageBody<OrderbookUpdate>, { key: `o:${e.code}`, streamId }),
   marketStatus: (e: MarketStatusEvent, streamId?: string) =>
-    out('market_status', { market: e.market, status: e.status, timestamp: iso(e.ts) }, { key: `m:${e.market}`, streamId }),
+    out('market_status', { market: e.market, status: e.status, timestamp: iso(e.ts) } satisfies MessageBody<MarketStatusMessage>, { key: `m:${e.market}`, streamId }),
   alert: (e: AlertEvent, streamId?: string) =>
     out(
       'alert',
-      { code: e.code, alert_type: e.alert_type, threshold: e.threshold, current_price: e.current_price, message: e.message, timestamp: iso(e.ts) },
+      { code: e.code, alert_type: e.alert_type, threshold: e.threshold, current_price: e.current_price, message: e.message, timestamp: iso(e.ts) } satisfies MessageBody<AlertMessage>,
       { streamId, alert: { id: e.event_id ?? `${e.alert_id}@${e.ts}`, ts: e.ts } },
     ),
   error: (code: WsErrorCode, message: string, details: Record<string, unknown>, nowMs: number) =>
-    out('error', { code, message, details, timestamp: iso(nowMs) }),
-  pong: (nowMs: number) => out('pong', { timestamp: iso(nowMs) }),
+    out('error', { code, message, details, timestamp: iso(nowMs) } satisfies MessageBody<ErrorMessage>),
+  pong: (nowMs: number) => out('pong', { timestamp: iso(nowMs) } satisfies MessageBody<PongMessage>),
   reconnected: (
     sessionId: string,
     restored: SubscriptionMap,
     info: ReconnectedInfo,
     nowMs: number,
-  ) => out('reconnected', { session_id: sessionId, restored_subscriptions: restored, ...info, timestamp: iso(nowMs) }),
+  ) => out('reconnected', { session_id: sessionId, restored_subscriptions: restored, ...info, timestamp: iso(nowMs) } satisfies MessageBody<ReconnectedMessage>),
   /** A live screen subscribed (issue 22): its id and current members (never coalesced). */
   screenSubscribed: (screen: ScreenInfo, members: readonly object[], nowMs: number) =>
-    out('subscribed', { subscription_type: 'screen', targets: [screen.source], ...screen, members, count: members.length, timestamp: iso(nowMs) }),
+    out('subscribed', { subscription_type: 'screen', targets: [screen.source], ...screen, members, count: members.length, timestamp: iso(nowMs) } satisfies MessageBody<ScreenSubscribed>),
   /** A live screen's membership changed (never coalesced: each diff counts). */
   screenUpdate: (screenId: string, change: { entered: readonly object[]; exited: readonly string[]; count: number; total: number }, nowMs: number) =>
-    out('screen_update', { screen_id: screenId, entered: change.entered, exited: change.exited, count: change.count, total: change.total, timestamp: iso(nowMs) }),
+    out('screen_update', { screen_id: screenId, entered: change.entered, exited: change.exited, count: change.count, total: change.total, timestamp: iso(nowMs) } satisfies MessageBody<ScreenUpdate>),
   screensUnsubscribed: (screenIds: string[], nowMs: number) =>
-    out('unsubscribed', { subscription_type: 'screen', targets: screenIds, timestamp: iso(nowMs) }),
+    out('unsubscribed', { subscription_type: 'screen', targets: screenIds, timestamp: iso(nowMs) } satisfies MessageBody<ScreensUnsubscribed>),
   tokenRefreshed: (userId: string, expiresAtS: number, nowMs: number) =>
-    out('token_refreshed', { user_id: userId, expires_at: iso(expiresAtS * 1000), timestamp: iso(nowMs) }),
+    out('token_refreshed', { user_id: userId, expires_at: iso(expiresAtS * 1000), timestamp: iso(nowMs) } satisfies MessageBody<TokenRefreshedMessage>),
 };

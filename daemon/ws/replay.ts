@@ -14,7 +14,7 @@
  * set. Reading stops at the bound, so a truncated plan costs no more than a full one.
  */
 import { compareStreamIds, nextStreamId, previousStreamId, type MarketBus } from '../market/bus.js';
-import type { MarketEvent } from '../market/events.js';
+import type { MarketEvent } from '../kernel/events.js';
 import { isRelevant, messageForEvent } from './hub.js';
 import type { OutMessage } from './protocol.js';
 import type { SubscriptionSet } from './subscriptions.js';

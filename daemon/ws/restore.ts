@@ -21,15 +21,58 @@
  */
 import type { Logger } from 'pino';
 import { throttledWarning } from '../infra/throttled-warning.js';
-import type { AlertEvent } from '../market/events.js';
+import type { AlertEvent, MarketStatusEvent, PriceEvent } from '../kernel/events.js';
 import { alertReplayFloor, alertSeen } from './alert-cursor.js';
-import type { Connection } from './connection.js';
-import { marketsOfTargets, statusMessages } from './market-status.js';
-import { serverMessages, type OutMessage, type SubscriptionMap } from './protocol.js';
-import { planReplay, type ReplayPlan } from './replay.js';
-import { claimSession } from './session-claim.js';
-import type { RestoreFailure, SavedSession } from './session-store.js';
-import { createSubscriptionSet } from './subscriptions.js';
+import { marketsOfTargets } from './market-status.js';
+import { serverMessages, type OutMessage, type SubscriptionMap, type SubscriptionType, type WsErrorCode } from './protocol.js';
+import { planReplay, type ReplayPlan, type ReplaySource } from './replay.js';
+import type { Tier } from '../kernel/roles.js';
+import type { LiveScreenHook } from './live-screens.js';
+import { claimSession, type Claimant, type ClaimDeps } from './session-claim.js';
+import type { RestoreFailure, SavedSession, SessionState, SessionStore } from './session-store.js';
+import { createSubscriptionSet, type SubscriptionSet, type Universe } from './subscriptions.js';
+
+/** The collaborators a restore uses (a narrow view of the connection's deps). */
+export interface RestoreDeps extends ClaimDeps {
+  sessions: ClaimDeps['sessions'] & Pick<SessionStore, 'save' | 'release'>;
+  settings: ClaimDeps['settings'] & { maxSubscriptions: number; maxReplayMessages: number; maxReplayScan: number; maxReplayAlerts: number };
+  universe: Universe;
+  bus: ReplaySource & { position(): string | null };
+  snapshot(codes: string[]): Promise<PriceEvent[]>;
+  marketStatus?(): MarketStatusEvent[];
+  missedAlerts?(userId: string, fromMs: number, toMs: number, limit: number): Promise<AlertEvent[]>;
+  logger: Logger;
+  /** Live screens (issue 22); absent: `subscription_type: "screen"` is refused and restores bring none back. */
+  liveScreens?: LiveScreenHook;
+}
+
+/**
+ * What a restore needs of the connection: a few reads and the transitions the connection
+ * owns (beginRestore, finishRestore, announceMarkets); the restore writes none of its fields.
+ */
+export interface RestoreTarget extends Claimant {
+  readonly sessionId: string;
+  readonly user: { id: string; tier: Tier } | null;
+  /** When the connection joined its user's alert topic (null while anonymous). */
+  readonly userSince: number | null;
+  readonly subscriptions: Pick<SubscriptionSet, 'has' | 'count' | 'toMap'>;
+  readonly deps: RestoreDeps;
+  error(code: WsErrorCode, message: string, details?: Record<string, unknown>): void;
+  hasAlert(id: string): boolean;
+  joinSubscription(type: SubscriptionType, target: string): void;
+  /** Queue a message (held while a restore is under way). */
+  send(message: OutMessage): void;
+  /**
+   * Take over session `sessionId` saved as `saved`: delivery is held, the sequence goes on
+   * from the highest of the connection's, the saved and the client's; a close from now on
+   * saves this session at the saved position. Returns the id of the session left behind.
+   */
+  beginRestore(sessionId: string, saved: SessionState, clientLastSequence?: number): string;
+  /** `market_status` messages for `markets`, announced afresh (what was announced before is forgotten). */
+  announceMarkets(markets: Iterable<string>, afresh: boolean): OutMessage[];
+  /** Deliver `front` before the live messages held meanwhile, resume delivery and checkpoint. */
+  finishRestore(front: readonly OutMessage[]): void;
+}
 
 const FAILURE_TEXT: Record<RestoreFailure | 'unavailable', string> = {
   unknown: 'Session not found',
@@ -41,13 +84,13 @@ const FAILURE_TEXT: Record<RestoreFailure | 'unavailable', string> = {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function fail(conn: Connection, sessionId: string, reason: RestoreFailure | 'unavailable'): false {
+function fail(conn: RestoreTarget, sessionId: string, reason: RestoreFailure | 'unavailable'): false {
   conn.error('SESSION_RESTORATION_FAILED', FAILURE_TEXT[reason], { session_id: sessionId, reason });
   return false;
 }
 
 /** Join the saved subscriptions within the connection's limit; returns those restored. */
-function joinSaved(conn: Connection, saved: SavedSession): SubscriptionMap {
+function joinSaved(conn: RestoreTarget, saved: SavedSession): SubscriptionMap {
   const restored = createSubscriptionSet();
   const max = conn.deps.settings.maxSubscriptions;
   for (const [type, target] of createSubscriptionSet(saved.subscriptions).entries()) {
@@ -69,7 +112,7 @@ function warnReplayUnreadable(logger: Logger, err: string): void {
   warn(err);
 }
 
-async function replayPlan(conn: Connection, saved: SavedSession, upto: string | null): Promise<ReplayPlan> {
+async function replayPlan(conn: RestoreTarget, saved: SavedSession, upto: string | null): Promise<ReplayPlan> {
   const { deps } = conn;
   try {
     return await planReplay(
@@ -87,7 +130,7 @@ async function replayPlan(conn: Connection, saved: SavedSession, upto: string | 
 }
 
 /** Codes of the snapshot: restored stocks and the members of restored markets and sectors. */
-function snapshotCodes(conn: Connection, subs: SubscriptionMap): string[] {
+function snapshotCodes(conn: RestoreTarget, subs: SubscriptionMap): string[] {
   const { universe } = conn.deps;
   const codes = new Set(subs.stock);
   for (const market of subs.market) for (const code of universe.members?.('market', market) ?? []) codes.add(code);
@@ -95,7 +138,7 @@ function snapshotCodes(conn: Connection, subs: SubscriptionMap): string[] {
   return [...codes];
 }
 
-async function snapshotMessages(conn: Connection, subs: SubscriptionMap): Promise<OutMessage[]> {
+async function snapshotMessages(conn: RestoreTarget, subs: SubscriptionMap): Promise<OutMessage[]> {
   const codes = snapshotCodes(conn, subs);
   if (codes.length === 0) return [];
   try {
@@ -110,7 +153,7 @@ async function snapshotMessages(conn: Connection, subs: SubscriptionMap): Promis
  * The owner's firings the session was not sent: from its alert cursor up to the moment
  * this connection started receiving them live; ones already pushed here are left out.
  */
-async function missedAlerts(conn: Connection, saved: SavedSession): Promise<AlertEvent[]> {
+async function missedAlerts(conn: RestoreTarget, saved: SavedSession): Promise<AlertEvent[]> {
   const { deps } = conn;
   if (!deps.missedAlerts || saved.user_id === null) return [];
   const from = alertReplayFloor(saved.alerts, saved.started_at);
@@ -144,7 +187,7 @@ function mergeByTime(stream: OutMessage[], alerts: OutMessage[]): OutMessage[] {
  * client as SESSION_RESTORATION_FAILED (details.reason: unknown, expired, other_user,
  * in_use, unavailable); never throws.
  */
-export async function restoreSession(conn: Connection, sessionId: string, clientLastSequence?: number): Promise<boolean> {
+export async function restoreSession(conn: RestoreTarget, sessionId: string, clientLastSequence?: number): Promise<boolean> {
   const { deps } = conn;
   if (!UUID.test(sessionId)) return fail(conn, sessionId.slice(0, 64), 'unknown');
   if (sessionId === conn.sessionId) return fail(conn, sessionId, 'in_use');
@@ -162,28 +205,20 @@ export async function restoreSession(conn: Connection, sessionId: string, client
     await deps.sessions.save(sessionId, { ...saved }, conn.owner()).catch(() => undefined);
     return false;
   }
-  conn.outbox.pause();
-  const previousId = conn.sessionId;
   // From here a close or a checkpoint writes the restored session with its own position and sequence.
-  conn.sessionId = sessionId;
-  conn.outbox.sequence = Math.max(conn.outbox.sequence, saved.last_sequence, clientLastSequence ?? 0);
-  conn.restoringFrom = saved.last_stream_id;
-  conn.startedAt = saved.started_at;
-  conn.alertCursor = saved.alerts;
+  const previousId = conn.beginRestore(sessionId, saved, clientLastSequence);
   void deps.sessions.release(previousId, conn.owner()).catch(() => undefined);
   const upto = deps.bus.position();
   const restored = joinSaved(conn, saved);
   const [plan, alerts] = await Promise.all([replayPlan(conn, saved, upto), missedAlerts(conn, saved)]);
   const snapshot = plan.truncated ? await snapshotMessages(conn, saved.subscriptions) : [];
   if (!conn.isOpen()) return false;
-  conn.restoringFrom = undefined;
   const alertMessages = alerts.map((e) => serverMessages.alert(e));
   const replay = plan.truncated ? [...snapshot, ...alertMessages] : mergeByTime(plan.messages, alertMessages);
   // The status of every market of the connection's subscriptions, announced afresh.
-  conn.announcedMarkets.clear();
   const all = conn.subscriptions.toMap();
   const markets = new Set([...marketsOfTargets(deps.universe, 'market', all.market), ...marketsOfTargets(deps.universe, 'stock', all.stock), ...marketsOfTargets(deps.universe, 'sector', all.sector)]);
-  const status = statusMessages(deps.marketStatus, markets, conn.announcedMarkets);
+  const status = conn.announceMarkets(markets, true);
   const reconnected = serverMessages.reconnected(
     sessionId,
     restored,
@@ -197,10 +232,9 @@ export async function restoreSession(conn: Connection, sessionId: string, client
     },
     deps.clock.now(),
   );
-  conn.outbox.unshift([reconnected, ...replay, ...status]);
-  conn.outbox.resume();
-  // Live screens come back re-evaluated, with the membership diff since the save (no replay).
+  // Live screens come back re-evaluated, with the membership diff since the save (no replay):
+  // sent while delivery is held, so they follow the reconnected message, the replay and the status.
   if (saved.live_screens?.length) await deps.liveScreens?.restore(conn, saved.live_screens);
-  conn.requestCheckpoint();
+  conn.finishRestore([reconnected, ...replay, ...status]);
   return true;
 }

@@ -10,8 +10,27 @@
  * - held by an instance that is gone (its liveness key expired: it was killed): the
  *   checkpoint is claimed, and the session restores from it.
  */
-import type { Connection } from './connection.js';
-import type { RestoreFailure, SessionState, StoredSession } from './session-store.js';
+import type { Clock } from '../infra/clock.js';
+import type { RestoreFailure, SessionOwner, SessionState, SessionStore, StoredSession } from './session-store.js';
+
+/** What a claim reads of the claiming connection (and of a local holder). */
+export interface Claimant {
+  readonly id: string;
+  readonly user: { id: string } | null;
+  isOpen(): boolean;
+  owner(): SessionOwner;
+  readonly deps: ClaimDeps;
+}
+
+/** The collaborators a claim uses. */
+export interface ClaimDeps {
+  sessions: Pick<SessionStore, 'read' | 'remove' | 'isAlive' | 'claim'>;
+  clock: Clock;
+  settings: { ownerWaitMs: number };
+  gatewayId: string;
+  /** A connection of this gateway by id (until its session is saved). */
+  localConnection(id: string): { isOpen(): boolean; readonly finished: Promise<void> } | undefined;
+}
 
 /** Outcome of a claim. */
 export type ClaimResult = { ok: true; stored: StoredSession } | { ok: false; reason: RestoreFailure };
@@ -28,7 +47,7 @@ function claimedState(stored: StoredSession): SessionState {
 }
 
 /** Whether the live record's holder can still save it: 'open' (refuse or wait), 'closing' (wait), 'gone' (claim). */
-async function holderState(conn: Connection, stored: StoredSession): Promise<'open' | 'closing' | 'gone'> {
+async function holderState(conn: Claimant, stored: StoredSession): Promise<'open' | 'closing' | 'gone'> {
   const { deps } = conn;
   if (stored.owner.gateway === deps.gatewayId) {
     const holder = deps.localConnection(stored.owner.connection);
@@ -43,7 +62,7 @@ async function holderState(conn: Connection, stored: StoredSession): Promise<'op
  * another user, an expired one, or one still in use.
  * @throws when Redis is unavailable
  */
-export async function claimSession(conn: Connection, id: string): Promise<ClaimResult> {
+export async function claimSession(conn: Claimant, id: string): Promise<ClaimResult> {
   const { deps } = conn;
   const deadline = Date.now() + deps.settings.ownerWaitMs;
   const userId = conn.user?.id ?? null;

@@ -4,7 +4,7 @@
  * are built once per snapshot version (the snapshot object is immutable and swapped
  * whole when indicators are recomputed).
  */
-import { MARKETS } from '../market/records.js';
+import { MARKETS } from '../kernel/records.js';
 import type { Snapshot } from '../screening/snapshot.js';
 import type { Universe } from './subscriptions.js';
 

@@ -5,36 +5,11 @@
  */
 import type { Connection, ConnectionSettings } from './connection.js';
 import type { SessionStore } from './session-store.js';
-import { memoryFigures, type LatencySummary, type WsCounters } from './stats.js';
+import type { WsStats } from '../contract/ws.js';
+import { memoryFigures, type WsCounters } from './stats.js';
 
-/** The stats body. */
-export interface WsStats {
-  active_connections: number;
-  total_subscriptions: number;
-  subscriptions_by_type: { stock: number; market: number; sector: number };
-  messages_sent: number;
-  /** Saved sessions in Redis not yet expired; null when Redis cannot be asked. */
-  saved_sessions: number | null;
-  batching_enabled: boolean;
-  batch_interval_ms: number;
-  queued_messages: number;
-  rate_limiting_enabled: boolean;
-  rate_limit: number;
-  frames_sent: number;
-  /** Averaged over the last 10 s. */
-  messages_per_second: number;
-  send_latency_ms: LatencySummary;
-  memory: ReturnType<typeof memoryFigures>;
-  /**
-   * Mean of what each connection holds itself (socket send buffer + session state as saved);
-   * null without connections. Not process RSS / connections, which counts everything else the
-   * process holds (issue 20).
-   */
-  bytes_per_connection: number | null;
-  topics: number;
-  /** Shared compression contexts (null when compression is off). */
-  compression: { contexts: number; busy: number; queued: number } | null;
-}
+/** The stats body (daemon/contract/ws.ts). */
+export type { WsStats } from '../contract/ws.js';
 
 /** Inputs of the stats. */
 export interface StatsInputs {
@@ -57,7 +32,7 @@ export async function collectStats(input: StatsInputs): Promise<WsStats> {
     byType.stock += c.subscriptions.count('stock');
     byType.market += c.subscriptions.count('market');
     byType.sector += c.subscriptions.count('sector');
-    queued += c.outbox.size();
+    queued += c.queuedMessages();
   }
   const savedSessions = await input.sessions.count().catch(() => null);
   const memory = memoryFigures();

@@ -4,15 +4,10 @@
  * Send latency = time from the gateway building a message (bus dispatch, reply) to the
  * frame carrying it being handed to the socket; one sample per flush, last 2048 kept.
  */
+import type { LatencySummary, MemoryFigures } from '../contract/ws.js';
 
-/** Send-latency percentiles in milliseconds. */
-export interface LatencySummary {
-  p50: number | null;
-  p95: number | null;
-  p99: number | null;
-  max: number | null;
-  samples: number;
-}
+/** Send-latency percentiles in milliseconds (daemon/contract/ws.ts). */
+export type { LatencySummary } from '../contract/ws.js';
 
 /** Counters behind the stats. */
 export interface WsCounters {
@@ -79,7 +74,7 @@ function round2(x: number): number {
 }
 
 /** Process memory figures in bytes. */
-export function memoryFigures(): { rss: number; heap_used: number; heap_total: number; external: number; array_buffers: number } {
+export function memoryFigures(): MemoryFigures {
   const m = process.memoryUsage();
   return { rss: m.rss, heap_used: m.heapUsed, heap_total: m.heapTotal, external: m.external, array_buffers: m.arrayBuffers };
 }

@@ -6,8 +6,8 @@
  * quarters) or decline (the reverse). Equity rolls forward by net profit minus
  * dividends, so the balance sheet ties out (assets = liabilities + equity).
  */
-import { addDays } from '../../daemon/market/krx-calendar.js';
-import type { FinancialQuarter } from '../../daemon/market/records.js';
+import { addDays } from '../../daemon/kernel/krx-calendar.js';
+import type { FinancialQuarter } from '../../daemon/kernel/records.js';
 import { createRng } from './prng.js';
 import type { Rng } from './prng.js';
 import type { SampleIssue } from './universe.js';

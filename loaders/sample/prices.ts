@@ -4,8 +4,8 @@
  * grid and inside the ±30% daily limits. Also accumulates the cap-weighted
  * sums from which the composite indexes are chain-linked.
  */
-import { priceLimits, roundToTick } from '../../daemon/market/tick-size.js';
-import type { DailyBar, HaltRecord, IndexBar, Market } from '../../daemon/market/records.js';
+import { priceLimits, roundToTick } from '../../daemon/kernel/tick-size.js';
+import type { DailyBar, HaltRecord, IndexBar, Market } from '../../daemon/kernel/records.js';
 import type { Sector } from '../sectors.js';
 import { SECTOR_PROFILES } from './catalog.js';
 import { createRng } from './prng.js';

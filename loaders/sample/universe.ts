@@ -2,8 +2,8 @@
  * The sample market's issues: codes, names, sectors, boards, flags, listing
  * dates, size, and the parameters that drive each issue's price path.
  */
-import { tickSize } from '../../daemon/market/tick-size.js';
-import type { Market, StockRecord } from '../../daemon/market/records.js';
+import { tickSize } from '../../daemon/kernel/tick-size.js';
+import type { Market, StockRecord } from '../../daemon/kernel/records.js';
 import { KOSDAQ_BOARDS, NAME_PREFIXES, SECTOR_PROFILES } from './catalog.js';
 import type { SectorProfile } from './catalog.js';
 import { createRng } from './prng.js';

@@ -8,11 +8,11 @@
  * the evaluation itself; the end-to-end figure through POST /admin/ticks is alert-ticks.ts.
  */
 import { pino } from 'pino';
-import type { AlertType } from '../../daemon/alerts/alert-rules.js';
+import type { AlertType } from '../../daemon/kernel/alert-types.js';
 import { createAlertEvaluator, type AlertEvaluator } from '../../daemon/alerts/evaluator.js';
-import { createMarketParts, loadSnapshotRows } from '../../daemon/daemon.js';
-import type { PriceEvent } from '../../daemon/market/events.js';
-import type { Market } from '../../daemon/market/records.js';
+import { createMarketParts, loadSnapshotRows } from '../../daemon/wiring/market.js';
+import type { PriceEvent } from '../../daemon/kernel/events.js';
+import type { Market } from '../../daemon/kernel/records.js';
 import { openStore, type StoreSettings } from '../../daemon/store/open.js';
 import type { Alert } from '../../daemon/store/alerts-repo.js';
 import { Histogram } from '../histogram.js';

@@ -2,10 +2,11 @@
  * The bench's baselines: what this machine allows with no application in the way.
  * - a bare `node:http` server answering every request with one fixed JSON body;
  * - a bare `ws` server speaking just enough of the protocol for the fan-out clients
- *   (`connected` on open, `subscribed` on subscribe) that broadcasts one fixed `batch`
- *   frame of price updates to every subscribed client every 30 ms (the gateway's batch
- *   interval), timestamps refreshed per broadcast so latency is measured the same way,
- *   and serves `GET /v1/ws/stats` with its connection count and RSS.
+ *   (`connected` on open, `subscribed` on subscribe) that sends every subscribed client the
+ *   price updates due every 30 ms (the gateway's batch interval) as one frame numbered with
+ *   that client's own sequence, the way the daemon numbers them (built by plain string
+ *   concatenation per client: the straightforward fan-out), timestamps refreshed per
+ *   broadcast so latency is measured the same way, and serves `GET /v1/ws/stats` with its connection count and RSS.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -42,14 +43,23 @@ function close(server: Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
-function frame(count: number, seq: number): string {
+/** The tick's messages without their closing brace (each client appends its own sequence). */
+function heads(count: number, seq: number): string[] {
   const ts = new Date().toISOString();
-  const one = `{"type":"price_update","code":"005930","name":"Samsung Electronics","price":${71500 + (seq % 2) * 100},"change":500,"change_percent":0.7,"volume":1234567,"timestamp":"${ts}"}`;
-  return `{"type":"batch","batch_size":${count},"timestamp":"${ts}","messages":[${Array(count).fill(one).join(',')}]}`;
+  const one = `{"type":"price_update","code":"005930","name":"Samsung Electronics","price":${71500 + (seq % 2) * 100},"change":500,"change_percent":0.7,"volume":1234567,"timestamp":"${ts}"`;
+  return Array<string>(count).fill(one);
+}
+
+/** One client's frame, numbered from `first` like the daemon's (a batch before its inner messages; one message unwrapped). */
+function frameFor(inner: string[], first: number): string {
+  if (inner.length === 1) return `${inner[0]},"sequence":${first}}`;
+  const body = inner.map((h, i) => `${h},"sequence":${first + 1 + i}}`).join(',');
+  return `{"type":"batch","sequence":${first},"batch_size":${inner.length},"timestamp":"${new Date().toISOString()}","messages":[${body}]}`;
 }
 
 function startWs(o: BaselineOptions): { server: Server; stop(): void } {
-  const subscribed = new Set<WebSocket>();
+  // Subscribed clients and the last sequence number each was sent.
+  const subscribed = new Map<WebSocket, number>();
   const server = createServer((req, res) => {
     if (req.url?.startsWith('/v1/ws/stats')) {
       const body = { active_connections: subscribed.size, memory: { rss: process.memoryUsage().rss } };
@@ -63,7 +73,7 @@ function startWs(o: BaselineOptions): { server: Server; stop(): void } {
     ws.on('message', (raw) => {
       const m = JSON.parse(raw.toString()) as { type?: string; subscription_type?: string; targets?: string[] };
       if (m.type !== 'subscribe') return;
-      subscribed.add(ws);
+      if (!subscribed.has(ws)) subscribed.set(ws, 0);
       ws.send(JSON.stringify({ type: 'subscribed', subscription_type: m.subscription_type, targets: m.targets, timestamp: new Date().toISOString() }));
     });
     ws.on('close', () => subscribed.delete(ws));
@@ -76,8 +86,11 @@ function startWs(o: BaselineOptions): { server: Server; stop(): void } {
     const n = Math.floor(owed);
     if (n === 0) return;
     owed -= n;
-    const text = frame(n, seq++);
-    for (const ws of subscribed) ws.send(text);
+    const inner = heads(n, seq++);
+    for (const [ws, last] of subscribed) {
+      ws.send(frameFor(inner, last + 1));
+      subscribed.set(ws, last + (n === 1 ? 1 : n + 1));
+    }
   }, interval);
   return { server, stop: () => clearInterval(timer) };
 }

@@ -5,13 +5,14 @@
  * target: under 2 ms, judged on the p99).
  */
 import { join } from 'node:path';
-import { createMarketParts, loadSnapshotRows } from '../../daemon/daemon.js';
+import { createMarketParts, loadSnapshotRows } from '../../daemon/wiring/market.js';
 import { INDICATOR_IDS } from '../../daemon/indicators/registry.js';
 import { executeQuery } from '../../daemon/screening/query.js';
 import { parseScreenRequest } from '../../daemon/screening/request.js';
 import { buildSnapshot, type Snapshot } from '../../daemon/screening/snapshot.js';
 import { openSqlite } from '../../daemon/store/sqlite.js';
 import { Histogram } from '../histogram.js';
+import { languageRows } from './language-timing.js';
 import { complexBodies, simpleBodies } from '../scenarios/screen-bodies.js';
 import { ISSUE_TARGETS, makeRow } from '../targets.js';
 import type { ReportRow } from '../types.js';
@@ -53,5 +54,6 @@ export async function engineRows(dataDir: string, iterations: number): Promise<R
       makeRow('engine', `${name} query p99`, s.p99, 'µs', ISSUE_TARGETS.engineQueryP99Us),
     );
   }
+  rows.push(...languageRows(snapshot, new Set<string>(INDICATOR_IDS), iterations));
   return rows;
 }

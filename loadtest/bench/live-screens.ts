@@ -11,10 +11,10 @@
  * top-N / threshold queries on price-dependent fields, all distinct (no sharing of compiled
  * screens flatters the figures).
  */
-import { createMarketParts, loadSnapshotRows } from '../../daemon/daemon.js';
+import { createMarketParts, loadSnapshotRows } from '../../daemon/wiring/market.js';
 import { INDICATOR_IDS } from '../../daemon/indicators/registry.js';
 import { createLiveScreenEngine } from '../../daemon/live/engine.js';
-import type { PriceEvent } from '../../daemon/market/events.js';
+import type { PriceEvent } from '../../daemon/kernel/events.js';
 import { parseScreenRequest } from '../../daemon/screening/request.js';
 import { executeQuery, type ScreenQuery } from '../../daemon/screening/query.js';
 import { buildSnapshot, type Snapshot } from '../../daemon/screening/snapshot.js';
@@ -27,7 +27,7 @@ import { loadAlertStocks, replayTicks } from './alerts.js';
 const SCENARIO = 'live screens (in process)';
 const KNOWN = new Set<string>(INDICATOR_IDS);
 const SORTS = ['change_percent', 'volume', 'market_cap', 'trading_value', 'per', 'dividend_yield'] as const;
-const MARKETS = [undefined, 'KOSPI', 'KOSDAQ'] as const;
+const MARKET_MIX = [undefined, 'KOSPI', 'KOSDAQ'] as const;
 
 /** `count` distinct live-screen queries: templates and inline queries in turn. */
 export function liveScreenMix(count: number): ScreenQuery[] {
@@ -35,7 +35,7 @@ export function liveScreenMix(count: number): ScreenQuery[] {
   const out: ScreenQuery[] = [];
   for (let i = 0; i < count; i++) {
     const per_page = 10 + (i % 191);
-    const market = MARKETS[i % 3];
+    const market = MARKET_MIX[i % 3];
     if (i % 2 === 0 && templates.length > 0) {
       const t = templates[(i >> 1) % templates.length]!;
       out.push(applyTemplateOverrides(t, { per_page, ...(market ? { market } : {}) }));

@@ -16,7 +16,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createMarketParts, loadSnapshotRows } from '../../daemon/daemon.js';
+import { createMarketParts, loadSnapshotRows } from '../../daemon/wiring/market.js';
 import { INDICATOR_IDS } from '../../daemon/indicators/registry.js';
 import { buildSnapshot } from '../../daemon/screening/snapshot.js';
 import { openStore } from '../../daemon/store/open.js';

@@ -1,4 +1,5 @@
 /** Loads the sample market into the bench daemon through the admin job API and waits for it. */
+import type { JobView } from '../../daemon/contract/jobs.js';
 import { accessTokenOf, type ApiClient } from '../api.js';
 
 /** Size of the sample market. */
@@ -6,12 +7,6 @@ export interface MarketSize {
   stocks: number;
   days: number;
   seed: number;
-}
-
-interface JobView {
-  state: string;
-  progress: unknown;
-  failed_reason: string | null;
 }
 
 /** Log in as the admin; returns the token. @throws ApiCallError when refused */

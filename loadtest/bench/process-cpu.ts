@@ -3,27 +3,13 @@
  * measured seconds, per request: what a feature costs the service itself, apart from the load
  * generator, which shares this machine's cores. Linux only (/proc); elsewhere the figures are null.
  */
-import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { isLoopbackHost } from '../guard.js';
+import { processCpuMs } from '../proc-cpu.js';
 import type { ProgressListener } from '../types.js';
 
-/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on every Linux build Node supports). */
-const USER_HZ = 100;
-
-/** utime + stime of a process, all threads, in ms; null when /proc cannot tell. */
-export function processCpuMs(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name, which is in parentheses and may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const utime = Number(fields[11]);
-    const stime = Number(fields[12]);
-    return Number.isFinite(utime) && Number.isFinite(stime) ? ((utime + stime) * 1000) / USER_HZ : null;
-  } catch {
-    return null;
-  }
-}
+/** Re-exported: CPU ms of a process from /proc (loadtest/proc-cpu.ts). */
+export { processCpuMs };
 
 /** The pid of the Redis at `url` when it runs on this machine (INFO process_id, seen in /proc); else null. */
 export async function localRedisPid(url: string): Promise<number | null> {

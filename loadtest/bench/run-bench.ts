@@ -23,6 +23,7 @@ import { alertTickRows, runAlertTickBench } from './alert-ticks.js';
 import { alertEvaluationRows, loadAlertStocks, runAlertEvaluationBench } from './alerts.js';
 import { averageRuns, baselineRows, LABELS, limiterRows, relabel, serverCpuRows } from './compare.js';
 import { engineRows } from './engine-timing.js';
+import { historyRows } from './history-timing.js';
 import { startChild, type BenchChild } from './children.js';
 import { adminLogin } from './market.js';
 import { marketRows, runMarketBench } from './market-load.js';
@@ -76,6 +77,8 @@ interface Stage {
   plan: BenchPlan;
   signal: AbortSignal;
   io: BenchIO;
+  /** BENCH_HISTORY=0 skips the as-of/backtest timing (issue 23; it reads the whole history, ~1 min on a full market). */
+  skipHistory?: boolean;
 }
 
 function daemonRunner(s: Stage): (o: Partial<LoadtestOptions>) => Promise<Report> {
@@ -219,7 +222,7 @@ export async function runBench(io: BenchIO, env: NodeJS.ProcessEnv, signal: Abor
     into.rows.push(...marketRows(market, 'no KRX folder: set BENCH_KRX, or put it at ../shared/data/krx'));
     await withDaemon(settings, plan.ws.connections, async (child) => {
       io.err(`daemon at ${child.urls.http} (pid ${child.pid})\n`);
-      await runOnDaemon({ child, admin, plan, signal, io }, settings, dataDir, into, clock);
+      await runOnDaemon({ child, admin, plan, signal, io, skipHistory: env.BENCH_HISTORY === '0' }, settings, dataDir, into, clock);
     });
     // The bare ws server sends each client what the daemon run offered it: ticks/s × stocks per client / pool.
     const perClient = (plan.ws.tickRate * plan.ws.perConnection) / plan.ws.stocks;
@@ -251,6 +254,10 @@ async function runOnDaemon(stage: Stage, settings: BenchDaemonSettings, dataDir:
   const { plan, signal, io } = stage;
   io.err('timing the screening engine\n');
   into.rows.push(...(await clock.step('engine timing', () => engineRows(dataDir, plan.engineIterations))));
+  if (!stage.skipHistory) {
+    io.err('timing as-of screens and backtests (issue 23; BENCH_HISTORY=0 skips)\n');
+    into.rows.push(...(await clock.step('history timing', () => historyRows(dataDir, { warmIterations: plan.engineIterations }))));
+  }
   await clock.step('REST scenarios', () => runRestScenarios(stage, into));
   // Rate limiter on (this daemon) against off (a second daemon on the same data, otherwise
   // configured alike), interleaved, before the WebSocket load leaves anything behind.

@@ -6,7 +6,9 @@
  * the clients, from GET /v1/ws/stats), sequence gaps and disconnects.
  */
 import { Histogram } from '../histogram.js';
-import { correctness, makeRow, scaleJudgement, SPEC_TARGETS } from '../targets.js';
+import { correctness, ISSUE_TARGETS, makeRow, scaleJudgement, SPEC_TARGETS } from '../targets.js';
+import { LIMITS } from '../options.js';
+import { processCpuMs } from '../proc-cpu.js';
 import type { ReportRow, Scenario, ScenarioContext } from '../types.js';
 import { startClientPool, type PoolMeasure, type PoolReady } from '../ws/client-pool.js';
 import { readGatewayStats, type GatewayStats } from '../ws/stats.js';
@@ -25,7 +27,23 @@ interface Outcome {
   subscribersPerCode: number;
   before: GatewayStats | null;
   after: GatewayStats | null;
+  /** CPU ms over the measured window: the daemon's (from /proc, when its pid is known) and this process's (the generator). */
+  cpu: { daemonMs: number | null; generatorMs: number };
   notes: string[];
+}
+
+/** CPU of the daemon and of the generator over the measured window. */
+function cpuRows(o: Outcome): ReportRow[] {
+  const seconds = o.measure.elapsedMs / 1000;
+  if (seconds <= 0) return [];
+  const { daemonMs, generatorMs } = o.cpu;
+  const perMessage = daemonMs !== null && o.measure.messages > 0 ? (daemonMs * 1000) / o.measure.messages : null;
+  return [
+    makeRow(S, 'daemon CPU per delivered message', perMessage, 'µs', ISSUE_TARGETS.wsDaemonCpuPerMessageUs, daemonMs === null ? { notEvaluated: 'daemon pid unknown or not on this machine (--daemon-pid)' } : { note: 'utime+stime from /proc over the measured window ÷ messages delivered' }),
+    makeRow(S, 'daemon CPU', daemonMs === null ? null : (daemonMs / 10 / seconds), '% of a core'),
+    makeRow(S, 'generator CPU', generatorMs / 10 / seconds, '% of a core', ISSUE_TARGETS.wsGeneratorCpuPercent, { note: 'this process: client worker threads, coordinator and tick source' }),
+    makeRow(S, 'generator CPU per delivered message', o.measure.messages > 0 ? (generatorMs * 1000) / o.measure.messages : null, 'µs'),
+  ];
 }
 
 function connectionRows(o: Outcome): ReportRow[] {
@@ -103,9 +121,11 @@ async function execute(ctx: ScenarioContext): Promise<Outcome> {
   const fit = await clientsThatFit(o.wsConnections);
   notes.push(...fit.notes);
   const perConnection = Math.min(o.ws.perConnection, codes.length);
+  // --rate for ws-fanout: messages/s per client; each client holds perConnection of the pool's stocks (all of them with a market).
+  const tickRate = o.ws.ratePerClient === undefined ? o.ws.tickRate : Math.min(LIMITS.maxTickRate, (o.ws.ratePerClient * codes.length) / (wholePool ? codes.length : perConnection));
   const { source, note } = await chooseTickSource(ctx, token);
   if (note) notes.push(note);
-  ctx.settings({ clients: fit.count, workers: o.wsWorkers, stocks: codes.length, per_connection: perConnection, market: o.ws.market ?? null, tick_source: source.kind, tick_rate: source.controlled ? o.ws.tickRate : null });
+  ctx.settings({ clients: fit.count, workers: o.wsWorkers, stocks: codes.length, per_connection: perConnection, market: o.ws.market ?? null, tick_source: source.kind, tick_rate: source.controlled ? tickRate : null, rate_per_client: o.ws.ratePerClient ?? null });
   const before = await readGatewayStats(ctx.session.api, ctx.signal, token);
   ctx.progress({ type: 'phase', phase: 'connect', detail: `${fit.count} clients` });
   const pool = startClientPool(
@@ -118,11 +138,13 @@ async function execute(ctx: ScenarioContext): Promise<Outcome> {
       // Nothing to measure: report the connection failures without waiting out the duration.
       const none: PoolMeasure = { messages: 0, frames: 0, latency: new Histogram(), gaps: 0, missing: 0, disconnects: 0, closeCodes: {}, errors: {}, elapsedMs: 0 };
       const ticks: TickStats = { accepted: 0, rejected: 0, skipped: 0, elapsedS: 0 };
-      return { requested: fit.count, ready, measure: none, ticks, controlled: source.controlled, subscribersPerCode: 0, before, after: null, notes };
+      return { requested: fit.count, ready, measure: none, ticks, controlled: source.controlled, subscribersPerCode: 0, before, after: null, cpu: { daemonMs: null, generatorMs: 0 }, notes };
     }
     const after = await readGatewayStats(ctx.session.api, ctx.signal, token);
-    await source.start(codes, o.ws.tickRate);
+    await source.start(codes, tickRate);
     ctx.progress({ type: 'phase', phase: 'measure' });
+    const daemonPid = o.ws.daemonPid;
+    const cpu0 = { daemon: daemonPid === undefined ? null : processCpuMs(daemonPid), generator: process.cpuUsage() };
     pool.measure();
     let counted = 0;
     for (let t = 0; t < o.duration; t = Math.min(o.duration, t + 1)) {
@@ -133,9 +155,12 @@ async function execute(ctx: ScenarioContext): Promise<Outcome> {
       counted = now;
     }
     const measure = await pool.stop();
+    const daemon1 = daemonPid === undefined ? null : processCpuMs(daemonPid);
+    const generator = process.cpuUsage(cpu0.generator);
+    const cpu = { daemonMs: cpu0.daemon !== null && daemon1 !== null ? daemon1 - cpu0.daemon : null, generatorMs: (generator.user + generator.system) / 1000 };
     const ticks = await source.stop();
     const subscribersPerCode = wholePool ? ready.connected : (ready.connected * perConnection) / codes.length;
-    return { requested: fit.count, ready, measure, ticks, controlled: source.controlled, subscribersPerCode, before, after, notes };
+    return { requested: fit.count, ready, measure, ticks, controlled: source.controlled, subscribersPerCode, before, after, cpu, notes };
   } finally {
     await source.stop();
     await pool.close();
@@ -148,6 +173,6 @@ export const wsFanout: Scenario = {
   description: 'N WebSocket clients × K stocks while ticks flow; spec: 10,000 connections, p99 < 100 ms, 100,000 msg/s, < 100 KB/connection',
   async run(ctx) {
     const outcome = await execute(ctx);
-    return [...connectionRows(outcome), ...deliveryRows(outcome), ...memoryRows(outcome)];
+    return [...connectionRows(outcome), ...deliveryRows(outcome), ...cpuRows(outcome), ...memoryRows(outcome)];
   },
 };

@@ -9,7 +9,8 @@ import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import * as workerThreads from 'node:worker_threads';
 import * as wsModule from 'ws';
 import { Histogram } from '../histogram.js';
-import { fanoutWorkerMain, type FanoutCommand, type FanoutReport, type FanoutWorkerData } from './fanout-worker.js';
+import { createFrameScanner } from './frame-scan.js';
+import { fanoutWorkerMain, LATENCY_SAMPLE, type FanoutCommand, type FanoutReport, type FanoutWorkerData } from './fanout-worker.js';
 
 /** What to open. */
 export interface PoolPlan {
@@ -67,7 +68,7 @@ interface Endpoint {
 
 function workerSource(): string {
   const wsPath = createRequire(import.meta.url).resolve('ws');
-  return `const H = ${Histogram.toString()};\n(${fanoutWorkerMain.toString()})(require('node:worker_threads'), require(${JSON.stringify(wsPath)}), H);`;
+  return `const H = ${Histogram.toString()};\nconst S = ${createFrameScanner.toString()};\n(${fanoutWorkerMain.toString()})(require('node:worker_threads'), require(${JSON.stringify(wsPath)}), H, S);`;
 }
 
 function threadEndpoint(source: string, data: FanoutWorkerData, onError: (err: Error) => void): Endpoint {
@@ -83,7 +84,7 @@ function threadEndpoint(source: string, data: FanoutWorkerData, onError: (err: E
 function inlineEndpoint(data: FanoutWorkerData): Endpoint {
   const { port1, port2 } = new MessageChannel();
   const fake = { ...workerThreads, parentPort: port1 as MessagePort, workerData: data } as typeof workerThreads;
-  fanoutWorkerMain(fake, wsModule, Histogram);
+  fanoutWorkerMain(fake, wsModule, Histogram, createFrameScanner);
   return {
     post: (c) => port2.postMessage(c),
     on: (l) => void port2.on('message', l),
@@ -126,6 +127,7 @@ export function startClientPool(plan: PoolPlan, onProgress: (connected: number, 
     const data: FanoutWorkerData = {
       url: plan.url, offset, count, codes: plan.codes, perConnection: plan.perConnection, market: plan.market,
       connectConcurrency: Math.max(1, Math.ceil(plan.connectConcurrency / shares.length)), timeoutMs: plan.timeoutMs,
+      latencySample: LATENCY_SAMPLE,
     };
     offset += count;
     const ep = threads > 0 ? threadEndpoint(source, data, (err) => rejectFatal(err)) : inlineEndpoint(data);

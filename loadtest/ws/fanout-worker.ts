@@ -3,15 +3,21 @@
  * number of handshakes at a time), subscribes each to its stocks in chunks the server
  * accepts, then counts delivered messages (those inside `batch` frames one by one), their
  * latency from the message timestamp to receipt, sequence gaps and disconnects, between
- * the coordinator's `measure` and `stop` commands.
+ * the coordinator's `measure` and `stop` commands. Once a client is subscribed, its data
+ * frames are scanned, not parsed (frame-scan.ts): exact sequence check, latency sampled on
+ * one message in LATENCY_SAMPLE.
  *
  * `fanoutWorkerMain` is self-contained on purpose (its source text is what the worker
  * evaluates, see client-pool.ts): no imports or module-level references inside it; `ws`,
- * `worker_threads` and the Histogram class come in as arguments.
+ * `worker_threads`, the Histogram class and the frame scanner's factory come in as arguments.
  */
 import type * as WorkerThreads from 'node:worker_threads';
 import type * as Ws from 'ws';
 import type { Histogram, HistogramJSON } from '../histogram.js';
+import type { createFrameScanner as CreateFrameScanner } from './frame-scan.js';
+
+/** Data messages whose latency is sampled: one in this many (Histogram and Date work saved on the rest). */
+export const LATENCY_SAMPLE = 4;
 
 /** What a worker is given. */
 export interface FanoutWorkerData {
@@ -25,6 +31,8 @@ export interface FanoutWorkerData {
   market: string | null;
   connectConcurrency: number;
   timeoutMs: number;
+  /** Latency sampled on one data message in this many (LATENCY_SAMPLE). */
+  latencySample: number;
 }
 
 /** Commands from the coordinator. */
@@ -53,11 +61,14 @@ export type FanoutReport =
 type HistogramClass = typeof Histogram;
 type Msg = { type?: string; sequence?: number; timestamp?: string; code?: string; messages?: Msg[] };
 
-/** Run a worker: `wt` is node:worker_threads, `ws` the ws module, `H` the Histogram class. */
-export function fanoutWorkerMain(wt: typeof WorkerThreads, ws: typeof Ws, H: HistogramClass): void {
+/** Run a worker: `wt` is node:worker_threads, `ws` the ws module, `H` the Histogram class, `scanner` frame-scan.ts's factory. */
+export function fanoutWorkerMain(wt: typeof WorkerThreads, ws: typeof Ws, H: HistogramClass, scanner: typeof CreateFrameScanner): void {
   const port = wt.parentPort!;
   const data = wt.workerData as FanoutWorkerData;
+  const scan = scanner(data.latencySample);
+  const onLatency = (ms: number) => latency.record(ms * 1000);
   const CONTROL = new Set(['connected', 'subscribed', 'unsubscribed', 'pong', 'error', 'reconnected', 'token_refreshed', 'batch']);
+  const noLatency = () => undefined;
   const sockets: Ws.WebSocket[] = [];
   const failures: Record<string, number> = {};
   const errors: Record<string, number> = {};
@@ -149,8 +160,25 @@ export function fanoutWorkerMain(wt: typeof WorkerThreads, ws: typeof Ws, H: His
           else errors[code] = (errors[code] ?? 0) + 1;
         }
       };
+      const state = { seq: 0, gaps: 0, missing: 0 };
       socket.on('message', (raw: Buffer) => {
         const now = Date.now();
+        if (ready && scan.scannable(raw)) {
+          state.seq = lastSeq;
+          state.gaps = gaps;
+          state.missing = missing;
+          const counted = scan.scan(raw, now, state, measuring ? onLatency : noLatency);
+          if (counted >= 0) {
+            if (measuring) {
+              frames++;
+              messages += counted;
+            }
+            lastSeq = state.seq;
+            gaps = state.gaps;
+            missing = state.missing;
+            return;
+          }
+        }
         let frame: Msg;
         try {
           frame = JSON.parse(raw.toString()) as Msg;

@@ -5,7 +5,7 @@
  * `ts` (the daemon stamps receipt time, so latency runs from ingest to delivery). `feed`
  * leaves it to the daemon's own feed (the simulator): nothing to control, offered load unknown.
  */
-import { tickSize } from '../../daemon/market/tick-size.js';
+import { tickSize } from '../../daemon/kernel/tick-size.js';
 import type { ApiClient } from '../api.js';
 
 /** What a source sent. */

@@ -6,14 +6,14 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Tier } from '../../daemon/auth/tokens.js';
+import type { Tier } from '../../daemon/kernel/roles.js';
 import { createTokenService, type TokenService } from '../../daemon/auth/tokens.js';
 import { buildApp, type RouteRegistrar } from '../../daemon/http/app.js';
 import { createLogger } from '../../daemon/infra/logger.js';
 import { createMetrics } from '../../daemon/infra/metrics.js';
 import { systemClock } from '../../daemon/infra/clock.js';
 import { createMarketDataService, type MarketDataService, type RecordsBatch } from '../../daemon/market/market-data-service.js';
-import type { DailyBar, IndexBar, Market } from '../../daemon/market/records.js';
+import type { DailyBar, IndexBar, Market } from '../../daemon/kernel/records.js';
 import { createFinancialsRepo } from '../../daemon/store/financials-repo.js';
 import { createIndexRepo, type IndexRepo } from '../../daemon/store/index-repo.js';
 import { createIndicatorsRepo, type IndicatorsRepo } from '../../daemon/store/indicators-repo.js';

@@ -1,8 +1,8 @@
 /** `stockscreen admin users list`: accounts, one page at a time. */
 import type { Command } from 'commander';
-import { usersTable } from '../../services/user-rows.js';
-import { listUsers } from '../../services/users-admin.js';
-import type { PageMeta } from '../../services/types.js';
+import type { PageMeta } from '../../../daemon/contract/envelope.js';
+import { usersTable } from '../../services/account/user-rows.js';
+import { listUsers } from '../../services/account/users-admin.js';
 import type { CliContext } from '../context.js';
 import { action, examples, intArg } from '../shared.js';
 

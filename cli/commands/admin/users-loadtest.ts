@@ -1,8 +1,8 @@
 /** `stockscreen admin users loadtest-grant|loadtest-list|loadtest-revoke`: time-limited load-test exemptions. */
 import { InvalidArgumentError, type Command } from 'commander';
-import { parseDuration } from '../../services/duration.js';
-import { exemptionsTable, grantExemption, grantLine, listExemptions, revokeExemption } from '../../services/loadtest-exemptions.js';
-import { printTable } from '../../services/print-table.js';
+import { parseDuration } from '../../services/output/duration.js';
+import { exemptionsTable, grantExemption, grantLine, listExemptions, revokeExemption } from '../../services/loadtest/loadtest-exemptions.js';
+import { printTable } from '../../services/output/print-table.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

@@ -1,12 +1,12 @@
 /** `stockscreen admin users set-tier|set-role <email|id> <value>`: change one field of an account. */
 import { Argument, type Command } from 'commander';
-import { userRecord } from '../../services/user-rows.js';
-import { updateUser, type UserPatch } from '../../services/users-admin.js';
-import { ROLES, TIERS } from '../../services/types.js';
+import { type AdminUserPatch, ROLES, TIERS } from '../../../daemon/contract/users.js';
+import { userRecord } from '../../services/account/user-rows.js';
+import { updateUser } from '../../services/account/users-admin.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 
-function registerSetter(parent: Command, ctx: CliContext, field: keyof UserPatch, choices: readonly string[], sample: string): void {
+function registerSetter(parent: Command, ctx: CliContext, field: keyof AdminUserPatch, choices: readonly string[], sample: string): void {
   parent
     .command(`set-${field}`)
     .description(`Change an account's ${field} (admin only); the account is named by email or id`)

@@ -1,7 +1,8 @@
 /** `stockscreen alerts add <code> <type> <threshold>`: create a price alert. */
 import { Argument, type Command } from 'commander';
-import { ALERT_TYPES, alertRecord, createAlert, formatThreshold, type AlertType } from '../../services/alerts.js';
-import { formatDuration } from '../../services/duration.js';
+import { ALERT_TYPES, type AlertType } from '../../../daemon/contract/alerts.js';
+import { alertRecord, createAlert, formatThreshold } from '../../services/alerts/alerts.js';
+import { formatDuration } from '../../services/output/duration.js';
 import type { CliContext } from '../context.js';
 import { codeArg, numberArg, secondsArg } from '../flag-parsers.js';
 import { action, examples } from '../shared.js';

@@ -1,7 +1,8 @@
 /** `stockscreen alerts edit <id>`: change an alert's threshold, state, recurrence, cooldown or note. */
 import { Option, type Command } from 'commander';
-import { alertRecord, resolveAlertId, updateAlert, type AlertPatch } from '../../services/alerts.js';
-import { usageError } from '../../services/errors.js';
+import type { AlertPatch } from '../../../daemon/contract/alerts.js';
+import { alertRecord, resolveAlertId, updateAlert } from '../../services/alerts/alerts.js';
+import { usageError } from '../../services/session/errors.js';
 import type { CliContext } from '../context.js';
 import { numberArg, secondsArg } from '../flag-parsers.js';
 import { action, examples } from '../shared.js';

@@ -1,7 +1,7 @@
 /** `stockscreen alerts history [<id>]`: when alerts fired, newest first. */
 import type { Command } from 'commander';
-import { alertHistory, firingsTable, resolveAlertId } from '../../services/alerts.js';
-import type { PageMeta } from '../../services/types.js';
+import type { PageMeta } from '../../../daemon/contract/envelope.js';
+import { alertHistory, firingsTable, resolveAlertId } from '../../services/alerts/alerts.js';
 import type { CliContext } from '../context.js';
 import { codeArg } from '../flag-parsers.js';
 import { action, examples, intArg } from '../shared.js';

@@ -1,8 +1,9 @@
 /** `stockscreen alerts list`: your alerts, filtered, one page at a time. */
 import { Option, type Command } from 'commander';
-import { ALERT_TYPES, alertsTable, listAlerts, type AlertType } from '../../services/alerts.js';
-import type { PageMeta } from '../../services/types.js';
-import { printTable } from '../../services/print-table.js';
+import { ALERT_TYPES, type AlertType } from '../../../daemon/contract/alerts.js';
+import type { PageMeta } from '../../../daemon/contract/envelope.js';
+import { alertsTable, listAlerts } from '../../services/alerts/alerts.js';
+import { printTable } from '../../services/output/print-table.js';
 import type { CliContext } from '../context.js';
 import { codeArg } from '../flag-parsers.js';
 import { action, examples, intArg } from '../shared.js';

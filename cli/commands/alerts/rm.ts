@@ -1,6 +1,6 @@
 /** `stockscreen alerts rm <id>`: delete an alert (its firing history is kept). */
 import type { Command } from 'commander';
-import { deleteAlert, resolveAlertId } from '../../services/alerts.js';
+import { deleteAlert, resolveAlertId } from '../../services/alerts/alerts.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

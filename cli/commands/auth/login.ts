@@ -1,7 +1,7 @@
 /** `stockscreen login`: log in and save the tokens under the profile. */
 import type { Command } from 'commander';
-import { loginAccount } from '../../services/account.js';
-import { collectLogin } from '../../services/login-input.js';
+import { loginAccount } from '../../services/account/account.js';
+import { collectLogin } from '../../services/account/login-input.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

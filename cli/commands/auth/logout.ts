@@ -1,6 +1,6 @@
 /** `stockscreen logout`: revoke the tokens on the daemon and forget them. */
 import type { Command } from 'commander';
-import { logoutAccount } from '../../services/account.js';
+import { logoutAccount } from '../../services/account/account.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

@@ -1,8 +1,8 @@
 /** `stockscreen register`: create an account. */
 import type { Command } from 'commander';
-import { registerAccount } from '../../services/account.js';
-import { collectLogin } from '../../services/login-input.js';
-import { userRecord } from '../../services/user-rows.js';
+import { registerAccount } from '../../services/account/account.js';
+import { collectLogin } from '../../services/account/login-input.js';
+import { userRecord } from '../../services/account/user-rows.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

@@ -1,7 +1,7 @@
 /** `stockscreen whoami`: the account behind the saved token. */
 import type { Command } from 'commander';
-import { whoami } from '../../services/account.js';
-import { userRecord } from '../../services/user-rows.js';
+import { whoami } from '../../services/account/account.js';
+import { userRecord } from '../../services/account/user-rows.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

@@ -1,8 +1,8 @@
 /** `stockscreen daemon logs`: print or follow the daemon's log file. */
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
-import { CliError, HINTS, LOCAL_CODES } from '../../services/errors.js';
-import { fileSize, followFile, formatLogLine, readLogLines } from '../../services/log-file.js';
+import { CliError, HINTS, LOCAL_CODES } from '../../services/session/errors.js';
+import { fileSize, followFile, formatLogLine, readLogLines } from '../../services/daemon/log-file.js';
 import type { CliContext } from '../context.js';
 import { action, examples, intArg } from '../shared.js';
 

@@ -1,6 +1,6 @@
 /** `stockscreen daemon start`: run stockscreend in the background and wait until it is healthy. */
 import type { Command } from 'commander';
-import { healthyDaemonAt, runningDaemon, startDaemon } from '../../services/daemon-process.js';
+import { healthyDaemonAt, runningDaemon, startDaemon } from '../../services/daemon/daemon-process.js';
 import type { CliContext } from '../context.js';
 import { action, examples, intArg } from '../shared.js';
 

@@ -1,8 +1,8 @@
 /** `stockscreen daemon status`: health of the daemon, its database and Redis. */
 import type { Command } from 'commander';
-import { checkHealth } from '../../services/daemon-health.js';
-import { isDaemonAlive, readPid, runningDaemonUrl } from '../../services/daemon-state.js';
-import { EXIT } from '../../services/errors.js';
+import { checkHealth } from '../../services/daemon/daemon-health.js';
+import { isDaemonAlive, readPid, runningDaemonUrl } from '../../services/daemon/daemon-state.js';
+import { EXIT } from '../../services/session/errors.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

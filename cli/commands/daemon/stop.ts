@@ -1,6 +1,6 @@
 /** `stockscreen daemon stop`: graceful shutdown of the daemon started by `daemon start`. */
 import type { Command } from 'commander';
-import { stopDaemon } from '../../services/daemon-process.js';
+import { stopDaemon } from '../../services/daemon/daemon-process.js';
 import type { CliContext } from '../context.js';
 import { action, examples, intArg } from '../shared.js';
 

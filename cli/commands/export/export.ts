@@ -1,7 +1,7 @@
 /** `stockscreen export <dir>`: the whole market as NDJSON in <dir>/market-<date>.ndjson. */
 import type { Command } from 'commander';
-import { exportMarket } from '../../services/market-export.js';
-import { formatBytes, groupThousands } from '../../services/number-format.js';
+import { exportMarket } from '../../services/market/market-export.js';
+import { formatBytes, groupThousands } from '../../services/output/number-format.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

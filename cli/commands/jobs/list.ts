@@ -1,8 +1,8 @@
 /** `stockscreen jobs list`: recent market-data jobs, newest first. */
 import type { Command } from 'commander';
-import { jobsTable } from '../../services/job-rows.js';
-import { listJobs } from '../../services/jobs.js';
-import { printTable } from '../../services/print-table.js';
+import { jobsTable } from '../../services/load/job-rows.js';
+import { listJobs } from '../../services/load/jobs.js';
+import { printTable } from '../../services/output/print-table.js';
 import type { CliContext } from '../context.js';
 import { action, examples, intArg } from '../shared.js';
 

@@ -1,9 +1,9 @@
 /** `stockscreen jobs show <id>`: one job's state, progress, result and failure reason. */
 import type { Command } from 'commander';
-import { jobWarnings } from '../../services/job-rows.js';
-import { interruptSignal } from '../../services/interrupt.js';
-import { getJob } from '../../services/jobs.js';
-import { followAndPrint, printJob } from '../../services/load-job.js';
+import { jobWarnings } from '../../services/load/job-rows.js';
+import { interruptSignal } from '../../services/session/interrupt.js';
+import { getJob } from '../../services/load/jobs.js';
+import { followAndPrint, printJob } from '../../services/load/load-job.js';
 import type { CliContext } from '../context.js';
 import { retryForOption } from '../flag-parsers.js';
 import { action, examples } from '../shared.js';

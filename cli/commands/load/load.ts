@@ -1,15 +1,15 @@
 /** `stockscreen load <paths...>`: check files and folders here (every row), then have the daemon's workers load them. */
 import { Option, type Command } from 'commander';
+import type { JobRequestInput, JobUploadSpec } from '../../../daemon/contract/jobs.js';
 import { LOADER_FORMATS } from '../../../loaders/types.js';
-import { CliError, usageError } from '../../services/errors.js';
-import { interruptSignal } from '../../services/interrupt.js';
-import { runLoadJob } from '../../services/load-job.js';
-import type { JobRequestInput } from '../../services/jobs.js';
-import { checkLoadFlags, dryRun, jobPaths, planPaths, unrecognisedFiles, validatePlan, type LoadFlags, type PlannedPath } from '../../services/load-plan.js';
-import { dryRunDiagnostics, dryRunSummary, dryRunTable, rejectionLines, validationSummary } from '../../services/load-rows.js';
-import { printTable } from '../../services/print-table.js';
-import type { Session } from '../../services/session.js';
-import { uploadPlan, type UploadSpec } from '../../services/upload-files.js';
+import { CliError, usageError } from '../../services/session/errors.js';
+import { interruptSignal } from '../../services/session/interrupt.js';
+import { runLoadJob } from '../../services/load/load-job.js';
+import { checkLoadFlags, dryRun, jobPaths, planPaths, unrecognisedFiles, validatePlan, type LoadFlags, type PlannedPath } from '../../services/load/load-plan.js';
+import { dryRunDiagnostics, dryRunSummary, dryRunTable, rejectionLines, validationSummary } from '../../services/load/load-rows.js';
+import { printTable } from '../../services/output/print-table.js';
+import type { Session } from '../../services/session/session.js';
+import { uploadPlan } from '../../services/load/upload-files.js';
 import type { CliContext } from '../context.js';
 import { retryForOption } from '../flag-parsers.js';
 import { action, examples } from '../shared.js';
@@ -75,7 +75,7 @@ function serverPaths(paths: readonly string[], flags: LoadFlags): Extract<JobReq
  * Plan and check the files here, then stream them to the daemon; the job's inputs, or the
  * exit code of a dry run.
  */
-async function uploadInputs(session: Session, paths: readonly string[], flags: LoadFlags, opts: LoadOptions): Promise<UploadSpec[] | number> {
+async function uploadInputs(session: Session, paths: readonly string[], flags: LoadFlags, opts: LoadOptions): Promise<JobUploadSpec[] | number> {
   const plan = await planPaths(paths, process.cwd(), flags);
   if (opts.dryRun) return runDryRun(session, plan, flags);
   checkRecognised(session, plan);

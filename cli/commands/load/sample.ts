@@ -1,7 +1,7 @@
 /** `stockscreen load sample`: have the daemon generate and load the deterministic sample market. */
 import type { Command } from 'commander';
-import { interruptSignal } from '../../services/interrupt.js';
-import { runLoadJob } from '../../services/load-job.js';
+import { interruptSignal } from '../../services/session/interrupt.js';
+import { runLoadJob } from '../../services/load/load-job.js';
 import type { CliContext } from '../context.js';
 import { retryForOption } from '../flag-parsers.js';
 import { action, examples, intArg } from '../shared.js';

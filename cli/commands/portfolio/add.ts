@@ -1,7 +1,7 @@
 /** `stockscreen portfolio add <code> <quantity> <average_price>`: add a lot (merged into the stock's holding unless --separate-lot). */
 import { Argument, type Command } from 'commander';
-import { num } from '../../services/market-format.js';
-import { addHolding } from '../../services/portfolio.js';
+import { num } from '../../services/output/market-format.js';
+import { addHolding } from '../../services/portfolio/portfolio.js';
 import type { CliContext } from '../context.js';
 import { codeArg, dateArg, numberArg, positiveIntArg } from '../flag-parsers.js';
 import { action, examples } from '../shared.js';

@@ -1,8 +1,8 @@
 /** `stockscreen portfolio perf`: returns, risk and allocation, with a value chart on a terminal. */
 import type { Command } from 'commander';
-import { getPerformance } from '../../services/portfolio.js';
-import { PERFORMANCE_COLUMNS, performanceRecord } from '../../services/portfolio-rows.js';
-import { tsvLine } from '../../services/output.js';
+import { getPerformance } from '../../services/portfolio/portfolio.js';
+import { PERFORMANCE_COLUMNS, performanceRecord } from '../../services/portfolio/portfolio-rows.js';
+import { tsvLine } from '../../services/output/output.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

@@ -1,6 +1,6 @@
 /** `stockscreen portfolio rm <id>`: delete holdings. */
 import type { Command } from 'commander';
-import { removeHolding, resolveHoldingId } from '../../services/portfolio.js';
+import { removeHolding, resolveHoldingId } from '../../services/portfolio/portfolio.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

@@ -1,9 +1,9 @@
 /** `stockscreen portfolio show`: holdings valued at current prices, with totals. */
 import type { Command } from 'commander';
-import { COLOR_LEGEND } from '../../services/market-format.js';
-import { getPortfolio } from '../../services/portfolio.js';
-import { HOLDING_COLUMNS, holdingTsv } from '../../services/portfolio-rows.js';
-import { printTable } from '../../services/print-table.js';
+import { COLOR_LEGEND } from '../../services/output/market-format.js';
+import { getPortfolio } from '../../services/portfolio/portfolio.js';
+import { HOLDING_COLUMNS, holdingTsv } from '../../services/portfolio/portfolio-rows.js';
+import { printTable } from '../../services/output/print-table.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

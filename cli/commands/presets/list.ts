@@ -1,8 +1,8 @@
 /** `stockscreen presets list`: your saved screens. */
 import type { Command } from 'commander';
-import { presetsTable } from '../../services/preset-rows.js';
-import { listPresets } from '../../services/presets.js';
-import { printTable } from '../../services/print-table.js';
+import { presetsTable } from '../../services/screening/preset-rows.js';
+import { listPresets } from '../../services/screening/presets.js';
+import { printTable } from '../../services/output/print-table.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

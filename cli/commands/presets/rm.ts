@@ -1,6 +1,6 @@
 /** `stockscreen presets rm <name|id>`: delete a preset. */
 import type { Command } from 'commander';
-import { deletePreset } from '../../services/presets.js';
+import { deletePreset } from '../../services/screening/presets.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

@@ -1,6 +1,6 @@
 /** `stockscreen presets run <name|id>`: run a saved preset (output as `stockscreen screen`). */
 import type { Command } from 'commander';
-import { printScreen, screenTarget } from '../../services/screen-run.js';
+import { printScreen, screenTarget } from '../../services/screening/screen-run.js';
 import type { CliContext } from '../context.js';
 import { action, examples, intArg } from '../shared.js';
 

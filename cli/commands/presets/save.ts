@@ -1,8 +1,8 @@
 /** `stockscreen presets save <name>`: save the screen the flags describe under a name. */
 import type { Command } from 'commander';
-import { presetRecord } from '../../services/preset-rows.js';
-import { savePreset } from '../../services/presets.js';
-import { buildScreenBody } from '../../services/screen-flags.js';
+import { presetRecord } from '../../services/screening/preset-rows.js';
+import { savePreset } from '../../services/screening/presets.js';
+import { buildScreenBody } from '../../services/screening/screen-flags.js';
 import type { CliContext } from '../context.js';
 import { addScreenOptions, screenFlags } from '../screen/screen-options.js';
 import { action, examples } from '../shared.js';

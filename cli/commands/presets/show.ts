@@ -1,7 +1,7 @@
 /** `stockscreen presets show <name|id>`: one preset with its saved query. */
 import type { Command } from 'commander';
-import { presetRecord } from '../../services/preset-rows.js';
-import { getPreset } from '../../services/presets.js';
+import { presetRecord } from '../../services/screening/preset-rows.js';
+import { getPreset } from '../../services/screening/presets.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

@@ -1,15 +1,15 @@
 /** `stockscreen watch`: live prices over the WebSocket, as an Ink screen or an NDJSON stream. */
 import type { Command } from 'commander';
-import { MARKETS } from '../../../daemon/market/records.js';
-import { usageError } from '../../services/errors.js';
-import { interruptSignal } from '../../services/interrupt.js';
-import { COLOR_LEGEND } from '../../services/market-format.js';
-import type { Session } from '../../services/session.js';
-import { initialWatchState } from '../../services/watch-state.js';
-import { createSubscriptionLedger, fetchSeeds, runUntilStopped, subscriptionRequests, wsTokenSource, type StopConditions, type WatchTargets } from '../../services/watch.js';
-import { createWsClient } from '../../services/ws-client.js';
-import { subscribeOnEachSession } from '../../services/live-screen.js';
-import { sectorArg } from '../../services/sectors.js';
+import { MARKETS } from '../../../daemon/contract/stocks.js';
+import { usageError } from '../../services/session/errors.js';
+import { interruptSignal } from '../../services/session/interrupt.js';
+import { COLOR_LEGEND } from '../../services/output/market-format.js';
+import type { Session } from '../../services/session/session.js';
+import { initialWatchState } from '../../services/realtime/watch-state.js';
+import { createSubscriptionLedger, fetchSeeds, runUntilStopped, subscriptionRequests, wsTokenSource, type StopConditions, type WatchTargets } from '../../services/realtime/watch.js';
+import { createWsClient } from '../../services/transport/ws-client.js';
+import { sectorArg } from '../../services/market/sectors.js';
+import { subscribeOnEachSession } from '../../services/realtime/live-screen.js';
 import type { CliContext } from '../context.js';
 import { codeArg, durationArg, listArg, positiveIntArg } from '../flag-parsers.js';
 import { action, examples } from '../shared.js';

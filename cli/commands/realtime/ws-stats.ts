@@ -1,11 +1,11 @@
 /** `stockscreen ws-stats`: the WebSocket gateway's statistics, once or as a live dashboard. */
 import { Option, type Command } from 'commander';
-import { formatDuration } from '../../services/duration.js';
-import { createEventHub } from '../../services/event-hub.js';
-import { interruptSignal } from '../../services/interrupt.js';
-import { tsvLine } from '../../services/output.js';
-import type { Session } from '../../services/session.js';
-import { fetchWsStats, pollStats, WS_STATS_COLUMNS, wsStatsRecord, wsStatsRow, type StatsEvent } from '../../services/ws-stats.js';
+import { formatDuration } from '../../services/output/duration.js';
+import { createEventHub } from '../../services/output/event-hub.js';
+import { interruptSignal } from '../../services/session/interrupt.js';
+import { tsvLine } from '../../services/output/output.js';
+import type { Session } from '../../services/session/session.js';
+import { fetchWsStats, pollStats, WS_STATS_COLUMNS, wsStatsRecord, wsStatsRow, type StatsEvent } from '../../services/realtime/ws-stats.js';
 import type { CliContext } from '../context.js';
 import { durationArg, positiveIntArg } from '../flag-parsers.js';
 import { action, examples } from '../shared.js';

@@ -1,8 +1,8 @@
 /** `stockscreen screen fields`: the indicators screens can filter, sort and show. */
 import type { Command } from 'commander';
-import { printTable } from '../../services/print-table.js';
-import { fieldsTable } from '../../services/screen-rows.js';
-import { listFields } from '../../services/screen.js';
+import { printTable } from '../../services/output/print-table.js';
+import { fieldsTable } from '../../services/screening/screen-rows.js';
+import { listFields } from '../../services/screening/screen.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

@@ -1,6 +1,6 @@
 /** The screening flags shared by `stockscreen screen` and `stockscreen presets save`. */
 import type { Command } from 'commander';
-import type { ScreenFlags } from '../../services/screen-flags.js';
+import type { ScreenFlags } from '../../services/screening/screen-flags.js';
 import { intArg } from '../shared.js';
 
 /** Commander parser for a repeatable flag: every occurrence is kept, in order. */
@@ -18,7 +18,10 @@ export function addScreenOptions(cmd: Command, withPaging = true): Command {
     .option('--limit <n>', 'rows per page, at most 500 (default 50)', intArg(1, 500))
     .option('--fields <a,b>', 'extra columns, e.g. per,pbr,rsi_14 (repeatable)', collect)
     .option('--exclude <flags>', 'leave out administrative, spac, preferred and/or halted issues (comma-separated)', collect)
-    .option('--sector <name>', 'only this sector (repeatable)', collect);
+    .option('--sector <name>', 'only this sector (repeatable)', collect)
+    .option('--column <name=expression>', "a formula column usable in --where, --filter, --sort and the output, e.g. ey='1/per*100' (repeatable, in order; at most 20)", collect)
+    .option('--score <[-]field=weight,...>', 'a score column 0–100: weighted percentile ranks, e.g. roe=0.4,-per=0.3 (- ranks ascending; a null factor gives a null score)', collect)
+    .option('--score-by <group>', 'rank the score factors within each sector, industry or market');
   if (withPaging) cmd.option('--page <n>', 'page number, from 1', intArg(1, 1_000_000));
   return cmd;
 }
@@ -26,5 +29,8 @@ export function addScreenOptions(cmd: Command, withPaging = true): Command {
 /** The screening flags of a parsed command. */
 export function screenFlags(cmd: Command): ScreenFlags {
   const o = cmd.opts<ScreenFlags>();
-  return { market: o.market, where: o.where, filter: o.filter, sort: o.sort, limit: o.limit, page: o.page, fields: o.fields, exclude: o.exclude, sector: o.sector };
+  return {
+    market: o.market, where: o.where, filter: o.filter, sort: o.sort, limit: o.limit, page: o.page, fields: o.fields, exclude: o.exclude, sector: o.sector,
+    column: o.column, score: o.score, scoreBy: o.scoreBy,
+  };
 }

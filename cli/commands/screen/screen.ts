@@ -1,10 +1,11 @@
 /** `stockscreen screen`: screen the market with filters, an expression, a preset or a template. */
 import type { Command } from 'commander';
-import { usageError } from '../../services/errors.js';
-import { interruptSignal } from '../../services/interrupt.js';
-import { runLiveScreen } from '../../services/live-screen.js';
-import { printScreen, screenTarget } from '../../services/screen-run.js';
-import { durationArg, positiveIntArg } from '../flag-parsers.js';
+import { usageError } from '../../services/session/errors.js';
+import { interruptSignal } from '../../services/session/interrupt.js';
+import { runLiveScreen } from '../../services/realtime/live-screen.js';
+import { printScreen, screenTarget } from '../../services/screening/screen-run.js';
+import { withAsOf } from '../../services/screening/screen.js';
+import { dateArg, durationArg, positiveIntArg } from '../flag-parsers.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 import { addScreenOptions, screenFlags } from './screen-options.js';
@@ -21,12 +22,17 @@ export function register(parent: Command, ctx: CliContext): void {
     .option('--live', 'keep the screen live (WebSocket): stocks entering (편입) and leaving (이탈) as the market trades; --json: NDJSON events')
     .option('--count <n>', 'with --live: stop after n messages', positiveIntArg)
     .option('--duration <time>', 'with --live: stop after this long, e.g. 30s, 5m', durationArg(1, 7 * 86_400_000))
+    .option('--as-of <date>', 'screen the market as known on this date: bars up to it, statements disclosed by it (the last trading day on or before it is used)', dateArg)
     .addHelpText(
       'after',
       examples([
         "stockscreen screen --market KOSPI --where 'per < 10 and roe > 15' --sort roe:desc --limit 20",
         'stockscreen screen --filter pbr=..1.5 --filter roe=15.. --filter market_cap=1000억.. --exclude administrative,spac',
+        "stockscreen screen --where 'pct_rank(roe) by sector >= 90 and per > 0' --fields roe,per",
+        "stockscreen screen --column ey='1/per*100' --score roe=0.4,-per=0.3,return_3m=0.3 --sort score:desc --limit 20",
+        "stockscreen screen --score=-pbr=1,roe=1 --score-by sector --where 'score >= 80' --market KOSPI",
         'stockscreen screen --template value --market KOSDAQ',
+        'stockscreen screen --as-of 2025-06-30 --where \'per < 10 and roe > 15\' --limit 20',
         'stockscreen screen --preset my-value --fields per,pbr,rsi_14 --csv > value.csv',
         'stockscreen screen --live --sort change_percent:desc --limit 20',
         "stockscreen screen --live --template momentum --market KOSDAQ --json | jq -c 'select(.type == \"screen_update\")'",
@@ -36,10 +42,11 @@ export function register(parent: Command, ctx: CliContext): void {
     )
     .action(
       action(ctx, async (session, c) => {
-        const opts = c.opts<{ preset?: string; template?: string; csv?: boolean; live?: boolean; count?: number; duration?: number }>();
+        const opts = c.opts<{ preset?: string; template?: string; csv?: boolean; asOf?: string; live?: boolean; count?: number; duration?: number }>();
         const flags = { ...screenFlags(c), preset: opts.preset, template: opts.template, csv: opts.csv };
         if (!opts.live && (opts.count !== undefined || opts.duration !== undefined)) throw usageError('--count and --duration apply to --live only');
         if (opts.live) {
+          if (opts.asOf !== undefined) throw usageError('--as-of and --live do not go together: a live screen follows today\'s market');
           const interrupt = interruptSignal(session.io);
           try {
             await runLiveScreen(session, flags, { count: opts.count, durationMs: opts.duration }, interrupt.signal);
@@ -48,7 +55,7 @@ export function register(parent: Command, ctx: CliContext): void {
           }
           return;
         }
-        await printScreen(session, await screenTarget(session, flags), flags.csv === true);
+        await printScreen(session, withAsOf(await screenTarget(session, flags), opts.asOf), flags.csv === true);
       }),
     );
 }

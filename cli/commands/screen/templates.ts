@@ -1,8 +1,8 @@
 /** `stockscreen screen templates`: the predefined screens. */
 import type { Command } from 'commander';
-import { printTable } from '../../services/print-table.js';
-import { templatesTable } from '../../services/screen-rows.js';
-import { listTemplates } from '../../services/screen.js';
+import { printTable } from '../../services/output/print-table.js';
+import { templatesTable } from '../../services/screening/screen-rows.js';
+import { listTemplates } from '../../services/screening/screen.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

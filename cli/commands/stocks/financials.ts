@@ -1,8 +1,8 @@
 /** `stockscreen stocks financials <code>`: quarterly statements with derived ratios. */
 import type { Command } from 'commander';
-import { printMarketTable } from '../../services/print-table.js';
-import { FINANCIALS_RIGHT, financialsTable } from '../../services/stock-rows.js';
-import { getFinancials } from '../../services/stocks.js';
+import { printMarketTable } from '../../services/output/print-table.js';
+import { FINANCIALS_RIGHT, financialsTable } from '../../services/market/stock-rows.js';
+import { getFinancials } from '../../services/market/stocks.js';
 import type { CliContext } from '../context.js';
 import { action, examples, intArg } from '../shared.js';
 

@@ -1,9 +1,9 @@
 /** `stockscreen stocks history <code>`: OHLCV bars, with a price chart on a terminal. */
 import { Option, type Command } from 'commander';
-import { chartModel } from '../../services/chart.js';
-import { printMarketTable, printTable } from '../../services/print-table.js';
-import { HISTORY_RIGHT, historyTable } from '../../services/stock-rows.js';
-import { getHistory, HISTORY_INTERVALS, type HistoryQuery } from '../../services/stocks.js';
+import { chartModel } from '../../services/output/chart.js';
+import { printMarketTable, printTable } from '../../services/output/print-table.js';
+import { HISTORY_RIGHT, historyTable } from '../../services/market/stock-rows.js';
+import { getHistory, HISTORY_INTERVALS, type HistoryQuery } from '../../services/market/stocks.js';
 import type { CliContext } from '../context.js';
 import { action, examples, intArg } from '../shared.js';
 

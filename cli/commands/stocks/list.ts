@@ -1,10 +1,10 @@
 /** `stockscreen stocks list`: stocks by market, sector or name, one page at a time. */
 import type { Command } from 'commander';
-import { pageNote, printMarketTable } from '../../services/print-table.js';
-import { STOCK_LIST_RIGHT, stockListTable } from '../../services/stock-rows.js';
-import { listStocks, type StockListQuery } from '../../services/stocks.js';
-import type { PageMeta } from '../../services/types.js';
-import { sectorArg } from '../../services/sectors.js';
+import type { PageMeta } from '../../../daemon/contract/envelope.js';
+import { pageNote, printMarketTable } from '../../services/output/print-table.js';
+import { STOCK_LIST_RIGHT, stockListTable } from '../../services/market/stock-rows.js';
+import { listStocks, type StockListQuery } from '../../services/market/stocks.js';
+import { sectorArg } from '../../services/market/sectors.js';
 import type { CliContext } from '../context.js';
 import { action, examples, intArg } from '../shared.js';
 

@@ -1,7 +1,7 @@
 /** `stockscreen stocks price <code>`: the latest price (live when the feed runs, else the last close). */
 import type { Command } from 'commander';
-import { priceRecord } from '../../services/stock-rows.js';
-import { getPrice } from '../../services/stocks.js';
+import { priceRecord } from '../../services/market/stock-rows.js';
+import { getPrice } from '../../services/market/stocks.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

@@ -1,7 +1,7 @@
 /** `stockscreen stocks sectors`: the sector names, Korean and English (either works with --sector). */
 import type { Command } from 'commander';
-import { printTable } from '../../services/print-table.js';
-import { sectorsTable } from '../../services/sectors.js';
+import { printTable } from '../../services/output/print-table.js';
+import { sectorsTable } from '../../services/market/sectors.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

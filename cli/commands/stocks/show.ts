@@ -1,8 +1,8 @@
 /** `stockscreen stocks show <code>`: the stock record and its key indicators. */
 import type { Command } from 'commander';
-import { fieldUnits } from '../../services/screen.js';
-import { stockRecord } from '../../services/stock-rows.js';
-import { getStock } from '../../services/stocks.js';
+import { fieldUnits } from '../../services/screening/screen.js';
+import { stockRecord } from '../../services/market/stock-rows.js';
+import { getStock } from '../../services/market/stocks.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
 

@@ -1,7 +1,7 @@
 /** Alerts as they fire, newest first. */
 import { Box, Text } from 'ink';
-import type { WatchAlert } from '../../services/watch-state.js';
-import { alertLine } from '../../services/watch-view.js';
+import type { WatchAlert } from '../../services/realtime/watch-state.js';
+import { alertLine } from '../../services/realtime/watch-view.js';
 
 /** Props of AlertFeed. */
 export interface AlertFeedProps {

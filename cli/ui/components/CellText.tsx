@@ -1,6 +1,6 @@
 /** One table or record cell: its text on a single line, coloured by tone. */
 import { Text } from 'ink';
-import { toCell, type CellInput } from '../../services/output.js';
+import { toCell, type CellInput } from '../../services/output/output.js';
 
 const TONE_COLOR = { good: 'green', bad: 'red', muted: 'gray' } as const;
 

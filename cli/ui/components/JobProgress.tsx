@@ -1,7 +1,7 @@
 /** A running job: step, a bar for done/total, rows loaded, rejected rows, the rate and the current file. */
 import { Box, Text } from 'ink';
-import { barCells, countText, phaseLabel, type ProgressSnapshot } from '../../services/job-progress.js';
-import { groupThousands } from '../../services/number-format.js';
+import { barCells, countText, phaseLabel, type ProgressSnapshot } from '../../services/load/job-progress.js';
+import { groupThousands } from '../../services/output/number-format.js';
 
 /** Props of JobProgress. */
 export interface JobProgressProps {

@@ -1,6 +1,6 @@
 /** One item as aligned "label  value" lines. */
 import { Box, Text } from 'ink';
-import type { CellInput } from '../../services/output.js';
+import type { CellInput } from '../../services/output/output.js';
 import { CellText } from './CellText.js';
 
 /** Props of KeyValue. */

@@ -3,7 +3,7 @@
  * first and last x label under it.
  */
 import { Box, Text } from 'ink';
-import { brailleChart, fit } from '../../services/charts.js';
+import { brailleChart, fit } from '../../services/output/charts.js';
 
 /** Props of LineChart. */
 export interface LineChartProps {

@@ -4,8 +4,8 @@
  * with their times. q or Ctrl-C leaves.
  */
 import { Box, Text, useInput } from 'ink';
-import { initialLiveScreenState, reduceLiveScreen, type LiveRow, type LiveScreenState } from '../../services/live-screen-state.js';
-import type { WsClientEvent } from '../../services/ws-client.js';
+import { initialLiveScreenState, reduceLiveScreen, type LiveRow, type LiveScreenState } from '../../services/realtime/live-screen-state.js';
+import type { WsClientEvent } from '../../services/transport/ws-client.js';
 import { useEventFold, type Subscribe } from '../hooks/use-event-fold.js';
 import { useTicker } from '../hooks/use-ticker.js';
 

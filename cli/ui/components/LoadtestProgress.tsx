@@ -4,8 +4,8 @@
  * connections and the failures so far, then one line per finished scenario.
  */
 import { Box, Text } from 'ink';
-import { barCells } from '../../services/job-progress.js';
-import { elapsedText, figuresText, phaseName, type LoadtestView } from '../../services/loadtest-progress.js';
+import { barCells } from '../../services/load/job-progress.js';
+import { elapsedText, figuresText, phaseName, type LoadtestView } from '../../services/loadtest/loadtest-progress.js';
 
 /** Props of LoadtestProgress. */
 export interface LoadtestProgressProps {

@@ -4,7 +4,7 @@
  * selected row shown in inverse video.
  */
 import { Box, Text } from 'ink';
-import type { MarketTableData } from '../../services/market-format.js';
+import type { MarketTableData } from '../../services/output/market-format.js';
 import { MoveText } from './MoveText.js';
 
 /** Props of MarketTable. */

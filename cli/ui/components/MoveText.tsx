@@ -1,6 +1,6 @@
 /** A market cell's text, coloured by its movement (Korean convention: red up, blue down). */
 import { Text } from 'ink';
-import { MOVE_COLOR, type MarketCell } from '../../services/market-format.js';
+import { MOVE_COLOR, type MarketCell } from '../../services/output/market-format.js';
 
 /** Props of MoveText. */
 export interface MoveTextProps {

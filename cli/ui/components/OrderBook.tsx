@@ -1,8 +1,8 @@
 /** The order book of one stock: asks above (blue), bids below (red), best prices in the middle. */
 import { Box, Text } from 'ink';
-import { MOVE_COLOR } from '../../services/market-format.js';
-import type { WatchBook } from '../../services/watch-state.js';
-import { bookLines } from '../../services/watch-view.js';
+import { MOVE_COLOR } from '../../services/output/market-format.js';
+import type { WatchBook } from '../../services/realtime/watch-state.js';
+import { bookLines } from '../../services/realtime/watch-view.js';
 
 /** Props of OrderBook. */
 export interface OrderBookProps {

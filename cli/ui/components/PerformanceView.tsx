@@ -3,9 +3,9 @@
  * chart (braille), allocation by sector and the best and worst holdings.
  */
 import { Box, Text } from 'ink';
-import { compact } from '../../services/market-format.js';
-import type { Performance } from '../../services/portfolio.js';
-import { allocationView, performanceSummary, rankedView, returnsNote, returnsView } from '../../services/portfolio-rows.js';
+import type { Performance } from '../../../daemon/contract/portfolio.js';
+import { compact } from '../../services/output/market-format.js';
+import { allocationView, performanceSummary, rankedView, returnsNote, returnsView } from '../../services/portfolio/portfolio-rows.js';
 import { LineChart } from './LineChart.js';
 import { MarketTable } from './MarketTable.js';
 import { MoveText } from './MoveText.js';

@@ -1,7 +1,7 @@
 /** `portfolio show` on a terminal: holdings with P&L coloured (red gain, blue loss) and a totals row. */
 import { Box, Text } from 'ink';
-import type { PortfolioOverview } from '../../services/portfolio.js';
-import { holdingsView } from '../../services/portfolio-rows.js';
+import type { PortfolioOverview } from '../../../daemon/contract/portfolio.js';
+import { holdingsView } from '../../services/portfolio/portfolio-rows.js';
 import { MarketTable } from './MarketTable.js';
 
 /** Props of PortfolioView. */

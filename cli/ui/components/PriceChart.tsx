@@ -1,8 +1,8 @@
 /** A block chart of closes with the high and low on the left and the first and last date underneath. */
 import { Box, Text } from 'ink';
-import type { ChartModel } from '../../services/chart.js';
-import { MOVE_COLOR, movement } from '../../services/market-format.js';
-import { formatKrw, formatSignedPercent } from '../../services/number-format.js';
+import type { ChartModel } from '../../services/output/chart.js';
+import { MOVE_COLOR, movement } from '../../services/output/market-format.js';
+import { formatKrw, formatSignedPercent } from '../../services/output/number-format.js';
 
 /** Props of PriceChart. */
 export interface PriceChartProps {

@@ -1,7 +1,7 @@
 /** A one-line trend of recent values, coloured by the move from the first to the last value. */
 import { Text } from 'ink';
-import { sparkline } from '../../services/charts.js';
-import { MOVE_COLOR, movement } from '../../services/market-format.js';
+import { sparkline } from '../../services/output/charts.js';
+import { MOVE_COLOR, movement } from '../../services/output/market-format.js';
 
 /** Props of Sparkline. */
 export interface SparklineProps {

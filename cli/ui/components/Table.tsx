@@ -4,7 +4,7 @@
  * rows stay aligned.
  */
 import { Box, Text } from 'ink';
-import type { CellInput } from '../../services/output.js';
+import type { CellInput } from '../../services/output/output.js';
 import { CellText } from './CellText.js';
 
 /** Props of Table. */

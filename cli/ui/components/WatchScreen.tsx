@@ -4,9 +4,9 @@
  * q or Ctrl-C leaves. Colours follow the Korean convention: red up, blue down.
  */
 import { Box, Text, useInput } from 'ink';
-import { reduceWatch, type WatchState } from '../../services/watch-state.js';
-import { connectionBadge, marketLine, quoteTable } from '../../services/watch-view.js';
-import type { WsClientEvent } from '../../services/ws-client.js';
+import { reduceWatch, type WatchState } from '../../services/realtime/watch-state.js';
+import { connectionBadge, marketLine, quoteTable } from '../../services/realtime/watch-view.js';
+import type { WsClientEvent } from '../../services/transport/ws-client.js';
 import { useEventFold, type Subscribe } from '../hooks/use-event-fold.js';
 import { useRowSelection } from '../hooks/use-row-selection.js';
 import { useTicker } from '../hooks/use-ticker.js';

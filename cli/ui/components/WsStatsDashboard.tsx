@@ -3,8 +3,8 @@
  * memory with their trends as sparklines, plus the gateway's settings and send latency.
  */
 import { Box, Text, useInput } from 'ink';
-import { bytes, num } from '../../services/market-format.js';
-import { EMPTY_STATS_VIEW, reduceStatsView, type StatsEvent } from '../../services/ws-stats.js';
+import { bytes, num } from '../../services/output/market-format.js';
+import { EMPTY_STATS_VIEW, reduceStatsView, type StatsEvent } from '../../services/realtime/ws-stats.js';
 import { useEventFold, type Subscribe } from '../hooks/use-event-fold.js';
 import { Sparkline } from './Sparkline.js';
 

@@ -5,6 +5,7 @@
  * lifetime old) tier is used so that screening and live data keep working; admin
  * endpoints then answer 503, since a role change might not be seen.
  */
+import { systemClock, type Clock } from '../../infra/clock.js';
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../../errors.js';
 import { revokedTokenError, type AuthUser, type TokenService } from '../../auth/tokens.js';
@@ -15,6 +16,8 @@ import { isLoadtestExempt, type UserRow, type UsersRepo } from '../../store/user
 export interface AuthGuardDeps {
   tokens: TokenService;
   users: UsersRepo;
+  /** Judges when a load-test exemption ends (default: the system clock). */
+  clock?: Clock;
 }
 
 /** The bearer token of a request, if any. */
@@ -62,7 +65,7 @@ async function resolveCaller(deps: AuthGuardDeps, req: Request): Promise<AuthUse
   }
   if (!row) throw new AppError('UNAUTHORIZED', 'Account no longer exists', { reason: 'invalid' });
   req.customRateLimit = row.rate_limit_per_hour;
-  req.rateLimitExempt = isLoadtestExempt(row, Date.now()); // issue 20: load-test exemption
+  req.rateLimitExempt = isLoadtestExempt(row, (deps.clock ?? systemClock).now()); // issue 20: load-test exemption
   req.user = { ...claims, tier: row.tier, role: row.role };
   return req.user;
 }

@@ -7,6 +7,7 @@
 import type { Request } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { LoadtestExemption } from '../../contract/users.js';
 import { notFound } from '../../errors.js';
 import { isLoadtestExempt, type UserRow, type UsersRepo } from '../../store/users-repo.js';
 import type { ApiBuilder } from '../api.js';
@@ -40,7 +41,7 @@ export const exemptionSchema = z
   .meta({ id: 'LoadtestExemption' });
 
 /** An account's exemption on the wire. */
-export function toExemption(row: UserRow, nowMs: number): z.output<typeof exemptionSchema> {
+export function toExemption(row: UserRow, nowMs: number): LoadtestExemption {
   const until = row.loadtest_exempt_until ?? new Date(nowMs).toISOString();
   return {
     user_id: row.id,

@@ -4,6 +4,7 @@ import { AppError, invalidRequest, notFound } from '../../errors.js';
 import { toPublicUser, type UsersRepo } from '../../store/users-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
+import type { PublicUser } from '../../contract/users.js';
 import { adminUserPatch, pageQuery, publicUserSchema } from '../schemas/users.js';
 
 const idParams = z.object({ id: z.string().uuid('must be a user id (uuid)') });
@@ -19,7 +20,7 @@ export function registerAdminUserRoutes(api: ApiBuilder, deps: { users: UsersRep
     async (req, res) => {
       const { page, limit } = req.valid.query as z.output<typeof pageQuery>;
       const { users, total } = await deps.users.list({ limit, offset: (page - 1) * limit });
-      sendSuccess(req, res, users.map((u) => toPublicUser(u)), {
+      sendSuccess<PublicUser[]>(req, res, users.map((u) => toPublicUser(u)), {
         meta: { total, page, per_page: limit, total_pages: Math.ceil(total / limit) },
       });
     },
@@ -47,7 +48,7 @@ export function registerAdminUserRoutes(api: ApiBuilder, deps: { users: UsersRep
       }
       const updated = await deps.users.update(id, patch);
       if (!updated) throw notFound('User', { id });
-      sendSuccess(req, res, toPublicUser(updated));
+      sendSuccess<PublicUser>(req, res, toPublicUser(updated));
     },
   );
   api.route(

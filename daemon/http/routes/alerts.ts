@@ -4,9 +4,11 @@
  */
 import type { Request } from 'express';
 import { z } from 'zod';
-import { ALERT_TYPES, thresholdProblem } from '../../alerts/alert-rules.js';
+import { thresholdProblem } from '../../alerts/alert-rules.js';
+import { ALERT_TYPES } from '../../kernel/alert-types.js';
 import type { AlertOwner, AlertService } from '../../alerts/alert-service.js';
 import { stockCode } from '../../field-schemas.js';
+import type { Alert as AlertView, AlertFiring } from '../../contract/alerts.js';
 import type { Alert, AlertFiringRecord } from '../../store/alerts-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
@@ -44,7 +46,8 @@ const updateBody = z
 const listQuery = z.object({ code: code.optional(), active: bool.optional(), type: alertType.optional(), ...paging });
 const eventsQuery = z.object({ code: code.optional(), ...paging });
 
-const alertSchema = z
+/** An alert in the OpenAPI document (checked against the contract in schemas/wire-conformance.ts). */
+export const alertSchema = z
   .object({
     id: z.string(), code: z.string(), name: z.string().nullable(), alert_type: alertType, threshold: z.number(), recurring: z.boolean(),
     cooldown_s: z.number(), note: z.string().nullable(), active: z.boolean(),
@@ -52,7 +55,8 @@ const alertSchema = z
     fire_count: z.number(), last_fired_at: z.string().nullable(), created_at: z.string(), updated_at: z.string(),
   })
   .meta({ id: 'Alert' });
-const eventSchema = z
+/** A firing in the OpenAPI document. */
+export const eventSchema = z
   .object({
     id: z.string(), alert_id: z.string(), code: z.string(), alert_type: alertType, threshold: z.number(), price: z.number(),
     change_percent: z.number().nullable(), volume: z.number().nullable(), message: z.string(), fired_at: z.string(),
@@ -60,12 +64,12 @@ const eventSchema = z
   .meta({ id: 'AlertFiring' });
 
 /** An alert as the API shows it. */
-function view(a: Alert) {
+function view(a: Alert): AlertView {
   const { user_id: _owner, last_fired_at, ...rest } = a;
   return { ...rest, last_fired_at: last_fired_at === null ? null : new Date(last_fired_at).toISOString() };
 }
 
-function eventView(e: AlertFiringRecord) {
+function eventView(e: AlertFiringRecord): AlertFiring {
   const { user_id: _owner, generation: _g, fired_at, ...rest } = e;
   return { ...rest, fired_at: new Date(fired_at).toISOString() };
 }

@@ -7,6 +7,7 @@ import { toPublicUser } from '../../store/users-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { NO_STORE } from '../middleware/security-headers.js';
 import { sendSuccess } from '../envelope.js';
+import type { PublicUser } from '../../contract/users.js';
 import { loginBody, logoutBody, publicUserSchema, refreshBody, registerBody, tokenPairSchema } from '../schemas/users.js';
 
 /** Collaborators of the auth routes. */
@@ -26,7 +27,7 @@ export function registerAuthRoutes(api: ApiBuilder, deps: AuthRoutesDeps): void 
     { method: 'post', path: '/auth/register', summary: 'Create an account', tags: ['auth'], headers: NO_STORE, access: 'public', body: registerBody, response: publicUserSchema, status: 201, errors: [409] },
     async (req, res) => {
       const body = req.valid.body as z.output<typeof registerBody>;
-      sendSuccess(req, res, await deps.auth.register(body), { status: 201 });
+      sendSuccess<PublicUser>(req, res, await deps.auth.register(body), { status: 201 });
     },
   );
   api.route(
@@ -61,7 +62,7 @@ export function registerAuthRoutes(api: ApiBuilder, deps: AuthRoutesDeps): void 
     async (req, res) => {
       const row = await deps.users.findById(req.user!.id);
       if (!row) throw new AppError('UNAUTHORIZED', 'Account no longer exists');
-      sendSuccess(req, res, toPublicUser(row));
+      sendSuccess<PublicUser>(req, res, toPublicUser(row));
     },
   );
 }

@@ -1,5 +1,6 @@
 /** Health endpoints at the root (spec "Health responses"); 503 with "unhealthy" when a dependency is down. */
 import { z } from 'zod';
+import type { DaemonHealth, DatabaseHealth, RedisHealth } from '../../contract/health.js';
 import { errorEnvelope, type ApiBuilder } from '../api.js';
 
 /** Probes the health routes call; each resolves true when the dependency answers. */
@@ -29,21 +30,21 @@ export function registerHealthRoutes(api: ApiBuilder, deps: HealthDeps): void {
       errorBodies: { 503: { description: 'The daemon is shutting down (error envelope, code SERVICE_UNAVAILABLE)', schema: errorEnvelope } },
     },
     (_req, res) => {
-      res.json({ status: 'healthy', timestamp: new Date().toISOString() });
+      res.json({ status: 'healthy', timestamp: new Date().toISOString() } satisfies DaemonHealth);
     },
   );
   api.route(
     { ...common, method: 'get', path: '/health/db', summary: 'Database connectivity', response: dbBody, errorBodies: unhealthy(dbBody, 'Database') },
     async (_req, res) => {
       const ok = await deps.pingDb();
-      res.status(ok ? 200 : 503).json({ status: ok ? 'healthy' : 'unhealthy', database: ok ? 'connected' : 'disconnected', timestamp: new Date().toISOString() });
+      res.status(ok ? 200 : 503).json({ status: ok ? 'healthy' : 'unhealthy', database: ok ? 'connected' : 'disconnected', timestamp: new Date().toISOString() } satisfies DatabaseHealth);
     },
   );
   api.route(
     { ...common, method: 'get', path: '/health/redis', summary: 'Redis connectivity (rate limits and revocation checks fail open while it is down)', response: redisBody, errorBodies: unhealthy(redisBody, 'Redis') },
     async (_req, res) => {
       const ok = await deps.pingRedis();
-      res.status(ok ? 200 : 503).json({ status: ok ? 'healthy' : 'unhealthy', redis: ok ? 'connected' : 'disconnected', timestamp: new Date().toISOString() });
+      res.status(ok ? 200 : 503).json({ status: ok ? 'healthy' : 'unhealthy', redis: ok ? 'connected' : 'disconnected', timestamp: new Date().toISOString() } satisfies RedisHealth);
     },
   );
 }

@@ -8,6 +8,7 @@ import { calendarDate, dateOrDateTime, stockCode } from '../../field-schemas.js'
 import type { PortfolioService } from '../../portfolio/portfolio-service.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
+import type { AddedHolding, Performance, PortfolioOverview, RecordedTransaction } from '../../contract/portfolio.js';
 
 /** Collaborators of the portfolio routes. */
 export interface PortfolioRoutesDeps {
@@ -46,10 +47,12 @@ const performanceQuery = z.object({
   series: z.enum(['true', 'false', '1', '0']).optional().transform((v) => v === 'true' || v === '1').describe('Include the daily value series'),
 });
 
-const holdingSchema = z
+/** A stored lot in the OpenAPI document (checked against the contract in schemas/wire-conformance.ts). */
+export const holdingSchema = z
   .object({ id: z.string(), code: z.string(), quantity: z.number(), average_price: z.number(), acquired_at: z.string(), note: z.string().nullable(), created_at: z.string(), updated_at: z.string() })
   .meta({ id: 'Holding' });
-const holdingView = z
+/** A valued holding in the OpenAPI document. */
+export const holdingView = z
   .object({
     id: z.string(), code: z.string(), name: z.string().nullable(), market: z.string().nullable(), sector: z.string().nullable(),
     quantity: z.number(), average_price: z.number(), current_price: z.number().nullable(), price_source: z.enum(['live', 'close']).nullable(),
@@ -58,11 +61,13 @@ const holdingView = z
     acquired_at: z.string(), note: z.string().nullable(),
   })
   .meta({ id: 'HoldingValued' });
-const totals = z.object({
+/** Portfolio totals in the OpenAPI document. */
+export const totals = z.object({
   holdings: z.number(), market_value: z.number(), cost: z.number(), unrealized_pnl: z.number(), unrealized_pnl_percent: z.number(),
   day_change: z.number(), day_change_percent: z.number(),
 });
-const transactionSchema = z
+/** A recorded trade in the OpenAPI document. */
+export const transactionSchema = z
   .object({
     id: z.string(), code: z.string(), side: z.enum(['buy', 'sell']), quantity: z.number(), price: z.number(), fee: z.number(), traded_at: z.string(),
     average_cost: z.number(), realized_pnl: z.number().nullable(), created_at: z.string(),
@@ -71,7 +76,8 @@ const transactionSchema = z
 const slice = z.object({ key: z.string(), value: z.number(), weight: z.number(), holdings: z.number() });
 const ranked = z.object({ id: z.string(), code: z.string(), name: z.string().nullable(), unrealized_pnl: z.number(), unrealized_pnl_percent: z.number() });
 const nullableNumber = z.number().nullable();
-const performanceSchema = z
+/** The performance report in the OpenAPI document. */
+export const performanceSchema = z
   .object({
     as_of: z.string().nullable(), history_start: z.string().nullable(),
     window: z.object({ from: z.string().nullable(), to: z.string().nullable(), days: z.number() }),
@@ -96,20 +102,20 @@ export function registerPortfolioRoutes(api: ApiBuilder, deps: PortfolioRoutesDe
 
   api.route(
     { method: 'get', path: '/portfolio', summary: 'Your holdings valued at current prices, with totals', tags, access: 'user', response: z.object({ holdings: z.array(holdingView), totals }) },
-    async (req, res) => sendSuccess(req, res, await portfolio.overview(req.user!.id)),
+    async (req, res) => sendSuccess<PortfolioOverview>(req, res, await portfolio.overview(req.user!.id)),
   );
   api.route(
     { method: 'get', path: '/portfolio/performance', summary: 'Returns, risk statistics vs KOSPI, allocation (?series=true adds the daily values)', tags, access: 'user', query: performanceQuery, response: performanceSchema },
     async (req, res) => {
       const q = req.valid.query as z.output<typeof performanceQuery>;
-      sendSuccess(req, res, await portfolio.performance(req.user!.id, { series: q.series }));
+      sendSuccess<Performance>(req, res, await portfolio.performance(req.user!.id, { series: q.series }));
     },
   );
   api.route(
     { method: 'post', path: '/portfolio/holdings', summary: 'Add a holding (merged into the same stock unless separate_lot)', tags, access: 'user', body: createBody, status: 201, response: holdingSchema.extend({ merged: z.boolean() }) },
     async (req, res) => {
       const { holding, merged } = await portfolio.addHolding(req.user!.id, req.valid.body as z.output<typeof createBody>);
-      sendSuccess(req, res, { ...holding, merged }, { status: 201 });
+      sendSuccess<AddedHolding>(req, res, { ...holding, merged }, { status: 201 });
     },
   );
   api.route(
@@ -132,7 +138,7 @@ export function registerPortfolioRoutes(api: ApiBuilder, deps: PortfolioRoutesDe
   );
   api.route(
     { method: 'post', path: '/portfolio/transactions', summary: 'Record a buy or sell (average-cost method; realised P&L on sales)', tags, access: 'user', body: transactionBody, status: 201, response: z.object({ transaction: transactionSchema, holding: holdingSchema.nullable() }) },
-    async (req, res) => sendSuccess(req, res, await portfolio.recordTransaction(req.user!.id, req.valid.body as z.output<typeof transactionBody>), { status: 201 }),
+    async (req, res) => sendSuccess<RecordedTransaction>(req, res, await portfolio.recordTransaction(req.user!.id, req.valid.body as z.output<typeof transactionBody>), { status: 201 }),
   );
   api.route(
     { method: 'get', path: '/portfolio/transactions', summary: 'Your transactions, newest first', tags, access: 'user', query: transactionsQuery, response: z.array(transactionSchema) },

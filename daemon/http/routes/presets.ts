@@ -82,11 +82,13 @@ export function registerPresetRoutes(api: ApiBuilder, deps: { presets: PresetsRe
       method: 'post', path: '/screen/presets/:id/run', summary: 'Run a saved preset', tags, access: 'user', params: idParams, errors: [404],
       bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(deps.screens),
       // The "body" of a run is the saved query: loaded and parsed once, like a /screen body.
-      parseBody: async (_body, req) => {
+      description: 'The body may give {as_of: "YYYY-MM-DD"} to run the preset as of that date (issue 23); any other key is ignored.',
+      parseBody: async (body, req) => {
         const { id } = req.valid.params as z.output<typeof idParams>;
         const preset = await deps.presets.get(req.user!.id, id);
         if (!preset) throw notFound('Preset', { id });
-        return deps.screens.parse(preset.query);
+        const asOf = (body as { as_of?: unknown } | null | undefined)?.as_of;
+        return deps.screens.parse(asOf === undefined || asOf === null ? preset.query : { ...preset.query, as_of: asOf });
       },
     },
     (req, res) => answerScreen(req, res, deps.screens),

@@ -11,8 +11,11 @@ import { screenRequestJsonSchema } from '../../screening/request-openapi.js';
 import { stocksBytes, type ScreenAnswer, type ScreenService, type ScreenSummary } from '../../screening/screen-service.js';
 import type { Snapshot } from '../../screening/snapshot.js';
 import type { SnapshotService } from '../../screening/snapshot-service.js';
-import { listTemplates, applyTemplateOverrides, missingInputs, requireTemplate } from '../../screening/templates.js';
+import { listTemplates, applyTemplateOverrides, missingInputs, requireTemplate, templateColumnNames } from '../../screening/templates.js';
+import { FUNCTION_DOCS, GROUP_BY, MAX_CROSS_TERMS } from '../../screening/expression-functions.js';
+import { MAX_COLUMNS, MAX_SCORE_FACTORS } from '../../screening/formula-columns.js';
 import type { ApiBuilder } from '../api.js';
+import type { ScreenField, ScreenTemplate as WireTemplate } from '../../contract/screening.js';
 import { meta, sendSuccess } from '../envelope.js';
 import { csvChunks, writeChunks } from './screen-csv.js';
 import { answerLiveScreen, screenQueryParams, wantsLivePrices } from './screen-live.js';
@@ -52,7 +55,7 @@ export function wantsCsv(req: Request): boolean {
 /** Stream every match (not one page) as CSV with a header row, honouring backpressure. */
 async function sendCsv(res: Response, screens: ScreenService, query: ScreenQuery): Promise<void> {
   // Run before the headers go out, so a bad query still gets its 400.
-  const matches = screens.exportAll(query);
+  const matches = await screens.exportAll(query);
   res.status(200).type('text/csv; charset=utf-8').setHeader('Content-Disposition', 'attachment; filename="screen.csv"');
   res.setHeader('X-Total-Count', String(matches.total));
   if (await writeChunks(res, csvChunks(matches))) res.end();
@@ -126,11 +129,11 @@ export async function answerScreen(req: Request, res: Response, screens: ScreenS
  * the envelope, whose `data` is the same page.
  */
 export function sendScreen(req: Request, res: Response, answer: ScreenAnswer): void {
-  const { total, page, per_page, total_pages, query_time_ms, filters_applied, snapshot_version, missing_inputs, message } = answer;
+  const { total, page, per_page, total_pages, query_time_ms, filters_applied, snapshot_version, as_of, missing_inputs, message, columns } = answer;
   const stocks = stocksBytes(answer);
   const extra = missing_inputs ? `,"missing_inputs":${JSON.stringify(missing_inputs)},"message":${JSON.stringify(message)}` : '';
   const middle = `,"query_time_ms":${JSON.stringify(query_time_ms)},"filters_applied":${JSON.stringify(filters_applied)}${extra},"status":"success","data":`;
-  const tail = `,"meta":${JSON.stringify(meta(req, { total, page, per_page, total_pages, snapshot_version, cached: answer.cached }))}}`;
+  const tail = `,"meta":${JSON.stringify(meta(req, { total, page, per_page, total_pages, snapshot_version, ...(as_of !== undefined ? { as_of } : {}), cached: answer.cached, ...(columns ? { columns } : {}) }))}}`;
   const body = Buffer.concat([STOCKS_OPEN, stocks, Buffer.from(middle), stocks, Buffer.from(tail)]);
   res.statusCode = 200;
   res.setHeader('X-Cache', answer.cached ? 'HIT' : 'MISS');
@@ -141,12 +144,14 @@ export function sendScreen(req: Request, res: Response, answer: ScreenAnswer): v
 
 const STOCKS_OPEN = Buffer.from('{"stocks":');
 
+const EVALUATION_ORDER = 'universe (market, sectors, industries, codes, exclude) → columns in order → score → range filters and expression → sort → page; rank, pct_rank and zscore rank over the universe, before any filter';
+
 /** Register the screening routes. */
 export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): void {
   const tags = ['screening'];
   const describe =
     'Filters, expression, sort and page over the latest indicator snapshot. Identical requests (after normalisation; shape A and B alike) are answered from a 5-minute cache (X-Cache: HIT) that does not count against rate limits. ' +
-    'Response: the envelope with data = the page of stocks and meta = {timestamp, request_id, total, page, per_page, total_pages}, plus top-level stocks, query_time_ms and filters_applied. Accept: text/csv or format=csv streams every match as CSV.';
+    'Response: the envelope with data = the page of stocks and meta = {timestamp, request_id, total, page, per_page, total_pages}, plus top-level stocks, query_time_ms and filters_applied. Accept: text/csv or format=csv streams every match as CSV. as_of (YYYY-MM-DD) screens the market as known on that date; meta.as_of is the trading day used (see daemon/history/README.md).';
   const screening = { tags, access: 'user', bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(deps.screens) } as const;
   const parseScreenBody = memoisedScreenParser(deps.screens);
   const cachedFree = freeWhenCached(deps.screens);
@@ -166,10 +171,16 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
   }
 
   api.route(
-    { method: 'get', path: '/screen/fields', summary: 'Every screenable indicator with label, unit, category and definition', tags, access: 'user' },
+    {
+      method: 'get', path: '/screen/fields', summary: 'Every screenable indicator with label, unit, category and definition', tags, access: 'user',
+      description: 'meta.functions documents the expression functions (scalar and cross-sectional, with `by` groups); meta.language the limits of columns and score.',
+    },
     (req, res) => {
       const snap = deps.snapshot.current();
-      sendSuccess(req, res, INDICATORS.map((d) => ({ ...d, coverage: snap.columns.get(d.id)?.count ?? 0 })), { meta: { total: INDICATORS.length, stocks: snap.size } });
+      const language = { by: GROUP_BY, max_columns: MAX_COLUMNS, max_score_factors: MAX_SCORE_FACTORS, max_cross_terms: MAX_CROSS_TERMS, evaluation_order: EVALUATION_ORDER };
+      sendSuccess<ScreenField[]>(req, res, INDICATORS.map((d) => ({ ...d, coverage: snap.columns.get(d.id)?.count ?? 0 })), {
+        meta: { total: INDICATORS.length, stocks: snap.size, functions: FUNCTION_DOCS, language },
+      });
     },
   );
 
@@ -178,17 +189,20 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
     (req, res) => {
       res.setHeader('Cache-Control', 'private, max-age=300');
       const snap = deps.snapshot.current();
-      sendSuccess(req, res, listTemplates().map((t) => ({ ...t, missing_inputs: missingInputs(t, snap) })));
+      sendSuccess<WireTemplate[]>(req, res, listTemplates().map((t) => ({ ...t, missing_inputs: missingInputs(t, snap) })));
     },
   );
 
   api.route(
     {
       ...screening, method: 'post', path: '/screen/templates/:template', summary: 'Run a predefined screen; the body may override market, sort and page', params: templateParams, errors: [404],
-      description: 'When the loaded data lacks every value a template needs (e.g. no financial statements), the answer is empty with missing_inputs and a message, not an error.',
+      description: 'When the loaded data lacks every value a template needs (e.g. no financial statements), the answer is empty with missing_inputs and a message, not an error. The body may also give as_of (YYYY-MM-DD): the template as of that date, meta.as_of the trading day used.',
       parseBody: (body, req) => {
         const { template } = req.valid.params as z.output<typeof templateParams>;
-        return applyTemplateOverrides(requireTemplate(template), parseTemplateOverrides(body, deps.knownFields));
+        const chosen = requireTemplate(template);
+        const names = templateColumnNames(chosen);
+        const known = names.length === 0 ? deps.knownFields : new Set([...deps.knownFields, ...names]);
+        return applyTemplateOverrides(chosen, parseTemplateOverrides(body, known));
       },
     },
     (req, res) => {

@@ -4,10 +4,11 @@
  * bars) and quarterly financials with derived ratios. All need a token.
  */
 import { z } from 'zod';
+import type { FinancialRow, PriceBar, StockDetail, StockPrice } from '../../contract/stocks.js';
 import { notFound } from '../../errors.js';
 import { aggregateBars } from '../../market/aggregate-bars.js';
 import { calendarDate, stockCode } from '../../field-schemas.js';
-import { type DailyBar, type FinancialQuarter } from '../../market/records.js';
+import { type DailyBar, type FinancialQuarter } from '../../kernel/records.js';
 import { executeQuery } from '../../screening/query.js';
 import type { SnapshotService } from '../../screening/snapshot-service.js';
 import type { FinancialsRepo } from '../../store/financials-repo.js';
@@ -72,7 +73,7 @@ function ratio(n: number | null, d: number | null, scale = 100): number | null {
   return n === null || d === null || d === 0 ? null : (n / d) * scale;
 }
 
-function withRatios(q: FinancialQuarter) {
+function withRatios(q: FinancialQuarter): FinancialRow {
   return {
     ...q,
     operating_margin: ratio(q.operating_profit, q.revenue),
@@ -123,7 +124,7 @@ export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): voi
       const { code } = req.valid.params as z.output<typeof codeParams>;
       const stock = await requireStock(code);
       const ind = await deps.indicators.get(code);
-      sendSuccess(req, res, { ...stock, indicators_as_of: ind?.as_of ?? null, indicators: ind?.values ?? {} });
+      sendSuccess<StockDetail>(req, res, { ...stock, indicators_as_of: ind?.as_of ?? null, indicators: ind?.values ?? {} });
     },
   );
 
@@ -135,7 +136,7 @@ export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): voi
       const live = (await deps.liveQuote?.(code)) ?? null;
       if (live) {
         const { ts, ...quote } = live;
-        sendSuccess(req, res, { code, name: stock.name, ...quote, as_of: new Date(ts).toISOString(), source: 'live', halted: false });
+        sendSuccess<StockPrice>(req, res, { code, name: stock.name, ...quote, as_of: new Date(ts).toISOString(), source: 'live', halted: false });
         return;
       }
       const recent = await deps.prices.history(code, { limit: 2 });
@@ -145,7 +146,7 @@ export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): voi
       if (!last && !halt) throw notFound(`Price of ${code}`, { code, reason: 'no price data loaded for this stock' });
       const price = halt ? halt.last_close : last!.close_price;
       const base = halt ? last?.close_price ?? null : prev?.close_price ?? null;
-      sendSuccess(req, res, {
+      sendSuccess<StockPrice>(req, res, {
         code, name: stock.name, price,
         change: base === null ? null : price - base,
         change_percent: base === null ? null : ((price - base) / base) * 100,
@@ -165,7 +166,7 @@ export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): voi
       const bars: DailyBar[] = await deps.prices.history(code, { from: q.from, to: q.to, limit: q.interval === 'day' ? q.limit : undefined });
       const rows = q.interval === 'day' ? bars : aggregateBars(bars, q.interval);
       const limited = q.limit && rows.length > q.limit ? rows.slice(rows.length - q.limit) : rows;
-      sendSuccess(req, res, limited, { meta: { code, interval: q.interval, count: limited.length } });
+      sendSuccess<PriceBar[]>(req, res, limited, { meta: { code, interval: q.interval, count: limited.length } });
     },
   );
 

@@ -1,7 +1,7 @@
 /** Wire schemas for users and tokens (validate requests and document responses). */
 import { z } from 'zod';
 import { isCommonPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../../auth/passwords.js';
-import { ROLES, TIERS } from '../../auth/tokens.js';
+import { ROLES, TIERS } from '../../kernel/roles.js';
 
 /** A user as the API shows it (no secrets). */
 export const publicUserSchema = z

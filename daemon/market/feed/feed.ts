@@ -20,7 +20,7 @@ import type { Clock } from '../../infra/clock.js';
 import { waitReady, type RedisFactory } from '../../infra/redis.js';
 import { parseOrThrow } from '../../validation.js';
 import type { MarketBus } from '../bus.js';
-import type { MarketEvent, MarketStatusEvent, PriceEvent } from '../events.js';
+import type { MarketEvent, MarketStatusEvent, PriceEvent } from '../../kernel/events.js';
 import { kstDate, type MarketClock } from '../market-clock.js';
 import { applyTicks, tickBodySchema, ticksOf, type TickBody } from './ingest.js';
 import { createLeaderLease, type LeaderLease } from './leader-lease.js';

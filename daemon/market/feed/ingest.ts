@@ -18,10 +18,10 @@
  */
 import { z } from 'zod';
 import { invalidRequest } from '../../errors.js';
-import type { MarketEvent, OrderBookEvent, OrderBookLevel, PriceEvent } from '../events.js';
+import type { MarketEvent, OrderBookEvent, OrderBookLevel, PriceEvent } from '../../kernel/events.js';
 import { kstDate } from '../market-clock.js';
 import { stockCode } from '../../field-schemas.js';
-import { isOnTick, priceLimits, roundToTick, tickSize, type PriceLimits } from '../tick-size.js';
+import { isOnTick, priceLimits, roundToTick, tickSize, type PriceLimits } from '../../kernel/tick-size.js';
 import type { FeedStock, StockLookup } from './types.js';
 
 /** Most ticks one request or stream entry may carry. */

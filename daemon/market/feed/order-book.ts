@@ -4,8 +4,8 @@
  * from 2,000 it is 5) and no level lies outside the day's price limits — so at the upper
  * limit there are no asks, and at the lower limit no bids, as on KRX.
  */
-import type { OrderBookLevel } from '../events.js';
-import { tickSize, type PriceLimits } from '../tick-size.js';
+import type { OrderBookLevel } from '../../kernel/events.js';
+import { tickSize, type PriceLimits } from '../../kernel/tick-size.js';
 
 /** Levels per side (KRX publishes 10 price levels). */
 export const BOOK_DEPTH = 10;

@@ -6,7 +6,7 @@
  * stock: a whole batch is one HSET, a snapshot of any set of codes one HMGET.
  */
 import type { Redis } from 'ioredis';
-import type { MarketEvent, OrderBookEvent, PriceEvent } from '../events.js';
+import type { MarketEvent, OrderBookEvent, PriceEvent } from '../../kernel/events.js';
 
 /** The live quote shape `GET /stocks/{code}/price` serves (matches the stock routes' LiveQuote). */
 export interface LiveQuoteView {

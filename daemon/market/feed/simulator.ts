@@ -10,9 +10,9 @@
  * fair value rounded to the nearest tick and held inside the limits. Price changes are
  * therefore tick-sized and as frequent as the tick is small relative to the price.
  */
-import type { MarketEvent, OrderBookEvent, PriceEvent } from '../events.js';
+import type { MarketEvent, OrderBookEvent, PriceEvent } from '../../kernel/events.js';
 import { kstDate } from '../market-clock.js';
-import { priceLimits, roundToTick, type PriceLimits } from '../tick-size.js';
+import { priceLimits, roundToTick, type PriceLimits } from '../../kernel/tick-size.js';
 import { buildOrderBook, type TradeSide } from './order-book.js';
 import { createRng, type Rng } from './random.js';
 import type { FeedStock } from './types.js';

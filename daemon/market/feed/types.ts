@@ -1,5 +1,5 @@
 /** Shapes shared by the price-feed modules (simulator, ingest, quote store, runner). */
-import type { Market } from '../records.js';
+import type { Market } from '../../kernel/records.js';
 
 /** A stock the feed can price: identity plus the base of its daily price limit. */
 export interface FeedStock {

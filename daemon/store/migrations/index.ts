@@ -13,6 +13,8 @@ import { m005SharedSecrets } from './005-shared-secrets.js';
 import { m006FinancialReports } from './006-financial-reports.js';
 import { m007LoadtestExemption } from './007-loadtest-exemption.js';
 import { m008MarketContent } from './008-market-content.js';
+import { m011DisclosureDates } from './011-disclosure-dates.js';
+import { m012Backtests } from './012-backtests.js';
 
 /** One schema change. */
 export interface Migration {
@@ -23,7 +25,7 @@ export interface Migration {
 }
 
 /** Every migration, in order. */
-export const MIGRATIONS: readonly Migration[] = [m001Users, m002MarketData, m003Presets, m004PortfolioAlerts, m005SharedSecrets, m006FinancialReports, m007LoadtestExemption, m008MarketContent];
+export const MIGRATIONS: readonly Migration[] = [m001Users, m002MarketData, m003Presets, m004PortfolioAlerts, m005SharedSecrets, m006FinancialReports, m007LoadtestExemption, m008MarketContent, m011DisclosureDates, m012Backtests];
 
 /**
  * Apply the migrations that have not run yet.

@@ -14,7 +14,7 @@ import { createLogger } from '../../../daemon/infra/logger.js';
 import { createNotifier, type Notifier } from '../../../daemon/infra/notifier.js';
 import { closeRedis, createRedisFactory, waitReady, type RedisFactory } from '../../../daemon/infra/redis.js';
 import { createMarketBus, type StreamMarketBus } from '../../../daemon/market/bus.js';
-import type { AlertEvent, MarketEvent, PriceEvent } from '../../../daemon/market/events.js';
+import type { AlertEvent, MarketEvent, PriceEvent } from '../../../daemon/kernel/events.js';
 import { createAlertsRepo, type AlertsRepo } from '../../../daemon/store/alerts-repo.js';
 import { createIndicatorsRepo } from '../../../daemon/store/indicators-repo.js';
 import { createPricesRepo } from '../../../daemon/store/prices-repo.js';

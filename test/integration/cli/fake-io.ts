@@ -6,8 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CliIO } from '../../../cli/io.js';
-import { CliError, LOCAL_CODES } from '../../../cli/services/errors.js';
-import type { PromptQuestion } from '../../../cli/services/prompt.js';
+import { CliError, LOCAL_CODES } from '../../../cli/services/session/errors.js';
+import type { PromptQuestion } from '../../../cli/services/session/prompt.js';
 
 /** Options of fakeIO. */
 export interface FakeIOOptions {

@@ -5,7 +5,7 @@
  * be awaited line by line (no sleeps).
  */
 import { EventEmitter } from 'node:events';
-import { roundToTick } from '../../../daemon/market/tick-size.js';
+import { roundToTick } from '../../../daemon/kernel/tick-size.js';
 import { run } from '../../../cli/main.js';
 import { waitForJob } from '../../helpers/jobs.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';

@@ -2,7 +2,7 @@ import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../../cli/main.js';
-import { tradingDaysBetween } from '../../../daemon/market/krx-calendar.js';
+import { tradingDaysBetween } from '../../../daemon/kernel/krx-calendar.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 import { fakeIO, tempEnv, type FakeIO, type TempEnv } from './fake-io.js';
 import { ohlcv, tsv } from './load-files.js';

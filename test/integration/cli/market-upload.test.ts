@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../../cli/main.js';
-import { tradingDaysBetween } from '../../../daemon/market/krx-calendar.js';
+import { tradingDaysBetween } from '../../../daemon/kernel/krx-calendar.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 import { fakeIO, tempEnv, type FakeIO, type TempEnv } from './fake-io.js';
 import { ohlcv, tsv } from './load-files.js';

@@ -5,7 +5,7 @@
  */
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { priceLimits } from '../../../daemon/market/tick-size.js';
+import { priceLimits } from '../../../daemon/kernel/tick-size.js';
 import { priceNear, startMarketHarness, streamIO, ttyIO, type MarketHarness } from './market-harness.js';
 
 describe('stockscreen screen --live', () => {

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Connection } from '../../../daemon/ws/connection.js';
-import { createWsClient, type WsClientEvent } from '../../../cli/services/ws-client.js';
+import { createWsClient, type WsClientEvent } from '../../../cli/services/transport/ws-client.js';
 import { priceNear, startMarketHarness, streamIO, ttyIO, type MarketHarness } from './market-harness.js';
 
 type Msg = Record<string, unknown> & { type: string; sequence: number };

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { roundToTick } from '../../../daemon/market/tick-size.js';
+import { roundToTick } from '../../../daemon/kernel/tick-size.js';
 import { startDaemonProcess, stopAllDaemonProcesses, type DaemonProcess } from '../../helpers/daemon-processes.js';
 import { waitForJobAt } from '../../helpers/jobs.js';
 import { deleteKeys, testPrefix, testRedisUrl } from '../../helpers/test-daemon.js';

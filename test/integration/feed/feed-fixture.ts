@@ -8,7 +8,7 @@ import { createManualClock, type Clock } from '../../../daemon/infra/clock.js';
 import { createLogger } from '../../../daemon/infra/logger.js';
 import { closeRedis, createRedisFactory, waitReady, type RedisFactory } from '../../../daemon/infra/redis.js';
 import { createMarketBus, type StreamMarketBus } from '../../../daemon/market/bus.js';
-import type { PriceEvent } from '../../../daemon/market/events.js';
+import type { PriceEvent } from '../../../daemon/kernel/events.js';
 import { createPriceFeed, type PriceFeed, type PriceFeedOptions } from '../../../daemon/market/feed/feed.js';
 import { createQuoteStore, type QuoteStore } from '../../../daemon/market/feed/quote-store.js';
 import type { FeedStock } from '../../../daemon/market/feed/types.js';

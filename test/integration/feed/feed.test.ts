@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, it, expect } from 'vitest';
 import { isAppError, type AppError } from '../../../daemon/errors.js';
-import type { MarketEvent, MarketStatusEvent, PriceEvent } from '../../../daemon/market/events.js';
+import type { MarketEvent, MarketStatusEvent, PriceEvent } from '../../../daemon/kernel/events.js';
 import type { PriceFeed } from '../../../daemon/market/feed/feed.js';
 import { TICK_STREAM_GROUP } from '../../../daemon/market/feed/tick-stream.js';
 import { countdown, openFeedFixture, TRADING_NOW, type FeedFixture } from './feed-fixture.js';

@@ -5,7 +5,7 @@
  * events in sequence without duplicates; bad input; per-tier limits; GET /screen/live.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { priceLimits, roundToTick } from '../../../daemon/market/tick-size.js';
+import { priceLimits, roundToTick } from '../../../daemon/kernel/tick-size.js';
 import { waitForJob } from '../../helpers/jobs.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 import { connect, ofType, type Msg, type TestClient } from '../ws/client.js';

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAppError } from '../../../daemon/errors.js';
-import type { PriceEvent } from '../../../daemon/market/events.js';
+import type { PriceEvent } from '../../../daemon/kernel/events.js';
 import { applyTicks, type TickInput } from '../../../daemon/market/feed/ingest.js';
 import type { FeedStock } from '../../../daemon/market/feed/types.js';
 import { createApiClient } from '../../../loadtest/api.js';

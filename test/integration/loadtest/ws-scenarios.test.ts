@@ -54,7 +54,7 @@ describe('WebSocket scenarios against a gateway stack', () => {
   it.each([2, 0])('ws-fanout with %i worker threads counts every delivered message, its latency and the memory per connection', async (workers) => {
     // Given 20 clients, each on 2 of the 5 stocks: (i × 2 + j) mod 5 spreads them 8 per stock
     const report = await runLoadtest(
-      { url: s.httpUrl, scenarios: ['ws-fanout'], token, duration: 2, connections: 20, ws: { codes: CODES, perConnection: 2, workers, tickRate: 100 } },
+      { url: s.httpUrl, scenarios: ['ws-fanout'], token, duration: 2, connections: 20, ws: { codes: CODES, perConnection: 2, workers, tickRate: 100, daemonPid: process.pid } },
       { tickSource: busTicks(s) },
     );
     expect(report.scenarios[0]).toMatchObject({ status: expect.not.stringMatching(/error/), settings: { clients: 20, workers } });
@@ -77,6 +77,10 @@ describe('WebSocket scenarios against a gateway stack', () => {
     if (memory.measured === null) expect(memory.note).toMatch(/RSS shrank/);
     else expect(memory.measured).toBeGreaterThan(0);
     expect(row(report, 'daemon heap per connection').measured).not.toBeNull();
+    // CPU from /proc (the test daemon runs in this process, so its pid is ours) and of the generator (this process).
+    expect(row(report, 'daemon CPU per delivered message')).toMatchObject({ unit: 'µs', target: { op: '<=', value: 2 }, measured: expect.any(Number) });
+    expect(row(report, 'generator CPU')).toMatchObject({ unit: '% of a core', target: { op: '<', value: 100 }, measured: expect.any(Number) });
+    expect(row(report, 'generator CPU per delivered message').measured).toBeGreaterThanOrEqual(0);
     // The clients left when the scenario ended.
     expect((await s.gateway.stats()).active_connections).toBe(0);
   });

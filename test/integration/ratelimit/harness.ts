@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type Request } from 'express';
 import { Redis, type RedisOptions } from 'ioredis';
 import { parseConfig, type ConfigInput } from '../../../daemon/config.js';
-import type { Tier } from '../../../daemon/auth/tokens.js';
+import type { Tier } from '../../../daemon/kernel/roles.js';
 import { createTokenService, type TokenService } from '../../../daemon/auth/tokens.js';
 import { createManualClock, type ManualClock } from '../../../daemon/infra/clock.js';
 import { createLogger } from '../../../daemon/infra/logger.js';
@@ -90,7 +90,7 @@ export async function startApp(options: AppOptions): Promise<TestApp> {
     logger,
     metrics,
     clock: options.accounts.clock,
-    authGuard: { tokens: options.accounts.tokens, users: options.accounts.users },
+    authGuard: { tokens: options.accounts.tokens, users: options.accounts.users, clock: options.accounts.clock },
   });
   const app = express();
   app.set('trust proxy', options.trustProxy ?? false);

@@ -4,7 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Tier } from '../../../daemon/auth/tokens.js';
+import type { Tier } from '../../../daemon/kernel/roles.js';
 import { parseConfig } from '../../../daemon/config.js';
 import { planChecks } from '../../../daemon/ratelimit/policy.js';
 import { createRateLimitStore } from '../../../daemon/ratelimit/store.js';
@@ -221,6 +221,22 @@ describe('rate limiter over HTTP', () => {
     await accounts.users.update(u.id, { tier: 'basic' });
     const after = await app.request('/api/v1/stocks', { token: u.token });
     expect([after.headers.get('x-ratelimit-limit'), remaining(after)]).toEqual(['1000', 998]);
+  });
+
+  it('ends a load-test exemption when the injected clock passes its end, not the wall clock', async () => {
+    // Given a free user over its daily limit, exempt until one hour after T0
+    accounts.clock.set(T0);
+    const u = await accounts.user('free');
+    await seed(u.id, 'free', 'tier_day', 2400);
+    await accounts.users.update(u.id, { loadtest_exempt_until: new Date(T0 + 60 * MIN).toISOString() });
+    // When it asks during the exemption (by the daemon's clock), it is admitted without limit headers
+    const during = await app.request('/api/v1/stocks', { token: u.token });
+    expect(during.status).toBe(200);
+    expect(during.headers.get('x-ratelimit-limit')).toBeNull();
+    // And once the clock is past the end, the limit applies again
+    accounts.clock.set(T0 + 61 * MIN);
+    const after = await app.request('/api/v1/stocks', { token: u.token });
+    expect(after.status).toBe(429);
   });
 
   it('leaves exempt paths alone (no headers, no count), even for routes not registered', async () => {

@@ -41,7 +41,8 @@ describe('screening request in /openapi.json', () => {
 
   it('lists the valid sort fields and output fields as enums', () => {
     const sortField = schema.properties.sort.items.properties.field.enum;
-    expect([...sortField].sort()).toEqual([...INDICATOR_IDS, 'code', 'name'].sort());
+    // Plus the score column (issue 21); a request's own formula columns are valid too (named in the description).
+    expect([...sortField].sort()).toEqual([...INDICATOR_IDS, 'code', 'name', 'score'].sort());
     expect(schema.properties.sort_by.enum).toEqual(expect.arrayContaining([...INDICATOR_IDS, 'code', 'name']));
     expect(schema.properties.fields.items.enum).toEqual(expect.arrayContaining([...INDICATOR_IDS, 'industry', 'name_english', 'board']));
     expect(schema.properties.exclude.items.enum).toEqual(['administrative', 'spac', 'preferred', 'halted']);

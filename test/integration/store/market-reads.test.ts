@@ -4,7 +4,7 @@
  * still answer exactly what a plain query would.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DailyBar } from '../../../daemon/market/records.js';
+import type { DailyBar } from '../../../daemon/kernel/records.js';
 import { createPricesRepo } from '../../../daemon/store/prices-repo.js';
 import { createStocksRepo } from '../../../daemon/store/stocks-repo.js';
 import { openTestDb, type TestDb } from '../../helpers/test-store.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../daemon/infra/logger.js';
 import { closeRedis, createRedisFactory, waitReady, type RedisFactory } from '../../../daemon/infra/redis.js';
 import { compareStreamIds, createMarketBus, nextStreamId, previousStreamId, type StreamMarketBus } from '../../../daemon/market/bus.js';
-import type { MarketEvent } from '../../../daemon/market/events.js';
+import type { MarketEvent } from '../../../daemon/kernel/events.js';
 import { deleteKeys, testPrefix, testRedisUrl } from '../../helpers/test-daemon.js';
 import { priceEvent, statusEvent } from './harness.js';
 

@@ -5,7 +5,7 @@
  * closing them (checkpoints), restored on another instance.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MarketStatusEvent } from '../../../daemon/market/events.js';
+import type { MarketStatusEvent } from '../../../daemon/kernel/events.js';
 import type { Connection } from '../../../daemon/ws/connection.js';
 import { connect, ofType, type Msg, type TestClient } from './client.js';
 import { closeAndSave, priceEvent, startWsStack, type WsStack } from './harness.js';

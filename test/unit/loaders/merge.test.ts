@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import type { StockRecord } from '../../../daemon/market/records.js';
+import type { StockRecord } from '../../../daemon/kernel/records.js';
 import { applyStockUpdate, collapseStockUpdates } from '../../../loaders/merge.js';
 
 const stored: StockRecord = {

@@ -1,8 +1,8 @@
 import { beforeAll, describe, it, expect } from 'vitest';
-import { isTradingDay } from '../../../daemon/market/krx-calendar.js';
-import { isOnTick, priceLimits } from '../../../daemon/market/tick-size.js';
-import { OPTIONAL_FINANCIAL_FIELDS, STOCK_CODE_PATTERN } from '../../../daemon/market/records.js';
-import type { FinancialQuarter, IndexBar, StockRecord } from '../../../daemon/market/records.js';
+import { isTradingDay } from '../../../daemon/kernel/krx-calendar.js';
+import { isOnTick, priceLimits } from '../../../daemon/kernel/tick-size.js';
+import { OPTIONAL_FINANCIAL_FIELDS, STOCK_CODE_PATTERN } from '../../../daemon/kernel/records.js';
+import type { FinancialQuarter, IndexBar, StockRecord } from '../../../daemon/kernel/records.js';
 import { createSampleMarket, generateSampleMarket } from '../../../loaders/sample-market.js';
 import type { SampleMarketChunk, SampleMarketOptions } from '../../../loaders/sample-market.js';
 import { ndjsonLoader, serializeNdjson } from '../../../loaders/ndjson.js';

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { applyEnvOptions, envNameFor } from '../../../../cli/commands/env-options.js';
 import { globalOptions, intArg } from '../../../../cli/commands/shared.js';
-import { CliError } from '../../../../cli/services/errors.js';
+import { CliError } from '../../../../cli/services/session/errors.js';
 
 /** A root with global options and one subcommand, parsed with `argv`, then the env rule applied. */
 function parse(argv: string[], env: NodeJS.ProcessEnv): { root: Command; sub: Command } {

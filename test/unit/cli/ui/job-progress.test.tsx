@@ -1,6 +1,6 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ProgressSnapshot } from '../../../../cli/services/job-progress.js';
+import type { ProgressSnapshot } from '../../../../cli/services/load/job-progress.js';
 import { JobProgress } from '../../../../cli/ui/components/JobProgress.js';
 
 const loading: ProgressSnapshot = {

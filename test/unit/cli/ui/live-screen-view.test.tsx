@@ -1,6 +1,6 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
-import { initialLiveScreenState, reduceLiveMessage, type LiveScreenState } from '../../../../cli/services/live-screen-state.js';
+import { initialLiveScreenState, reduceLiveMessage, type LiveScreenState } from '../../../../cli/services/realtime/live-screen-state.js';
 import { LiveScreenView } from '../../../../cli/ui/components/LiveScreenView.js';
 
 const T0 = Date.parse('2026-03-09T01:00:00Z');

@@ -1,7 +1,7 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProgressEvent } from '../../../../loadtest/index.js';
-import { EMPTY_LOADTEST_VIEW, progressLine, reduceLoadtestView, type LoadtestView } from '../../../../cli/services/loadtest-progress.js';
+import { EMPTY_LOADTEST_VIEW, progressLine, reduceLoadtestView, type LoadtestView } from '../../../../cli/services/loadtest/loadtest-progress.js';
 import { LoadtestProgress } from '../../../../cli/ui/components/LoadtestProgress.js';
 
 const fold = (events: ProgressEvent[]): LoadtestView => events.reduce(reduceLoadtestView, EMPTY_LOADTEST_VIEW);

@@ -1,15 +1,16 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createEventHub } from '../../../../cli/services/event-hub.js';
-import type { Performance } from '../../../../cli/services/portfolio.js';
-import type { StatsEvent, WsStats } from '../../../../cli/services/ws-stats.js';
+import { createEventHub } from '../../../../cli/services/output/event-hub.js';
+import type { StatsEvent } from '../../../../cli/services/realtime/ws-stats.js';
 import { WsStatsDashboard } from '../../../../cli/ui/components/WsStatsDashboard.js';
 import { renderPerformance, renderPortfolio } from '../../../../cli/ui/market-render.js';
+import type { Performance } from '../../../../daemon/contract/portfolio.js';
+import type { WsStats } from '../../../../daemon/contract/ws.js';
 
 const stats = (connections: number, mps: number): WsStats => ({
   active_connections: connections, total_subscriptions: connections * 2, subscriptions_by_type: { stock: connections * 2, market: 0, sector: 0 }, messages_sent: 5000,
   saved_sessions: 1, batching_enabled: true, batch_interval_ms: 30, queued_messages: 0, rate_limiting_enabled: true, rate_limit: 100, messages_per_second: mps,
-  memory: { rss: 64 * 1024 * 1024, heap_used: 32 * 1024 * 1024, heap_total: 48 * 1024 * 1024 }, send_latency_ms: { p50: 0.5, p95: 1, p99: 2, max: 3, samples: 9 }, bytes_per_connection: 4096,
+  memory: { rss: 64 * 1024 * 1024, heap_used: 32 * 1024 * 1024, heap_total: 48 * 1024 * 1024, external: 0, array_buffers: 0 }, frames_sent: 5000, topics: 0, compression: null, send_latency_ms: { p50: 0.5, p95: 1, p99: 2, max: 3, samples: 9 }, bytes_per_connection: 4096,
 });
 
 describe('WsStatsDashboard', () => {
@@ -37,7 +38,7 @@ describe('portfolio views', () => {
   it('renders holdings with a totals row, without colour when it is off', () => {
     const text = renderPortfolio(
       {
-        holdings: [{ id: 'h1', code: '005930', name: 'Samsung', market: 'KOSPI', sector: 'IT', quantity: 10, average_price: 70_000, current_price: 72_000, price_source: 'close', price_as_of: null, market_value: 720_000, cost: 700_000, unrealized_pnl: 20_000, unrealized_pnl_percent: 2.857, day_change: 0, day_change_percent: 0, weight: 100, acquired_at: '2025-01-02', note: null }],
+        holdings: [{ id: 'h1', code: '005930', name: 'Samsung', market: 'KOSPI', sector: 'IT', quantity: 10, average_price: 70_000, current_price: 72_000, price_source: 'close', price_as_of: null, market_value: 720_000, cost: 700_000, unrealized_pnl: 20_000, unrealized_pnl_percent: 2.857, day_change: 0, day_change_percent: 0, weight: 100, market_cap: null, acquired_at: '2025-01-02', note: null }],
         totals: { holdings: 1, market_value: 720_000, cost: 700_000, unrealized_pnl: 20_000, unrealized_pnl_percent: 2.857, day_change: 0, day_change_percent: 0 },
       },
       { color: false, columns: 160 },
@@ -53,7 +54,7 @@ describe('portfolio views', () => {
       as_of: '2025-01-04', history_start: '2025-01-01', window: { from: '2025-01-01', to: '2025-01-04', days: 4 },
       total_value: 120, total_cost: 100, unrealized_pnl: 20, unrealized_pnl_percent: 20, realized_pnl: 0, total_return_percent: 20, day_change: 15, day_change_percent: 14.29,
       returns: { '1W': 20, '1M': 20, '3M': 20, '6M': 20, YTD: 20, '1Y': 20 }, volatility_percent: null, max_drawdown_percent: 4.55, sharpe_ratio: null, beta: null,
-      benchmark: 'KOSPI', benchmark_return_percent: null, excess_return_percent: null, risk_free_rate: 0.03,
+      benchmark: 'KOSPI', benchmark_return_percent: null, excess_return_percent: null, risk_free_rate: 0.03, unavailable: {},
       allocation: { by_stock: [], by_sector: [{ key: 'IT', value: 120, weight: 100, holdings: 1 }], by_market: [], by_market_cap: [] },
       best: [{ id: 'h1', code: '005930', name: 'Samsung', unrealized_pnl: 20, unrealized_pnl_percent: 20 }], worst: [], series,
     } as Performance;

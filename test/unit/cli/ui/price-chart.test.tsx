@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { render } from 'ink-testing-library';
-import { chartModel } from '../../../../cli/services/chart.js';
+import { chartModel } from '../../../../cli/services/output/chart.js';
 import { PriceChart } from '../../../../cli/ui/components/PriceChart.js';
 import { renderPriceChart } from '../../../../cli/ui/stock-views.js';
 

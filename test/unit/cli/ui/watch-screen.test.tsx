@@ -1,8 +1,8 @@
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createEventHub } from '../../../../cli/services/event-hub.js';
-import { initialWatchState } from '../../../../cli/services/watch-state.js';
-import type { WsClientEvent } from '../../../../cli/services/ws-client.js';
+import { createEventHub } from '../../../../cli/services/output/event-hub.js';
+import { initialWatchState } from '../../../../cli/services/realtime/watch-state.js';
+import type { WsClientEvent } from '../../../../cli/services/transport/ws-client.js';
 import { WatchScreen } from '../../../../cli/ui/components/WatchScreen.js';
 
 const DOWN = '\u001B[B';

@@ -6,7 +6,7 @@ import {
   type StockSeries,
 } from '../../../../daemon/indicators/compute.js';
 import { INDICATOR_IDS } from '../../../../daemon/indicators/registry.js';
-import type { DailyBar, IndexBar } from '../../../../daemon/market/records.js';
+import type { DailyBar, IndexBar } from '../../../../daemon/kernel/records.js';
 import { expectNear } from './expect-close.js';
 import { companyA } from './financial-fixtures.js';
 

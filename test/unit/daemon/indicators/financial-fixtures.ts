@@ -1,5 +1,5 @@
 /** Hand-built quarterly statements for the fundamentals and score tests. */
-import type { FinancialQuarter } from '../../../../daemon/market/records.js';
+import type { FinancialQuarter } from '../../../../daemon/kernel/records.js';
 
 /** A quarter with every optional field null unless given. */
 export function quarter(fiscal_year: number, fiscal_quarter: number, fields: Partial<FinancialQuarter> = {}): FinancialQuarter {

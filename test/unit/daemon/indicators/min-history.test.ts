@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { computeStockIndicators, type StockSeries } from '../../../../daemon/indicators/compute.js';
 import { INDICATORS } from '../../../../daemon/indicators/registry.js';
-import type { DailyBar, IndexBar } from '../../../../daemon/market/records.js';
+import type { DailyBar, IndexBar } from '../../../../daemon/kernel/records.js';
 
 const TOTAL = 300;
 

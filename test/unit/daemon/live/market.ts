@@ -1,5 +1,5 @@
 /** A seeded random market for the live-screen tests: rows, a snapshot, and ticks that move prices. */
-import type { PriceEvent } from '../../../../daemon/market/events.js';
+import type { PriceEvent } from '../../../../daemon/kernel/events.js';
 import { buildSnapshot, type Snapshot, type SnapshotRow } from '../../../../daemon/screening/snapshot.js';
 
 export const LIVE_FIELDS = ['close', 'change', 'change_percent', 'volume', 'trading_value', 'market_cap', 'per', 'pbr', 'dividend_yield', 'roe', 'rsi_14', 'shares_outstanding', 'turnover'] as const;

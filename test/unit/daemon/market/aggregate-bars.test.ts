@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { aggregateBars } from '../../../../daemon/market/aggregate-bars.js';
-import type { DailyBar } from '../../../../daemon/market/records.js';
+import type { DailyBar } from '../../../../daemon/kernel/records.js';
 
 const bar = (trade_date: string, o: number, h: number, l: number, c: number, v: number): DailyBar => ({
   stock_code: '005930', trade_date, open_price: o, high_price: h, low_price: l, close_price: c, volume: v, trading_value: v * c, market_cap: null, shares_outstanding: null,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { computeCapWeightedIndex, createCapWeightedIndexBuilder } from '../../../../daemon/market/cap-weighted-index.js';
-import type { DailyBar, StockRecord } from '../../../../daemon/market/records.js';
+import type { DailyBar, StockRecord } from '../../../../daemon/kernel/records.js';
 
 const stock = (code: string, shares: number, market: 'KOSPI' | 'KOSDAQ' = 'KOSPI'): StockRecord => ({
   code, name: code, name_english: null, market, sector: null, industry: null, listing_date: null, shares_outstanding: shares,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deriveQuarters, emptyQuarter, type ReportedAmount } from '../../../../daemon/market/financial-reports.js';
+import { deriveQuarters, emptyQuarter, type ReportedAmount } from '../../../../daemon/kernel/financial-reports.js';
 
 const filed = (quarter: number, field: ReportedAmount['field'], kind: ReportedAmount['kind'], amount: number, ytd: number | null = null): ReportedAmount => ({
   stock_code: '005930', fiscal_year: 2025, fiscal_quarter: quarter, field, kind, amount, ytd,

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import {
   addDays, calendarCoversYear, isFirstTradingDayOfYear, isHoliday, isTradingDay, isValidDate,
   nextTradingDay, previousTradingDay, tradingDaysBetween, tradingDaysEndingAt,
-} from '../../../../daemon/market/krx-calendar.js';
+} from '../../../../daemon/kernel/krx-calendar.js';
 
 describe('isTradingDay', () => {
   it('is true for every date of the real listing files (2026-03-09 … 2026-03-20)', () => {

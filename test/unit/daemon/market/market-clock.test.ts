@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { createManualClock } from '../../../../daemon/infra/clock.js';
-import type { MarketStatusEvent } from '../../../../daemon/market/events.js';
+import type { MarketStatusEvent } from '../../../../daemon/kernel/events.js';
 import { createMarketClock, kstDate, nextTransition, statusAt, type TimerApi } from '../../../../daemon/market/market-clock.js';
 
 /** An instant written in Korea time (the +09:00 offset is parsed by Date, not by the code under test). */

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { isOnTick, priceLimits, roundToTick, tickSize } from '../../../../daemon/market/tick-size.js';
+import { isOnTick, priceLimits, roundToTick, tickSize } from '../../../../daemon/kernel/tick-size.js';
 
 describe('tickSize', () => {
   it('uses the unified 2023 KRX table at every band edge', () => {

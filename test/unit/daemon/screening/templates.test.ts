@@ -10,6 +10,7 @@ import {
   listTemplates,
   missingInputs,
   requireTemplate,
+  templateColumnNames,
 } from '../../../../daemon/screening/templates.js';
 import { ROWS } from './fixture.js';
 
@@ -44,12 +45,18 @@ describe('template catalogue', () => {
     expect(t.name_ko).toMatch(/[가-힣]/);
     expect(t.name_en).not.toBe('');
     expect(t.description).not.toBe('');
+    // Formula columns and the score (issue 21) are the template's own fields; what they read is required.
+    const own = new Set(templateColumnNames(t));
+    const known = new Set([...INDICATOR_IDS, ...own]);
     const filterFields = (t.query.filters ?? []).map((f) => f.field);
-    const expressionFields = t.query.expression ? parseExpression(t.query.expression, INDICATOR_IDS).fields : [];
+    const expressionFields = t.query.expression ? parseExpression(t.query.expression, known).fields : [];
+    const columnFields = (t.query.columns ?? []).flatMap((c) => parseExpression(c.expression, known).fields);
+    const scoreFields = (t.query.score?.factors ?? []).map((f) => f.field);
     for (const field of [...filterFields, ...(t.query.sort ?? []).map((s) => s.field), ...t.required_fields]) {
-      expect(INDICATOR_IDS.has(field), field).toBe(true);
+      expect(known.has(field), field).toBe(true);
     }
-    expect([...t.required_fields].sort()).toEqual([...new Set([...filterFields, ...expressionFields])].sort());
+    const read = [...filterFields, ...expressionFields, ...columnFields, ...scoreFields].filter((f) => !own.has(f));
+    expect([...t.required_fields].sort()).toEqual([...new Set(read)].sort());
     for (const f of t.query.filters ?? []) {
       if (f.min !== undefined && f.max !== undefined) expect(f.min).toBeLessThanOrEqual(f.max);
     }
@@ -63,15 +70,19 @@ describe('template catalogue', () => {
       expression: query.expression,
       sort: query.sort,
       per_page: query.per_page,
+      ...(query.columns ? { columns: Object.fromEntries(query.columns.map((c) => [c.name, c.expression])) } : {}),
+      ...(query.score ? { score: Object.fromEntries(query.score.factors.map((f) => [`${f.direction === 'asc' ? '-' : ''}${f.field}`, f.weight])), score_by: query.score.by } : {}),
     };
     const reparsed = parseScreenRequest(body, INDICATOR_IDS);
+    expect(reparsed.columns).toEqual(query.columns);
+    expect(reparsed.score).toEqual(query.score);
     expect(reparsed.filters).toEqual([...query.filters].sort((a, b) => (a.field < b.field ? -1 : 1)));
     expect(reparsed.sort).toEqual(query.sort);
   });
 
   it('uses only indicators the registry computes', () => {
     const registered = new Set<string>(REGISTERED);
-    const used = listTemplates().flatMap((t) => [...t.required_fields, ...(t.query.sort ?? []).map((s) => s.field)]);
+    const used = listTemplates().flatMap((t) => [...t.required_fields, ...(t.query.sort ?? []).map((s) => s.field).filter((f) => !templateColumnNames(t).includes(f))]);
     expect(used.filter((field) => !registered.has(field))).toEqual([]);
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { encodeFrame, FRAME_HEADER_ROOM } from '../../../../daemon/ws/frame-encoder.js';
 import { createOutbox, type Outbox, type OutboxOptions, type OutboxSink } from '../../../../daemon/ws/batching.js';
 import { serverMessages, type OutMessage } from '../../../../daemon/ws/protocol.js';
 
@@ -14,9 +15,8 @@ interface FakeSink extends OutboxSink {
 function sink(): FakeSink {
   const s: FakeSink = {
     sent: [], buffered: 0, scheduled: 0, overflows: [],
-    send: (t) => void s.sent.push(t),
+    sendFrame: (chunk, first, batch) => void s.sent.push(encodeFrame(chunk, first, batch, T).subarray(FRAME_HEADER_ROOM).toString('utf8')),
     bufferedAmount: () => s.buffered,
-    now: () => T,
     schedule: () => void s.scheduled++,
     onSent: () => undefined,
     onOverflow: (reason) => void s.overflows.push(reason),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MarketEvent } from '../../../../daemon/market/events.js';
+import type { MarketEvent } from '../../../../daemon/kernel/events.js';
 import { createHub, isRelevant, topicOf, userTopic, type HubMember } from '../../../../daemon/ws/hub.js';
 import type { OutMessage } from '../../../../daemon/ws/protocol.js';
 import { createSubscriptionSet, type SubscriptionSet } from '../../../../daemon/ws/subscriptions.js';

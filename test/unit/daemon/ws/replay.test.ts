@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareStreamIds } from '../../../../daemon/market/bus.js';
-import type { MarketEvent } from '../../../../daemon/market/events.js';
+import type { MarketEvent } from '../../../../daemon/kernel/events.js';
 import { planReplay, type ReplaySource } from '../../../../daemon/ws/replay.js';
 import { createSubscriptionSet } from '../../../../daemon/ws/subscriptions.js';
 

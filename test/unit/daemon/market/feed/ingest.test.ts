@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { isAppError, type AppError } from '../../../../../daemon/errors.js';
-import type { PriceEvent } from '../../../../../daemon/market/events.js';
+import type { PriceEvent } from '../../../../../daemon/kernel/events.js';
 import { applyTicks, streamEntryBody, tickBodySchema, ticksOf, type IngestContext, type TickInput } from '../../../../../daemon/market/feed/ingest.js';
 import type { FeedStock } from '../../../../../daemon/market/feed/types.js';
 import { parseOrThrow } from '../../../../../daemon/validation.js';

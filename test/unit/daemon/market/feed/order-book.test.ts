@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { buildOrderBook, tickDown, tickUp } from '../../../../../daemon/market/feed/order-book.js';
-import { isOnTick, priceLimits } from '../../../../../daemon/market/tick-size.js';
+import { isOnTick, priceLimits } from '../../../../../daemon/kernel/tick-size.js';
 
 const qty = () => 7;
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, it, expect } from 'vitest';
 import { Redis } from 'ioredis';
-import type { OrderBookEvent, PriceEvent } from '../../../../../daemon/market/events.js';
+import type { OrderBookEvent, PriceEvent } from '../../../../../daemon/kernel/events.js';
 import { createQuoteStore, toLiveQuote, type QuoteStore } from '../../../../../daemon/market/feed/quote-store.js';
 import { deleteKeys, testPrefix, testRedisUrl } from '../../../../helpers/test-daemon.js';
 

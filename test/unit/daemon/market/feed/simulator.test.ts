@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
-import type { MarketEvent, OrderBookEvent, PriceEvent } from '../../../../../daemon/market/events.js';
+import type { MarketEvent, OrderBookEvent, PriceEvent } from '../../../../../daemon/kernel/events.js';
 import { createSimulator } from '../../../../../daemon/market/feed/simulator.js';
 import type { FeedStock } from '../../../../../daemon/market/feed/types.js';
-import { isOnTick, priceLimits } from '../../../../../daemon/market/tick-size.js';
+import { isOnTick, priceLimits } from '../../../../../daemon/kernel/tick-size.js';
 
 const kst = (local: string): number => Date.parse(`${local}+09:00`);
 const OPEN = kst('2026-03-09T09:00:00');

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import type { DailyBar, HaltRecord, StockRecord } from '../../../../../daemon/market/records.js';
+import type { DailyBar, HaltRecord, StockRecord } from '../../../../../daemon/kernel/records.js';
 import { createStockLoader } from '../../../../../daemon/market/feed/stock-loader.js';
 
 const stock = (code: string): StockRecord => ({

@@ -1,0 +1,106 @@
+/**
+ * `stockscreen backtest` (issue 23): build the POST /screen/backtest body from flags, start
+ * the run and follow it (GET /screen/backtests/{id}) until it completes, reporting progress;
+ * then the summary rows, the CSVs (equity curve, trades) and the equity-vs-benchmark chart.
+ */
+import { API_PREFIX, type ApiResponse } from '../transport/api-client.js';
+import { CliError } from '../session/errors.js';
+import type { TableData } from '../output/output.js';
+import type { Session } from '../session/session.js';
+
+/** A run as the API answers it (daemon/http/schemas/backtests.ts). */
+export interface BacktestRun {
+  id: string;
+  status: 'running' | 'completed' | 'failed';
+  done: number;
+  total: number;
+  error: string | null;
+  result: BacktestResultWire | null;
+}
+
+/** The result part the CLI reads. */
+export interface BacktestResultWire {
+  from: string;
+  to: string;
+  message?: string;
+  stats: Record<string, number | string | null> | null;
+  curve: { date: string; equity: number; benchmark: number | null }[];
+  trades: { date: string; code: string; side: string; shares: number; price: number; fee: number; tax: number; reason?: string }[];
+  rebalances: { signal_date: string; trade_date: string; selected: number; turnover: number; holdings: unknown[] }[];
+  rules: Record<string, unknown>;
+}
+
+/** Start a backtest; answers the run (completed when the server ran it directly). */
+export async function startBacktest(session: Session, body: Record<string, unknown>): Promise<ApiResponse<BacktestRun>> {
+  return session.api.request<BacktestRun>({ method: 'POST', path: `${API_PREFIX}/screen/backtest`, body });
+}
+
+/** Poll the run every `intervalMs` until it is no longer running, calling `onProgress` each time. @throws CliError when it failed */
+export async function followBacktest(session: Session, started: ApiResponse<BacktestRun>, onProgress: (run: BacktestRun) => void, intervalMs = 500): Promise<ApiResponse<BacktestRun>> {
+  let res = started;
+  while (res.data.status === 'running') {
+    onProgress(res.data);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    res = await session.api.request<BacktestRun>({ method: 'GET', path: `${API_PREFIX}/screen/backtests/${encodeURIComponent(started.data.id)}` });
+  }
+  onProgress(res.data);
+  if (res.data.status === 'failed') throw new CliError({ code: 'BACKTEST_FAILED', message: `backtest ${res.data.id} failed: ${res.data.error ?? 'unknown error'}` });
+  return res;
+}
+
+/** `[#####-----] 12/26 rebalances` for a progress line. */
+export function progressText(run: BacktestRun, width = 24): string {
+  const filled = run.total > 0 ? Math.min(width, Math.floor((run.done / run.total) * width)) : 0;
+  return `backtest ${run.id.slice(0, 8)} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${run.done}/${run.total} rebalances`;
+}
+
+const pct = (v: number | string | null | undefined) => (typeof v === 'number' ? `${(v * 100).toFixed(2)}%` : '—');
+const num = (v: number | string | null | undefined, digits = 2) => (typeof v === 'number' ? v.toFixed(digits) : '—');
+const won = (v: number | string | null | undefined) => (typeof v === 'number' ? `${Math.round(v).toLocaleString('en-US')} KRW` : '—');
+
+/** The summary as label/value rows. */
+export function summaryTable(r: BacktestResultWire): TableData {
+  const s = r.stats ?? {};
+  const rows: [string, string][] = [
+    ['period', `${r.from} … ${r.to}`], ['rebalances', String(r.rebalances.length)], ['final equity', won(s.final_equity)],
+    ['total return', pct(s.total_return)], ['benchmark return', pct(s.benchmark_return)], ['excess return', pct(s.excess_return)],
+    ['CAGR', pct(s.cagr)], ['volatility (ann.)', pct(s.volatility)], ['Sharpe', num(s.sharpe)],
+    ['max drawdown', `${pct(s.max_drawdown)}${s.max_drawdown_peak ? ` (${s.max_drawdown_peak} → ${s.max_drawdown_trough})` : ''}`],
+    ['turnover / rebalance', pct(s.turnover)], ['hit rate', pct(s.hit_rate)], ['trades', String(r.trades.length)],
+  ];
+  return { headers: ['metric', 'value'], rows };
+}
+
+const csvCell = (v: unknown) => (typeof v === 'string' && /[",\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : String(v ?? ''));
+
+/** The equity curve as CSV (date, equity, benchmark). */
+export function equityCsv(r: BacktestResultWire): string {
+  return ['date,equity,benchmark', ...r.curve.map((p) => [p.date, p.equity, p.benchmark ?? ''].map(csvCell).join(','))].join('\n') + '\n';
+}
+
+/** The trades as CSV. */
+export function tradesCsv(r: BacktestResultWire): string {
+  const cols = ['date', 'code', 'side', 'shares', 'price', 'fee', 'tax', 'reason'] as const;
+  return [cols.join(','), ...r.trades.map((t) => cols.map((c) => csvCell(t[c])).join(','))].join('\n') + '\n';
+}
+
+/**
+ * `height` rows of a `width`-column chart of the equity (█) against the benchmark (·) on one
+ * scale, each resampled to the width (the last point of each bucket); '▓' where they meet.
+ */
+export function equityChart(r: BacktestResultWire, width: number, height: number): string[] {
+  const pick = (values: number[]) => (values.length <= width ? values : Array.from({ length: width }, (_, i) => values[Math.ceil(((i + 1) * values.length) / width) - 1]!));
+  const equity = pick(r.curve.map((p) => p.equity));
+  const bench = pick(r.curve.map((p) => p.benchmark ?? Number.NaN));
+  const all = [...equity, ...bench.filter(Number.isFinite)];
+  const min = Math.min(...all);
+  const max = Math.max(...all);
+  const rowOf = (v: number) => (max === min ? Math.floor(height / 2) : Math.round(((max - v) / (max - min)) * (height - 1)));
+  const grid = Array.from({ length: height }, () => new Array<string>(equity.length).fill(' '));
+  bench.forEach((v, x) => Number.isFinite(v) && (grid[rowOf(v)]![x] = '·'));
+  equity.forEach((v, x) => {
+    const row = grid[rowOf(v)]!;
+    row[x] = row[x] === '·' ? '▓' : '█';
+  });
+  return grid.map((cells) => cells.join(''));
+}

@@ -1,0 +1,12 @@
+/** The wire contract in one import: every response, request body and message type the daemon and the CLI share. */
+export * from './alerts.js';
+export * from './envelope.js';
+export * from './errors.js';
+export * from './health.js';
+export * from './jobs.js';
+export * from './portfolio.js';
+export * from './presets.js';
+export * from './screening.js';
+export * from './stocks.js';
+export * from './users.js';
+export * from './ws.js';

@@ -1,0 +1,104 @@
+/**
+ * Market-data jobs and uploads on the wire: POST/GET /admin/jobs, POST /admin/uploads.
+ * The daemon validates job requests with a zod schema (daemon/jobs/types.ts) whose output
+ * must stay assignable to JobRequest here (checked at compile time there).
+ */
+
+/** One file of a load-files job: a server-side path inside import_dirs, with optional hints. */
+export interface JobFileSpec {
+  path: string;
+  /** A loader format (loaders/types.ts LOADER_FORMATS); detected when absent. */
+  format?: string;
+  /** Trade date YYYY-MM-DD of a one-day file. */
+  date?: string;
+  /** Stock code of a one-stock file. */
+  code?: string;
+}
+
+/** One file of a load-files job named by the id POST /admin/uploads returned. */
+export interface JobUploadSpec {
+  upload: string;
+  format?: string;
+  date?: string;
+  code?: string;
+}
+
+/** One input of a load-files job: a path string, a path with hints, or an upload. */
+export type JobPathInput = string | JobFileSpec | JobUploadSpec;
+
+/** A job request as the daemon keeps it (defaults filled in): the `data` of a job. */
+export type JobRequest =
+  | { type: 'load-files'; paths: JobPathInput[]; compute: boolean; replace_sample: boolean }
+  | { type: 'load-sample'; seed: number; stocks?: number; days?: number; compute: boolean }
+  | { type: 'compute-indicators' };
+
+/** Body of POST /admin/jobs as a client sends it (the server fills in defaults). */
+export type JobRequestInput =
+  | { type: 'load-files'; paths: JobPathInput[]; compute?: boolean; replace_sample?: boolean }
+  | { type: 'load-sample'; seed?: number; stocks?: number; days?: number; compute?: boolean }
+  | { type: 'compute-indicators' };
+
+/** Progress of a running job. */
+export interface JobProgress {
+  phase: 'queued' | 'plan' | 'load' | 'index' | 'indicators' | 'done';
+  file?: string;
+  done: number;
+  total: number;
+  rows_ok: number;
+  rows_rejected: number;
+}
+
+/** Outcome of one file of a load. */
+export interface FileOutcome {
+  file: string;
+  format: string;
+  rows_total: number;
+  rows_ok: number;
+  rows_rejected: number;
+  rejected: { line: number; reason: string }[];
+  skipped: { reason: string; count: number }[];
+  written: { stocks: number; bars: number; halts: number; financials: number; index: number };
+  unknown_codes: string[];
+}
+
+/** What a finished job returned. */
+export interface JobResult {
+  files: FileOutcome[];
+  unrecognised: string[];
+  rows_ok: number;
+  rows_rejected: number;
+  indicators: { version: string; as_of: string | null; stocks: number; duration_ms: number } | null;
+  duration_ms: number;
+}
+
+/** BullMQ's job states (its JobState), plus the daemon's own two. */
+export type JobState =
+  | 'completed' | 'failed' | 'active' | 'delayed' | 'prioritized' | 'waiting' | 'waiting-children'
+  | 'unknown'
+  /** Still marked active but its worker stopped renewing the lock: it runs again from its start once a worker takes it. */
+  | 'stalled';
+
+/** A job as GET /admin/jobs and /admin/jobs/{id} show it. */
+export interface JobView {
+  id: string;
+  type: JobRequest['type'];
+  state: JobState;
+  data: JobRequest;
+  progress: JobProgress | null;
+  result: JobResult | null;
+  failed_reason: string | null;
+  attempts: number;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  requested_by: string | null;
+}
+
+/** What the daemon recorded for one upload (POST /admin/uploads). */
+export interface UploadInfo {
+  id: string;
+  name: string;
+  size: number;
+  sha256: string;
+  created_at: string;
+}

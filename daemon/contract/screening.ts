@@ -1,0 +1,68 @@
+/** Screening endpoints on the wire: POST /screen (and its aliases), GET /screen/fields, GET /screen/templates. */
+
+/** One entry of GET /screen/fields: an indicator of the registry and how many stocks have it. */
+export interface ScreenField {
+  id: string;
+  label_ko: string;
+  label_en: string;
+  unit: string;
+  category: string;
+  inputs: readonly string[];
+  /** Trading days of price history needed; 0 when none. */
+  min_history: number;
+  definition: string;
+  /** Stocks of the current snapshot with a value. */
+  coverage: number;
+}
+
+/** One entry of GET /screen/templates. */
+export interface ScreenTemplate {
+  id: string;
+  name_ko: string;
+  name_en: string;
+  description: string;
+  /** The template's screen (universe, filters, expression, sort, per_page) as a JSON object. */
+  query: object;
+  /** Indicators its filters and expression read. */
+  required_fields: readonly string[];
+  /** Required fields no stock of the current snapshot has. */
+  missing_inputs: string[];
+}
+
+/** One item of a screen: identity columns plus the requested values. */
+export interface ScreenItem {
+  code: string;
+  name: string;
+  market: string;
+  sector: string | null;
+  [field: string]: string | number | null;
+}
+
+/** `filters_applied` of a screen answer: the market (ALL when none), the count, and each applied filter. */
+export interface FiltersApplied {
+  market: 'KOSPI' | 'KOSDAQ' | 'ALL';
+  _count: number;
+  [filter: string]: unknown;
+}
+
+/** The body of a screen answer: the envelope plus the spec's shape-B top-level fields (`stocks` is `data`). */
+export interface ScreenBody {
+  status: 'success';
+  data: ScreenItem[];
+  stocks: ScreenItem[];
+  query_time_ms: number;
+  filters_applied: FiltersApplied;
+  /** Names of required inputs no stock has (templates on data without financials), with a message. */
+  missing_inputs?: string[];
+  message?: string;
+  meta: {
+    timestamp: string;
+    request_id: string;
+    total: number;
+    page: number;
+    per_page: number;
+    total_pages: number;
+    snapshot_version: string;
+    cached: boolean;
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * Reads the stored market into a MarketHistory (market-history.ts): one day of bars per read
+ * (~2,700 rows on a full market, a short read), with a turn for the event loop after each, so
+ * loading years of history never blocks the daemon (issue 3).
+ */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { MARKETS, type DailyBar, type FinancialQuarter, type HaltRecord, type IndexBar, type Market, type StockRecord } from '../kernel/records.js';
+import type { FinancialsRepo } from '../store/financials-repo.js';
+import type { IndexRepo } from '../store/index-repo.js';
+import type { PricesRepo } from '../store/prices-repo.js';
+import type { StocksRepo } from '../store/stocks-repo.js';
+import { disclosureDeadline } from './disclosure.js';
+import type { KnownStatement, MarketHistory, StockHistory } from './market-history.js';
+
+/** The repositories the history is read from. */
+export interface HistorySources {
+  stocks: Pick<StocksRepo, 'all'>;
+  prices: Pick<PricesRepo, 'tradeDates' | 'barsOn' | 'allHalts'>;
+  financials: Pick<FinancialsRepo, 'all'>;
+  index: Pick<IndexRepo, 'series'>;
+}
+
+/** Growable columns of one stock while reading. */
+interface Builder {
+  days: number[];
+  cols: number[][];
+}
+
+const COLS = 8;
+
+/** Read the whole stored market. @throws the repositories' errors */
+export async function loadMarketHistory(src: HistorySources, version: string): Promise<MarketHistory> {
+  const [records, barDates, halts, financials] = await Promise.all([
+    src.stocks.all(), src.prices.tradeDates(), src.prices.allHalts(), src.financials.all(),
+  ]);
+  const builder = createHistoryBuilder(records, [...barDates, ...halts.map((h) => h.trade_date)]);
+  for (const date of barDates) {
+    builder.addBars(await src.prices.barsOn(date));
+    await yieldToLoop();
+  }
+  const index = Object.fromEntries(await Promise.all(MARKETS.map(async (m) => [m, await src.index.series(m)] as const))) as Record<Market, IndexBar[]>;
+  return builder.finish(version, halts, financials, index);
+}
+
+/** Assembles a MarketHistory from records: bars in date order (any number of calls), then the rest. */
+export interface HistoryBuilder {
+  addBars(bars: Iterable<DailyBar>): void;
+  finish(version: string, halts: readonly HaltRecord[], financials: ReadonlyMap<string, readonly FinancialQuarter[]>, index: Partial<Record<Market, IndexBar[]>>): MarketHistory;
+}
+
+/** A history builder over `records`; `dates` are every date that has a bar or a halt (any order, repeats allowed). */
+export function createHistoryBuilder(records: readonly StockRecord[], dates: Iterable<string>): HistoryBuilder {
+  const allDates = [...new Set(dates)].sort();
+  const dayOf = new Map(allDates.map((d, i) => [d, i]));
+  const builders = new Map<string, Builder>(records.map((r) => [r.code, { days: [], cols: Array.from({ length: COLS }, () => []) }]));
+  return {
+    addBars(bars) {
+      for (const b of bars) {
+        const builder = builders.get(b.stock_code);
+        const day = dayOf.get(b.trade_date);
+        if (!builder || day === undefined) continue;
+        builder.days.push(day);
+        const values = [b.open_price, b.high_price, b.low_price, b.close_price, b.volume, b.trading_value, b.market_cap ?? Number.NaN, b.shares_outstanding ?? Number.NaN];
+        values.forEach((v, k) => builder.cols[k]?.push(v));
+      }
+    },
+    finish(version, halts, financials, index) {
+      const haltsOf = groupHalts(halts, dayOf);
+      const stocks = records.map((r) => finish(r, builders.get(r.code), haltsOf.get(r.code), financials.get(r.code) ?? []));
+      const series = { KOSPI: index.KOSPI ?? [], KOSDAQ: index.KOSDAQ ?? [] };
+      return { version, dates: allDates, stocks, byCode: new Map(stocks.map((s) => [s.record.code, s])), index: series };
+    },
+  };
+}
+
+function groupHalts(halts: readonly HaltRecord[], dayOf: ReadonlyMap<string, number>): Map<string, Map<number, HaltRecord>> {
+  const out = new Map<string, Map<number, HaltRecord>>();
+  for (const h of halts) {
+    let list = out.get(h.stock_code);
+    if (!list) out.set(h.stock_code, (list = new Map()));
+    list.set(dayOf.get(h.trade_date) ?? 0, h);
+  }
+  return out;
+}
+
+function finish(record: StockRecord, builder: Builder | undefined, halts: Map<number, HaltRecord> | undefined, quarters: readonly FinancialQuarter[]): StockHistory {
+  const col = (k: number) => Float64Array.from(builder?.cols[k] ?? []);
+  const days = Int32Array.from(builder?.days ?? []);
+  const haltDays = [...(halts?.keys() ?? [])];
+  const first = Math.min(days[0] ?? Infinity, ...haltDays);
+  const last = Math.max(days[days.length - 1] ?? -1, ...haltDays);
+  const statements: KnownStatement[] = quarters
+    .map((q) => ({ known_on: q.disclosed_on ?? disclosureDeadline(q.fiscal_year, q.fiscal_quarter, record.settle_month), quarter: q }))
+    .sort((a, b) => (a.known_on < b.known_on ? -1 : a.known_on > b.known_on ? 1 : 0));
+  return {
+    record, days, open: col(0), high: col(1), low: col(2), close: col(3), volume: col(4), value: col(5), cap: col(6), shares: col(7),
+    halts: halts ?? new Map(), statements, firstDay: Number.isFinite(first) ? first : -1, lastDay: last,
+  };
+}

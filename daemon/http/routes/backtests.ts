@@ -1,0 +1,49 @@
+/**
+ * Backtest endpoints (issue 23): POST /screen/backtest runs or starts a run; GET /screen/backtests
+ * lists the caller's runs; GET /screen/backtests/{id} follows one (another user's is a 404).
+ */
+import { z } from 'zod';
+import type { BacktestService } from '../../backtest/backtest-service.js';
+import { backtestRequestSchema, type BacktestRequest } from '../../backtest/request.js';
+import { notFound } from '../../errors.js';
+import type { ApiBuilder } from '../api.js';
+import { sendSuccess } from '../envelope.js';
+import { backtestRunSchema } from '../schemas/backtests.js';
+
+const idParams = z.object({ id: z.string().uuid({ error: 'must be a backtest id' }) });
+const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) });
+
+/** Register the backtest routes. */
+export function registerBacktestRoutes(api: ApiBuilder, deps: { backtests: BacktestService }): void {
+  const tags = ['backtests'];
+  api.route(
+    {
+      method: 'post', path: '/screen/backtest', summary: 'Backtest a screen: rebalance to its top N and trade at the next open', tags, access: 'user',
+      description:
+        'Runs with at most 6 rebalance dates answer 200 with the completed run; longer ones answer 202 with the run (status running) to follow at GET /screen/backtests/{id}. ' +
+        'See daemon/backtest/README.md for the trading rules (next-open fills, halts, ±30% limits, delistings, fees and the 0.20% sell tax).',
+      body: backtestRequestSchema, response: backtestRunSchema, status: 202, bodyLimit: 64 * 1024,
+    },
+    async (req, res) => {
+      const run = await deps.backtests.start(req.user!.id, req.valid.body as BacktestRequest);
+      sendSuccess(req, res, run, { status: run.status === 'running' ? 202 : 200 });
+    },
+  );
+  api.route(
+    { method: 'get', path: '/screen/backtests', summary: 'Your backtest runs, newest first (without results)', tags, access: 'user', query: listQuery, response: z.array(backtestRunSchema) },
+    async (req, res) => {
+      const { limit } = req.valid.query as z.output<typeof listQuery>;
+      const runs = await deps.backtests.list(req.user!.id, limit);
+      sendSuccess(req, res, runs, { meta: { total: runs.length } });
+    },
+  );
+  api.route(
+    { method: 'get', path: '/screen/backtests/:id', summary: 'One backtest run: progress, then the result', tags, access: 'user', params: idParams, response: backtestRunSchema, errors: [404] },
+    async (req, res) => {
+      const { id } = req.valid.params as z.output<typeof idParams>;
+      const run = await deps.backtests.get(req.user!.id, id);
+      if (!run) throw notFound('Backtest', { id });
+      sendSuccess(req, res, run);
+    },
+  );
+}

@@ -1,0 +1,173 @@
+/**
+ * Cross-sectional values of the screening language (issue 21): rank, rank_asc, pct_rank and
+ * zscore of one value over a set of rows (the request's universe), optionally within groups.
+ * A term's argument is sorted once (with its rows) and every group is ranked in one linear walk
+ * over that order. A CrossSectionMemo remembers, per snapshot, the sorted order of each argument
+ * that does not depend on the universe (every universe and group reuses it) and each finished
+ * column (a repeated screen computes nothing).
+ */
+import type { CrossFn, GroupBy } from './expression-functions.js';
+import type { Snapshot } from './snapshot.js';
+import { sortPairs } from './sort-pairs.js';
+
+/**
+ * The group of each row (-1: none, the row's result is null), or null for one group.
+ * Sector and industry use their dictionary ids, market its index.
+ */
+export function groupIds(snapshot: Snapshot, by: GroupBy | null): Groups | null {
+  if (by === null) return null;
+  if (by === 'market') return { ids: snapshot.market, shift: 0, count: 256 };
+  const { ids, dict } = snapshot[by];
+  // Dictionary id 0 is null: shifted to -1, no group.
+  return { ids, shift: 1, count: dict.length };
+}
+
+/** Rows with a (finite) value, in ascending order of value. */
+export interface SortedValues {
+  readonly rows: Int32Array;
+  readonly values: Float64Array;
+}
+
+/** The rows of `rows` whose value is not null, sorted by value (one sort; memoised by the caller). */
+export function sortedValues(value: (row: number) => number, rows: Int32Array): SortedValues {
+  const keys = new Float64Array(rows.length);
+  const kept = new Int32Array(rows.length);
+  let m = 0;
+  for (let k = 0; k < rows.length; k++) {
+    const row = rows[k]!;
+    const v = value(row);
+    if (v !== v || v === Number.POSITIVE_INFINITY || v === Number.NEGATIVE_INFINITY) continue;
+    keys[m] = v + 0; // -0 sorts and ties as 0
+    kept[m++] = row;
+  }
+  const out = { rows: kept.subarray(0, m), values: keys.subarray(0, m) };
+  sortPairs(out.values, out.rows);
+  return out;
+}
+
+/**
+ * `fn` over the rows of `order` (restricted to `universe` when given: 1 = in), per group: a
+ * Float64Array indexed by snapshot row, NaN (null) elsewhere, where the value is null and where
+ * the row has no group. One linear walk over the sorted values; ties are runs of equal values.
+ * - rank: 1 + number of larger values (ties share the best rank: 1, 2, 2, 4); rank_asc mirrors it.
+ * - pct_rank: 100 × average ascending rank / n (pandas `rank(pct=True)`): the largest is 100.
+ * - zscore: (v − mean) / population standard deviation; null when that deviation is 0.
+ */
+export function crossSection(fn: CrossFn, order: SortedValues, size: number, groups: Groups | null, universe: Uint8Array | null): Float64Array {
+  const out = new Float64Array(size).fill(Number.NaN);
+  const { rows, values } = order;
+  const m = rows.length;
+  // Group of each sorted entry (-1: skipped) and the number of entries per group.
+  const gid = new Int32Array(m);
+  const count = new Int32Array(groups === null ? 1 : groups.count);
+  const ids = groups === null ? null : groups.ids;
+  const shift = groups === null ? 0 : groups.shift;
+  for (let j = 0; j < m; j++) {
+    const row = rows[j]!;
+    const g = universe !== null && universe[row] !== 1 ? -1 : ids === null ? 0 : ids[row]! - shift;
+    gid[j] = g;
+    if (g >= 0) count[g]!++;
+  }
+  if (fn === 'zscore') zscores(order, gid, count, out);
+  else ranks(fn, order, gid, count, out);
+  return out;
+}
+
+/** The group of row r is `ids[r] - shift` (-1: none), among `count` groups. */
+export interface Groups {
+  ids: Uint8Array | Uint16Array;
+  shift: number;
+  count: number;
+}
+
+function ranks(fn: CrossFn, { rows, values }: SortedValues, gid: Int32Array, count: Int32Array, out: Float64Array): void {
+  const below = new Int32Array(count.length);
+  const tie = new Int32Array(count.length);
+  const m = rows.length;
+  for (let start = 0; start < m; ) {
+    let end = start + 1;
+    while (end < m && values[end] === values[start]) end++;
+    if (end === start + 1) {
+      // No tie (the common case): the value's own rank.
+      const g = gid[start]!;
+      if (g >= 0) {
+        const b = below[g]!;
+        const n = count[g]!;
+        out[rows[start]!] = fn === 'rank' ? n - b : fn === 'rank_asc' ? b + 1 : (100 * (b + 1)) / n;
+        below[g] = b + 1;
+      }
+      start = end;
+      continue;
+    }
+    for (let j = start; j < end; j++) if (gid[j]! >= 0) tie[gid[j]!]!++;
+    for (let j = start; j < end; j++) {
+      const g = gid[j]!;
+      if (g < 0) continue;
+      const b = below[g]!;
+      const n = count[g]!;
+      // Average 1-based ascending rank of the tie block is b + (tie + 1) / 2.
+      out[rows[j]!] = fn === 'rank' ? n - b - tie[g]! + 1 : fn === 'rank_asc' ? b + 1 : (100 * (b + (tie[g]! + 1) / 2)) / n;
+    }
+    for (let j = start; j < end; j++) {
+      const g = gid[j]!;
+      if (g >= 0 && tie[g]! > 0) {
+        below[g]! += tie[g]!;
+        tie[g] = 0;
+      }
+    }
+    start = end;
+  }
+}
+
+function zscores({ rows, values }: SortedValues, gid: Int32Array, count: Int32Array, out: Float64Array): void {
+  const sum = new Float64Array(count.length);
+  const squares = new Float64Array(count.length);
+  for (let j = 0; j < rows.length; j++) if (gid[j]! >= 0) sum[gid[j]!]! += values[j]!;
+  for (let g = 0; g < count.length; g++) sum[g] = count[g]! > 0 ? sum[g]! / count[g]! : 0;
+  for (let j = 0; j < rows.length; j++) {
+    const g = gid[j]!;
+    if (g < 0) continue;
+    const d = values[j]! - sum[g]!;
+    squares[g]! += d * d;
+  }
+  for (let j = 0; j < rows.length; j++) {
+    const g = gid[j]!;
+    if (g < 0) continue;
+    const sd = Math.sqrt(squares[g]! / count[g]!);
+    if (sd > 0) out[rows[j]!] = (values[j]! - sum[g]!) / sd;
+  }
+}
+
+/** 1 at every row of `rows`. */
+export function rowMask(rows: Int32Array, size: number): Uint8Array {
+  const mask = new Uint8Array(size);
+  for (let k = 0; k < rows.length; k++) mask[rows[k]!] = 1;
+  return mask;
+}
+
+/**
+ * Remembered cross-sectional columns per snapshot, at most `maxEntries` per snapshot (oldest
+ * dropped first). Keys name the universe and the canonical term. Entries live as long as their
+ * snapshot (a WeakMap): the current one and the as-of snapshots the history cache still holds.
+ */
+export interface CrossSectionMemo {
+  /** The value remembered under `key` for `snapshot`, else `compute()`'s result, remembered. */
+  get<T extends object>(snapshot: Snapshot, key: string, compute: () => T): T;
+}
+
+/** Create a memo (one per screen service; live and as-of screens may keep their own). */
+export function createCrossSectionMemo(maxEntries = 256): CrossSectionMemo {
+  const bySnapshot = new WeakMap<Snapshot, Map<string, object>>();
+  return {
+    get(snapshot, key, compute) {
+      let entries = bySnapshot.get(snapshot);
+      if (!entries) bySnapshot.set(snapshot, (entries = new Map()));
+      const known = entries.get(key);
+      if (known !== undefined) return known as ReturnType<typeof compute>;
+      const column = compute();
+      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
+      entries.set(key, column);
+      return column;
+    },
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * Formula columns and the score (issue 21). A query's `columns` and `score` become formulas
+ * (name + parsed numeric expression); `deriveView` evaluates them in order over the universe
+ * into columns of a snapshot view, so filters, the expression, sort, items and CSV read them
+ * exactly like indicators. Evaluation order: universe → columns (in order) → score → range
+ * filters and expression → sort → page.
+ */
+import { invalidRequest } from '../errors.js';
+import { compileNumber, type CompileContext } from './expression-compile.js';
+import { formatExpression } from './expression-format.js';
+import { parseExpression, type ParsedExpression } from './expression.js';
+import type { ScoreDefinition, ScreenQuery } from './query-types.js';
+import type { Column, Snapshot } from './snapshot.js';
+
+/** Most formula columns one request may define. */
+export const MAX_COLUMNS = 20;
+/** Most factors of one score. */
+export const MAX_SCORE_FACTORS = 20;
+/** Name of the score column. */
+export const SCORE_COLUMN = 'score';
+
+/** A column to compute: its name and its parsed numeric expression. */
+export interface Formula {
+  readonly name: string;
+  readonly parsed: ParsedExpression;
+}
+
+/**
+ * The score as an expression: Σ (wᵢ / Σw) × pct_rank(±factorᵢ) [by group]. Weights are
+ * normalised to sum 1, so the score is 0–100; an ascending factor ranks its negation; a null
+ * factor makes the score null (arithmetic with null is null).
+ */
+export function scoreExpression(score: ScoreDefinition): string {
+  const total = score.factors.reduce((sum, f) => sum + f.weight, 0);
+  const by = score.by === undefined ? '' : ` by ${score.by}`;
+  return score.factors.map((f) => `${f.weight / total} * pct_rank(${f.direction === 'asc' ? '-' : ''}${f.field})${by}`).join(' + ');
+}
+
+const NO_FORMULAS: readonly Formula[] = Object.freeze([]);
+
+/** Attach `formulas` to `query` as a hidden (non-enumerable) property (unless the query is frozen); returns them. */
+export function keepFormulas(query: ScreenQuery, formulas: readonly Formula[]): readonly Formula[] {
+  if (Object.isExtensible(query)) Object.defineProperty(query, 'formulas', { value: formulas, enumerable: false, configurable: true });
+  return formulas;
+}
+
+/**
+ * The query's columns then its score as formulas, parsed once and kept on the query (the
+ * request parser validates them against the registry first; queries built in code are trusted).
+ * @throws AppError INVALID_REQUEST when a definition does not parse or is not a number
+ */
+export function formulasOf(query: ScreenQuery): readonly Formula[] {
+  const kept = (query as { formulas?: readonly Formula[] }).formulas;
+  if (kept !== undefined) return kept;
+  if ((query.columns ?? []).length === 0 && (query.score?.factors ?? []).length === 0) return NO_FORMULAS;
+  const formulas: Formula[] = (query.columns ?? []).map((c) => ({ name: c.name, parsed: parseNumeric(c.expression, `columns.${c.name}`) }));
+  if (query.score !== undefined && query.score.factors.length > 0) {
+    formulas.push({ name: SCORE_COLUMN, parsed: parseNumeric(scoreExpression(query.score), SCORE_COLUMN) });
+  }
+  return keepFormulas(query, formulas);
+}
+
+/** Parses a column definition; it must be a number. @throws AppError INVALID_REQUEST */
+export function parseNumeric(source: string, path: string, knownFields?: ReadonlySet<string>): ParsedExpression {
+  const parsed = parseExpression(source, knownFields);
+  const kind = parsed.ast.kind;
+  if (kind !== 'number' && kind !== 'field' && kind !== 'neg' && kind !== 'arith' && kind !== 'call' && kind !== 'xsec') {
+    throw invalidRequest(`Invalid expression: a column is a number, not a condition (at position ${parsed.ast.pos})`, {
+      expression: 'a column is a number, not a condition (put conditions in expression)',
+      position: parsed.ast.pos,
+      path,
+    });
+  }
+  return parsed;
+}
+
+/** A view of `base` with the formulas as columns, and the canonical definition of each. */
+export interface DerivedView {
+  view: Snapshot;
+  resolve: (name: string) => string | undefined;
+}
+
+/**
+ * Evaluates `formulas` in order over `context.universe` (null outside it; non-finite results
+ * are null) into columns of a view of `base`. Cross-sectional terms rank over the universe.
+ */
+export function deriveView(base: Snapshot, formulas: readonly Formula[], context: CompileContext & { universe: Int32Array }): DerivedView {
+  const definitions = new Map<string, string>();
+  const resolve = (name: string): string | undefined => definitions.get(name);
+  if (formulas.length === 0) return { view: base, resolve };
+  const columns = new Map(base.columns);
+  const view: Snapshot = Object.freeze({ ...base, columns, fields: Object.freeze([...base.fields, ...formulas.map((f) => f.name)]) });
+  for (const formula of formulas) {
+    const definition = formatExpression(formula.parsed.ast, resolve);
+    const compute = (): Column => computedColumn(compileNumber(formula.parsed.ast, view, { ...context, base, resolve }), context.universe, base.size);
+    // Keyed by the definition with earlier columns written out, so equal names with other meanings never collide.
+    const column = context.memo === undefined ? compute() : context.memo.get(base, `column|${context.scope ?? '*'}|${definition}`, compute);
+    columns.set(formula.name, column);
+    definitions.set(formula.name, definition);
+  }
+  return { view, resolve };
+}
+
+function computedColumn(value: (row: number) => number, rows: Int32Array, size: number): Column {
+  const values = new Float64Array(size).fill(Number.NaN);
+  const nulls = new Uint8Array((size + 7) >>> 3).fill(255);
+  let count = 0;
+  for (let k = 0; k < rows.length; k++) {
+    const i = rows[k]!;
+    const v = value(i);
+    if (!Number.isFinite(v)) continue;
+    values[i] = v;
+    nulls[i >>> 3]! &= ~(1 << (i & 7));
+    count++;
+  }
+  return Object.freeze({ values, nulls, count });
+}

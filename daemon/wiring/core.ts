@@ -1,0 +1,68 @@
+/**
+ * The parts every process of a deployment needs (the daemon and `stockscreend worker`):
+ * clock, logger, metrics, the database, Redis and its pub/sub notifier. Built first;
+ * each opened part is pushed to `opened` so a failed start can close what it opened.
+ */
+import { mkdir } from 'node:fs/promises';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Clock } from '../infra/clock.js';
+import { createMetrics, type Metrics } from '../infra/metrics.js';
+import { createNotifier, type Notifier } from '../infra/notifier.js';
+import { closeRedis, createRedisFactory, waitReady, type RedisFactory } from '../infra/redis.js';
+import type { ShutdownStep } from '../infra/shutdown.js';
+import type { Db } from '../store/db.js';
+import { openStore } from '../store/open.js';
+import { sharedDirectoryMode } from '../store/private-files.js';
+
+/** Redis pub/sub channel announcing a new indicator snapshot version. */
+export const SNAPSHOT_CHANNEL = 'snapshot';
+
+/** Redis pub/sub channel announcing a revoked access token ({jti, exp}) to every daemon. */
+export const REVOKED_CHANNEL = 'revoked';
+
+/** What every process builds first. */
+export interface CoreParts {
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  db: Db;
+  redis: RedisFactory;
+  /** The API-side command connection (fails fast when Redis is down). */
+  commands: Redis;
+  notifier: Notifier;
+}
+
+/** How this process names itself to Redis (`CLIENT LIST` shows it). */
+export interface CoreOptions {
+  clock: Clock;
+  logger: Logger;
+  connectionName: string;
+}
+
+/**
+ * Open the data dir, the database and Redis.
+ * @throws when the data dir cannot be created or the database cannot be opened
+ */
+export async function buildCore(config: Config, options: CoreOptions, opened: ShutdownStep[]): Promise<CoreParts> {
+  const { clock, logger } = options;
+  await mkdir(config.data_dir, { recursive: true, mode: 0o700 });
+  const shared = await sharedDirectoryMode(config.data_dir);
+  if (shared) logger.warn({ data_dir: config.data_dir, mode: shared }, 'the data directory is open to other users: chmod 700 it (it holds the database and the JWT secret)');
+  const db = await openStore(config, (err) => logger.warn({ err: err.message }, 'database connection lost; reconnecting on next use'));
+  opened.push(['database', () => db.close()]);
+  logger.info({ database: db.label }, 'database open');
+  const metrics = createMetrics();
+  // API-side commands give up after redis_command_timeout_ms: a hung Redis cannot stall a request or a job's reporting.
+  const redis = createRedisFactory({ url: config.redis_url, prefix: config.redis_prefix, logger, commandTimeoutMs: config.redis_command_timeout_ms });
+  const commands = redis.connect('command', options.connectionName);
+  opened.push(['redis', () => closeRedis(commands)]);
+  if (!(await waitReady(commands, 2000))) {
+    logger.warn({ redis_url: config.redis_url }, 'redis not reachable yet; serving anyway (rate limits fail open, /health/redis reports it)');
+  }
+  const notifier = createNotifier(redis, commands, logger);
+  opened.push(['notifier', () => notifier.close()]);
+  return { config, clock, logger, metrics, db, redis, commands, notifier };
+}

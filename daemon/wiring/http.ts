@@ -1,0 +1,138 @@
+/**
+ * HTTP wiring: the services only routes use (alerts CRUD, portfolio), one registrar per
+ * resource, the per-route rate limiter, and the express app with its health checks.
+ */
+import { createAlertService } from '../alerts/alert-service.js';
+import { buildApp, type BuiltApp, type RouteRegistrar } from '../http/app.js';
+import { createRateLimiter, type RateLimiter } from '../http/middleware/rate-limit.js';
+import { registerAdminExportRoute, registerAdminJobRoutes } from '../http/routes/admin-jobs.js';
+import { registerLoadtestExemptionRoutes } from '../http/routes/admin-loadtest.js';
+import { registerAdminTickRoutes } from '../http/routes/admin-ticks.js';
+import { registerAdminUploadRoute } from '../http/routes/admin-uploads.js';
+import { registerAdminUserRoutes } from '../http/routes/admin-users.js';
+import { registerAlertRoutes } from '../http/routes/alerts.js';
+import { registerAuthRoutes } from '../http/routes/auth.js';
+import { registerBacktestRoutes } from '../http/routes/backtests.js';
+import { registerPortfolioRoutes } from '../http/routes/portfolio.js';
+import { registerPresetRoutes } from '../http/routes/presets.js';
+import { registerScreenRoutes } from '../http/routes/screen.js';
+import { registerLiveScreenRoutes } from '../http/routes/screen-live.js';
+import { registerStockRoutes } from '../http/routes/stocks.js';
+import type { Clock } from '../infra/clock.js';
+import { toLiveQuote } from '../market/feed/quote-store.js';
+import { createPortfolioService } from '../portfolio/portfolio-service.js';
+import { createHoldingsRepo } from '../store/holdings-repo.js';
+import { createTransactionsRepo } from '../store/transactions-repo.js';
+import { VERSION } from '../version.js';
+import { WS_PROTOCOL_DOC } from '../ws/protocol-docs.js';
+import { registerWsRoutes } from '../ws/routes.js';
+import type { AuthParts } from './auth.js';
+import type { CoreParts } from './core.js';
+import { importRootsOf, type ScreeningParts } from './market.js';
+import type { RealtimeParts } from './realtime.js';
+import type { MarketJobs } from '../jobs/market-jobs.js';
+
+/** The HTTP parts. */
+export interface HttpParts {
+  http: BuiltApp;
+  /** The rate limiter the route table was built with. */
+  limiter: RateLimiter;
+}
+
+/** Everything the routes serve from. */
+export interface HttpSources {
+  auth: AuthParts;
+  screening: ScreeningParts;
+  realtime: RealtimeParts;
+  jobs: MarketJobs;
+  /** True once shutdown began (new requests get 503). */
+  isDraining: () => boolean;
+  /** Injected by tests; production windows use Redis TIME (one clock for every daemon). */
+  limiterClock?: Clock | undefined;
+}
+
+/** The route registrars, one per resource. */
+function registrarsOf(core: CoreParts, sources: HttpSources): RouteRegistrar[] {
+  const { config, db, clock, logger } = core;
+  const { users, auth } = sources.auth;
+  const { parts, snapshot, screens, presets, knownFields, backtests } = sources.screening;
+  const { quotes, feed, gateway, alerts, alertsRepo, live } = sources.realtime;
+  const alertService = createAlertService({ alerts: alertsRepo, stocks: parts.stocks, caps: config.alert_caps, onChange: (id) => alerts.changed(id) });
+  const portfolio = createPortfolioService({
+    db, holdings: createHoldingsRepo(db), transactions: createTransactionsRepo(db), stocks: parts.stocks, prices: parts.prices,
+    index: parts.index, riskFreeRate: config.risk_free_rate, clock, logger, liveQuote: (code) => quotes.getQuote(code),
+  });
+  const importRoots = importRootsOf(config);
+  return [
+    (api) => registerAuthRoutes(api, { auth, users }),
+    (api) => registerAdminUserRoutes(api, { users }),
+    (api) => registerLoadtestExemptionRoutes(api, { users, logger }),
+    (api) => registerStockRoutes(api, { ...parts, snapshot, liveQuote: async (code) => {
+      const q = await quotes.getQuote(code).catch(() => null);
+      return q && toLiveQuote(q);
+    } }),
+    (api) => registerPortfolioRoutes(api, { portfolio }),
+    (api) => registerAlertRoutes(api, { alerts: alertService }),
+    (api) => registerAdminTickRoutes(api, { feed }),
+    (api) => registerWsRoutes(api, { gateway }),
+    (api) => registerScreenRoutes(api, { screens, snapshot, knownFields, liveSnapshot: () => live.liveSnapshot() }),
+    (api) => registerLiveScreenRoutes(api, { registry: live.registry }),
+    (api) => registerPresetRoutes(api, { presets, screens }),
+    (api) => registerBacktestRoutes(api, { backtests }),
+    (api) => registerAdminJobRoutes(api, { jobs: sources.jobs, ...importRoots }),
+    (api) => registerAdminUploadRoute(api, { dir: importRoots.uploadsDir, maxBytes: config.upload_max_bytes }),
+    (api) => registerAdminExportRoute(api, parts),
+  ];
+}
+
+/** Build the rate limiter and the express app (not yet listening). */
+export function buildHttp(core: CoreParts, sources: HttpSources): HttpParts {
+  const { config, logger, metrics, redis, db, commands } = core;
+  const { tokens, users, guard, revocations } = sources.auth;
+  const limiter = createRateLimiter({
+    guard, key: redis.key, config: config.rate_limit, logger, metrics,
+    clock: sources.limiterClock,
+    authGuard: { tokens, users, clock: core.clock },
+    revocationKey: revocations.key,
+  });
+  const http = buildApp({
+    logger, metrics, tokens, users,
+    bodyLimit: config.body_limit,
+    trustProxy: config.trust_proxy,
+    version: VERSION,
+    isDraining: sources.isDraining,
+    registrars: registrarsOf(core, sources),
+    limiter: limiter.forRoute,
+    metricsAccess: { public: config.metrics_public, token: config.metrics_token },
+    docTags: [{ name: 'websocket', description: WS_PROTOCOL_DOC }],
+    health: {
+      pingDb: () => db.ping().then(() => true, () => false),
+      pingRedis: async () => {
+        if (commands.status !== 'ready') return false;
+        try {
+          return (await withTimeout(commands.ping(), 1000)) === 'PONG';
+        } catch {
+          return false;
+        }
+      },
+    },
+  });
+  for (const name of limiter.unusedEndpointLimits()) logger.warn({ endpoint: name }, 'rate_limit.endpoints names a route that does not exist: ignored');
+  return { http, limiter };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    promise.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,0 +1,119 @@
+/**
+ * Market-data wiring: repositories and the market-data service over an open database, the
+ * screening snapshot and service, and the job queue with its in-process workers.
+ */
+import { createBacktestService, type BacktestService } from '../backtest/backtest-service.js';
+import { createAsOfService, type AsOfService } from '../history/as-of-service.js';
+import { loadMarketHistory } from '../history/history-loader.js';
+import { INDICATOR_IDS } from '../indicators/registry.js';
+import { JOB_STATES, registerJobCounts } from '../infra/metrics.js';
+import type { ShutdownStep } from '../infra/shutdown.js';
+import { createMarketJobs, type MarketJobs } from '../jobs/market-jobs.js';
+import type { IndicatorRun } from '../store/indicators-repo.js';
+import { sampleSource } from '../jobs/sample-source.js';
+import { uploadsDir } from '../jobs/uploads.js';
+import { createMarketDataService } from '../market/market-data-service.js';
+import { createScreenService, type ScreenService } from '../screening/screen-service.js';
+import type { SnapshotRow } from '../screening/snapshot.js';
+import { createSnapshotService, type SnapshotService } from '../screening/snapshot-service.js';
+import type { Db } from '../store/db.js';
+import { createFinancialsRepo } from '../store/financials-repo.js';
+import { createIndexRepo } from '../store/index-repo.js';
+import { createIndicatorsRepo } from '../store/indicators-repo.js';
+import { createBacktestsRepo } from '../store/backtests-repo.js';
+import { createPresetsRepo, type PresetsRepo } from '../store/presets-repo.js';
+import { createPricesRepo } from '../store/prices-repo.js';
+import { createStocksRepo } from '../store/stocks-repo.js';
+import type { CoreParts } from './core.js';
+
+/** Build the market-data parts over an open database (the daemon, the worker and the benches). */
+export function createMarketParts(db: Db) {
+  const stocks = createStocksRepo(db);
+  const prices = createPricesRepo(db);
+  const financials = createFinancialsRepo(db);
+  const indicators = createIndicatorsRepo(db);
+  const index = createIndexRepo(db);
+  const market = createMarketDataService({ db, stocks, prices, financials, index, indicators });
+  return { stocks, prices, financials, indicators, index, market };
+}
+
+/** The repositories and market-data service. */
+export type MarketParts = ReturnType<typeof createMarketParts>;
+
+/** Snapshot rows: every stock with its latest indicators and universe flags. */
+export async function loadSnapshotRows(parts: MarketParts): Promise<{ version: string; rows: SnapshotRow[] }> {
+  const run = await parts.indicators.latestRun();
+  const [stocks, values, halts] = await Promise.all([parts.stocks.all(), parts.indicators.all(), parts.prices.latestHalts()]);
+  const rows = stocks.map((s): SnapshotRow => ({
+    code: s.code, name: s.name, name_english: s.name_english, market: s.market, sector: s.sector, industry: s.industry, board: s.board,
+    flags: { administrative: s.is_administrative, spac: s.is_spac, preferred: s.is_preferred, halted: halts.get(s.code)?.trade_date === run?.as_of },
+    values: values.get(s.code) ?? {},
+  }));
+  return { version: run?.version ?? `none:${stocks.length}`, rows };
+}
+
+/** Screening over the market data. */
+export interface ScreeningParts {
+  parts: MarketParts;
+  snapshot: SnapshotService;
+  screens: ScreenService;
+  presets: PresetsRepo;
+  knownFields: ReadonlySet<string>;
+  /** As-of snapshots and the market's history (issue 23). */
+  asOf: AsOfService;
+  backtests: BacktestService;
+}
+
+/** Build the repositories, load the first snapshot, the screen service (its cache in Redis), as-of screens and backtests. */
+export async function buildScreening(core: CoreParts): Promise<ScreeningParts> {
+  const { config, db, redis, commands, logger } = core;
+  const parts = createMarketParts(db);
+  const snapshot = createSnapshotService({ fields: INDICATOR_IDS, loadRows: () => loadSnapshotRows(parts) });
+  await snapshot.refresh();
+  const knownFields = new Set<string>(INDICATOR_IDS);
+  const asOf = createAsOfService({ version: () => snapshot.current().version, loadHistory: (v) => loadMarketHistory(parts, v) });
+  const screens = createScreenService({
+    snapshot,
+    asOf: (date) => asOf.snapshotAt(date),
+    knownFields,
+    ttlSeconds: config.screen_cache_ttl_s,
+    cache: {
+      get: (key) => commands.get(redis.key('screen', key)),
+      set: async (key, value, ttl) => void (await commands.set(redis.key('screen', key), value, 'EX', ttl)),
+    },
+  });
+  const presets = createPresetsRepo(db);
+  const backtests = createBacktestService({
+    asOf, parseScreen: (body) => screens.parse(body), presetQuery: async (userId, id) => (await presets.get(userId, id))?.query,
+    repo: createBacktestsRepo(db), riskFreeRate: config.risk_free_rate, onError: (err, id) => logger.warn({ err, backtest: id }, 'backtest failed'),
+  });
+  return { parts, snapshot, screens, presets, knownFields, asOf, backtests };
+}
+
+/** Where job files may come from (issue 19). */
+export function importRootsOf(config: CoreParts['config']) {
+  return { importDirs: config.import_dirs, uploadsDir: uploadsDir(config.data_dir) };
+}
+
+/**
+ * The job queue, its counts in /metrics, and `workers` in-process workers (none when 0).
+ * `onIndicatorsComputed` runs before a compute job completes.
+ */
+export async function buildJobs(
+  core: CoreParts,
+  parts: MarketParts,
+  workers: number,
+  onIndicatorsComputed: (run: IndicatorRun) => Promise<void>,
+  opened: ShutdownStep[],
+): Promise<MarketJobs> {
+  const { config, logger, redis, metrics } = core;
+  const jobs = createMarketJobs({ redis, logger, lockMs: config.job_lock_ms });
+  opened.push(['jobs', () => jobs.close()]);
+  registerJobCounts(metrics.registry, () => jobs.queue.getJobCounts(...JOB_STATES));
+  // Let BullMQ finish its connection handshake so an early close() cannot interrupt it.
+  await jobs.ready(2000);
+  if (workers > 0) {
+    await jobs.startWorkers(workers, { market: parts.market, sample: sampleSource, logger, ...importRootsOf(config), onIndicatorsComputed });
+  }
+  return jobs;
+}

@@ -1,0 +1,95 @@
+/**
+ * Real-time wiring: the market bus, live quotes, the market clock, the price feed, the alert
+ * evaluator that watches its ticks, and the WebSocket gateway that fans them out.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { alertEventOf, createAlertEvaluator, type AlertEvaluator } from '../alerts/evaluator.js';
+import { createAverageVolumes } from '../alerts/average-volume.js';
+import type { ShutdownStep } from '../infra/shutdown.js';
+import { createMarketBus, type StreamMarketBus } from '../market/bus.js';
+import { createPriceFeed, type PriceFeed } from '../market/feed/feed.js';
+import { createQuoteStore, type QuoteStore } from '../market/feed/quote-store.js';
+import { createStockLoader } from '../market/feed/stock-loader.js';
+import { createMarketClock, type MarketClock } from '../market/market-clock.js';
+import { createAlertsRepo, type AlertsRepo } from '../store/alerts-repo.js';
+import { createLiveScreens, type LiveScreens } from '../live/runtime.js';
+import { createLiveScreenHook } from '../ws/live-screens.js';
+import { createWsGateway, type WsGateway } from '../ws/gateway.js';
+import { createSnapshotUniverse } from '../ws/snapshot-universe.js';
+import type { AuthParts } from './auth.js';
+import type { CoreParts } from './core.js';
+import type { ScreeningParts } from './market.js';
+
+/** The real-time parts. */
+export interface RealtimeParts {
+  bus: StreamMarketBus;
+  quotes: QuoteStore;
+  marketClock: MarketClock;
+  feed: PriceFeed;
+  alertsRepo: AlertsRepo;
+  alerts: AlertEvaluator;
+  gateway: WsGateway;
+  /** Live screens (issue 22). */
+  live: LiveScreens;
+}
+
+/**
+ * Build the real-time parts (nothing listens or ticks until the daemon starts them).
+ * `clientAddress` reads a WebSocket upgrade's address as the HTTP app would (`trust_proxy`).
+ */
+export async function buildRealtime(
+  core: CoreParts,
+  auth: AuthParts,
+  screening: ScreeningParts,
+  clientAddress: (req: IncomingMessage) => string,
+  opened: ShutdownStep[],
+): Promise<RealtimeParts> {
+  const { config, clock, logger, redis, commands, notifier, metrics } = core;
+  const { parts, snapshot, screens, presets } = screening;
+  const bus = createMarketBus({ redis, logger, maxLen: config.ws_history });
+  opened.push(['bus', () => bus.close()]);
+  const quotes = createQuoteStore({ redis: commands, key: redis.key });
+  const alertsRepo = createAlertsRepo(core.db);
+  const alerts = createAlertEvaluator({
+    alerts: alertsRepo, publish: (e) => bus.publish(e), notifier,
+    averageVolumes: createAverageVolumes(parts), clock, logger,
+  });
+  await alerts.start();
+  const marketClock = createMarketClock({ mode: config.market_clock, clock });
+  const feed = createPriceFeed({
+    mode: config.feed, bus, quotes, redis, commands, clock, marketClock, intervalMs: config.feed_interval_ms,
+    updatesPerStockPerSecond: config.feed_updates_per_stock_per_s,
+    loadStocks: createStockLoader(parts), logger,
+    // Evaluation must not delay the ticks: the evaluator records and publishes firings itself.
+    onTick: async (events) => void alerts.onTick(events).catch((err: Error) => logger.error({ err }, 'alert evaluation failed')),
+  });
+  marketClock.onTransition((ev) => void feed.publishStatus(ev).catch((err: Error) => logger.warn({ err: err.message }, 'market_status not published')));
+  // Before the gateway: the bus calls its subscribers in order, so a tick's screen_update is queued before its price_update.
+  const live = createLiveScreens({
+    bus, snapshot: () => snapshot.current(), parse: (body) => screens.parse(body), redis: commands, key: redis.key, logger,
+    quotes: async (codes) => [...(await quotes.getQuotes(codes)).values()],
+    presetQuery: async (userId, id) => (await presets.get(userId, id))?.query ?? null,
+    limits: config.live_screen_limits, daemonId: randomBytes(8).toString('hex'), now: () => clock.now(),
+  });
+  opened.push(['live screens', async () => live.close()]);
+  void live.seed();
+  const gateway = createWsGateway({
+    bus, redis: commands, key: redis.key, tokens: auth.tokens, logger, clock, registry: metrics.registry,
+    universe: createSnapshotUniverse(() => snapshot.current()),
+    snapshot: async (codes) => [...(await quotes.getQuotes(codes)).values()],
+    marketStatus: () => marketClock.statusEvents(),
+    missedAlerts: async (userId, from, to, limit) => (await alertsRepo.firedBetween(userId, from, to, limit)).map(alertEventOf),
+    options: {
+      batchIntervalMs: config.ws_batch_interval_ms, rateLimit: config.ws_rate_limit, maxSubscriptions: config.ws_max_subscriptions,
+      maxTargetsPerRequest: config.ws_max_targets_per_request, sessionTtlS: config.ws_session_ttl_s, heartbeatMs: config.ws_heartbeat_ms,
+      maxReplayMessages: config.ws_replay_max_messages,
+      maxConnectionsPerAddress: config.ws_max_connections_per_address, maxConnectionsPerUser: config.ws_max_connections_per_user,
+    },
+    clientAddress,
+    liveScreens: createLiveScreenHook(live.service, () => clock.now()),
+  });
+  opened.push(['ws', () => gateway.close()]);
+  return { bus, quotes, marketClock, feed, alertsRepo, alerts, gateway, live };
+}
+
