@@ -4,6 +4,7 @@
  * (a 403 naming the limit); every change is handed to `onChange` so the evaluators of
  * every daemon instance pick it up.
  */
+import type { NewAlert } from '../contract/alerts.js';
 import type { Tier } from '../kernel/roles.js';
 import { AppError, invalidRequest, notFound } from '../errors.js';
 import type { Alert, AlertFilter, AlertFiringRecord, AlertPatch, AlertsRepo, AlertWrite } from '../store/alerts-repo.js';
@@ -23,15 +24,8 @@ export interface AlertOwner {
   tier: Tier;
 }
 
-/** A new alert (POST /alerts). */
-export interface AlertRequest {
-  code: string;
-  alert_type: AlertType;
-  threshold: number;
-  recurring?: boolean;
-  cooldown_s?: number;
-  note?: string | null;
-}
+/** A new alert (POST /alerts): the wire contract's body. */
+export type AlertRequest = NewAlert;
 
 /** Collaborators of the alert service. */
 export interface AlertServiceDeps {

@@ -4,6 +4,7 @@
  * "not found" (never forbidden). Prices: the live quote when the feed has one, else the
  * last close.
  */
+import type { NewHolding } from '../contract/portfolio.js';
 import type { Logger } from 'pino';
 import { invalidRequest, notFound } from '../errors.js';
 import type { Clock } from '../infra/clock.js';
@@ -37,15 +38,8 @@ export interface PortfolioDeps {
   logger?: Logger;
 }
 
-/** A new holding (POST /portfolio/holdings). */
-export interface HoldingRequest {
-  code: string;
-  quantity: number;
-  average_price: number;
-  acquired_at?: string;
-  note?: string | null;
-  separate_lot?: boolean;
-}
+/** A new holding (POST /portfolio/holdings): the wire contract's body. */
+export type HoldingRequest = NewHolding;
 
 /** A buy or sell (POST /portfolio/transactions). */
 export interface TransactionRequest {

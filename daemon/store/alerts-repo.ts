@@ -5,30 +5,15 @@
  * recorded once per (alert, generation) and only while the alert is still active.
  */
 import { randomUUID } from 'node:crypto';
+import type { Alert as WireAlert } from '../contract/alerts.js';
 import type { AlertType } from '../kernel/alert-types.js';
 import type { Db, Queryable } from './db.js';
 
-/** A stored alert. `last_fired_at` is ms since the epoch. */
-export interface Alert {
-  id: string;
+/** A stored alert: the wire shape (daemon/contract) with its owner, `last_fired_at` in ms since the epoch. */
+export type Alert = Omit<WireAlert, 'last_fired_at'> & {
   user_id: string;
-  code: string;
-  /** The stock's name (null when the stock is no longer listed). */
-  name: string | null;
-  alert_type: AlertType;
-  threshold: number;
-  recurring: boolean;
-  cooldown_s: number;
-  note: string | null;
-  active: boolean;
-  /** False after a firing until the condition has been false again. */
-  armed: boolean;
-  /** Number of firings so far: the generation of the next firing. */
-  fire_count: number;
   last_fired_at: number | null;
-  created_at: string;
-  updated_at: string;
-}
+};
 
 /** Fields of a new alert. */
 export type AlertInsert = Pick<Alert, 'code' | 'alert_type' | 'threshold' | 'recurring' | 'cooldown_s' | 'note'>;

@@ -177,18 +177,8 @@ export function batchPrefix(sequence: number, size: number, nowMs: number): stri
   return `{"type":"batch","sequence":${sequence},"batch_size":${size},"timestamp":"${frameIso(nowMs)}","messages":[`;
 }
 
-/** Fields of the `connected` message besides the session id. */
-export interface ConnectedInfo {
-  connection_id: string;
-  user_id: string | null;
-  batching_enabled: boolean;
-  batch_interval_ms: number;
-  rate_limit: number;
-  max_subscriptions: number;
-  max_targets_per_request: number;
-  /** Seconds a saved session stays restorable after disconnect. */
-  session_ttl_s: number;
-}
+/** Fields of the `connected` message besides the session id (the wire contract's). */
+export type ConnectedInfo = Omit<MessageBody<ConnectedMessage>, 'session_id' | 'timestamp'>;
 
 /** Server messages (spec "Server to client"); timestamps are ISO 8601 UTC. */
 export const serverMessages = {
