@@ -23,6 +23,10 @@ import type { BacktestResult, BacktestRules, Selected } from './types.js';
 
 /** Runs with at most this many rebalance dates are answered directly. */
 export const DIRECT_MAX_SIGNALS = 6;
+/** How often the daemon renews the heartbeat of the runs it holds (queued or running). */
+export const HEARTBEAT_MS = 30_000;
+/** A running run whose heartbeat is older than this was interrupted (its daemon stopped). */
+export const STALE_MS = 5 * 60_000;
 
 /** Collaborators of the backtest service. */
 export interface BacktestServiceDeps {
@@ -34,6 +38,8 @@ export interface BacktestServiceDeps {
   repo: BacktestsRepo;
   riskFreeRate: number;
   onError?(err: unknown, id: string): void;
+  /** Time source of heartbeats and staleness (default: the system clock). */
+  now?: () => number;
 }
 
 /** The backtest use cases. */
@@ -68,6 +74,16 @@ export function queryFields(query: ScreenQuery): string[] {
 export function createBacktestService(deps: BacktestServiceDeps): BacktestService {
   let queue: Promise<unknown> = Promise.resolve();
   let closing = false;
+  const now = deps.now ?? Date.now;
+  // Runs this daemon holds: their heartbeat is renewed so other daemons (and this one after a
+  // restart) can tell a run still under way from one whose daemon was killed.
+  const held = new Set<string>();
+  const beat = setInterval(() => {
+    if (held.size > 0) void deps.repo.heartbeat([...held], new Date(now()).toISOString()).catch(() => undefined);
+  }, HEARTBEAT_MS);
+  beat.unref();
+  const settleStale = (userId: string) =>
+    deps.repo.failStale(userId, new Date(now() - STALE_MS).toISOString(), new Date(now()).toISOString());
 
   async function screenOf(userId: string, req: BacktestRequest): Promise<ScreenQuery> {
     const sources = (['query', 'preset_id', 'template'] as const).filter((k) => req[k] !== undefined);
@@ -123,6 +139,8 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
     } catch (err) {
       deps.onError?.(err, id);
       await deps.repo.finish(id, { error: err instanceof Error ? err.message : String(err) }).catch(() => undefined);
+    } finally {
+      held.delete(id);
     }
   }
 
@@ -132,15 +150,23 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
       const p = await plan(userId, request);
       const id = randomUUID();
       await deps.repo.create(userId, id, request as unknown as Record<string, unknown>, p.signals);
+      held.add(id);
       if (p.signals <= DIRECT_MAX_SIGNALS) await run(id, p);
       else queue = queue.then(() => run(id, p));
       return (await deps.repo.get(userId, id))!;
     },
-    get: (userId, id) => deps.repo.get(userId, id),
-    list: (userId, limit) => deps.repo.list(userId, limit),
+    async get(userId, id) {
+      await settleStale(userId);
+      return deps.repo.get(userId, id);
+    },
+    async list(userId, limit) {
+      await settleStale(userId);
+      return deps.repo.list(userId, limit);
+    },
     idle: async () => void (await queue.catch(() => undefined)),
     async close() {
       closing = true;
+      clearInterval(beat);
       await queue.catch(() => undefined);
     },
   };

@@ -54,6 +54,8 @@ function memoryRepo(): BacktestsRepo {
       const run = runs.get(id)!;
       Object.assign(run, 'result' in outcome ? { status: 'completed', result: outcome.result } : { status: 'failed', error: outcome.error });
     },
+    async heartbeat() {},
+    failStale: async () => 0,
     get: async (_u, id) => runs.get(id),
     list: async () => [...runs.values()],
   };

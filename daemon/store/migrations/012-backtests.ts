@@ -11,7 +11,9 @@ CREATE TABLE backtests (
   result_json TEXT,
   error TEXT,
   created_at TEXT NOT NULL,
-  finished_at TEXT
+  finished_at TEXT,
+  -- Renewed while the daemon holding the run lives; a running run without one for a while was interrupted.
+  heartbeat_at TEXT
 );
 CREATE INDEX backtests_user ON backtests (user_id, created_at);
 `;
