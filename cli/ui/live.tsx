@@ -1,14 +1,16 @@
 /**
- * Live Ink screens on the real terminal (`watch`, `ws-stats --watch`): drawn on stdout,
+ * Live Ink screens on the real terminal (`watch`, `ws-stats --watch`, `screen --live`): drawn on stdout,
  * keys read from stdin when it is a terminal, unmounted when the command stops.
  */
 import { render } from 'ink';
 import type { ReactNode } from 'react';
 import type { CliIO } from '../io.js';
+import type { LiveScreenViewOptions, MountedLiveScreen } from '../services/output/views.js';
 import type { WatchState } from '../services/realtime/watch-state.js';
 import type { WsClient } from '../services/transport/ws-client.js';
 import type { StatsEvent } from '../services/realtime/ws-stats.js';
 import type { Subscribe } from './hooks/use-event-fold.js';
+import { LiveScreenView } from './components/LiveScreenView.js';
 import { WatchScreen } from './components/WatchScreen.js';
 import { WsStatsDashboard } from './components/WsStatsDashboard.js';
 
@@ -74,4 +76,10 @@ export interface StatsDashboardOptions {
 /** Mount the `ws-stats --watch` dashboard. */
 export function mountStatsDashboard(o: StatsDashboardOptions, io: CliIO): LiveScreen {
   return mount((interactive) => <WsStatsDashboard {...o} interactive={interactive} />, io);
+}
+
+/** Mount the `screen --live` view (its table leaves room for the header and the event log). */
+export function mountLiveScreenView(o: LiveScreenViewOptions, io: CliIO): MountedLiveScreen {
+  const maxRows = Math.max(5, ((io.stdout as { rows?: number }).rows ?? 40) - 18);
+  return mount((interactive) => <LiveScreenView subscribe={o.client.on} color={o.color} interactive={interactive} onExit={o.onExit} maxRows={maxRows} />, io);
 }

@@ -13,7 +13,7 @@ import { KeyValue } from './components/KeyValue.js';
 import { Prompt } from './components/Prompt.js';
 import { Table } from './components/Table.js';
 import { createInkLoadtestSink } from './loadtest-live.js';
-import { mountLiveScreenView } from './live-screen.js';
+import { mountLiveScreenView } from './live.js';
 import { createInkProgressSink, renderMarketTable } from './stock-views.js';
 
 function toText(node: ReactNode, options: RenderOptions): string {

@@ -31,13 +31,7 @@ export interface NewHolding {
 }
 
 /** A holding valued at the current price (GET /portfolio). Percentages are 0–100. */
-export interface ValuedHolding {
-  id: string;
-  code: string;
-  quantity: number;
-  average_price: number;
-  acquired_at: string;
-  note: string | null;
+export interface ValuedHolding extends Omit<Holding, 'created_at' | 'updated_at'> {
   name: string | null;
   market: Market | null;
   sector: string | null;

@@ -9,22 +9,13 @@
 import { MARKETS } from '../kernel/records.js';
 import { compileExpression, type ParsedExpression } from '../screening/expression.js';
 import type { ScreenQuery, SortKey } from '../screening/query.js';
-import { FLAG_BITS, type DictColumn, type Snapshot } from '../screening/snapshot.js';
+import { dictMask } from '../screening/select.js';
+import { FLAG_BITS, type Snapshot } from '../screening/snapshot.js';
 
 /** Row → matches the screen, on the snapshot it was compiled for. */
 export type RowMatcher = (row: number) => boolean;
 /** Engine order of two rows (negative: a first). */
 export type RowComparator = (a: number, b: number) => number;
-
-function dictMask(column: DictColumn, wanted: readonly string[] | undefined): Uint8Array | null {
-  if (wanted === undefined || wanted.length === 0) return null;
-  const set = new Set(wanted);
-  const mask = new Uint8Array(column.dict.length + 1);
-  column.dict.forEach((value, k) => {
-    if (set.has(value)) mask[k + 1] = 1;
-  });
-  return mask;
-}
 
 /** Compile the universe, filters and expression of `query` into a per-row test over `snapshot`. */
 export function compileRowMatcher(snapshot: Snapshot, query: ScreenQuery, parsed: ParsedExpression | undefined): RowMatcher {

@@ -3,18 +3,11 @@
  * unrealised P&L, day change and weight; portfolio totals; allocation by stock, sector,
  * market and market-cap bucket; best and worst holdings. Percentages are 0–100.
  */
-import type { AllocationSlice, PortfolioTotals, RankedHolding, ValuedHolding as HoldingView } from '../contract/portfolio.js';
+import type { AllocationSlice, Holding, PortfolioTotals, RankedHolding, ValuedHolding as HoldingView } from '../contract/portfolio.js';
 import type { Market } from '../kernel/records.js';
 
-/** A holding as stored. */
-export interface HoldingInput {
-  id: string;
-  code: string;
-  quantity: number;
-  average_price: number;
-  acquired_at: string;
-  note: string | null;
-}
+/** A holding as stored (what valuation reads of it). */
+export type HoldingInput = Omit<Holding, 'created_at' | 'updated_at'>;
 
 /** What valuation needs of the stock. */
 export interface StockInfo {

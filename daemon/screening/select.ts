@@ -63,7 +63,7 @@ function candidateRows(snapshot: Snapshot, codes: readonly string[] | undefined)
 }
 
 /** 1 at every dictionary id whose string is wanted; null when the universe does not restrict this column (absent or empty list). */
-function dictMask(column: DictColumn, wanted: readonly string[] | undefined): Uint8Array | null {
+export function dictMask(column: DictColumn, wanted: readonly string[] | undefined): Uint8Array | null {
   if (wanted === undefined || wanted.length === 0) return null;
   const set = new Set(wanted);
   const mask = new Uint8Array(column.dict.length + 1);

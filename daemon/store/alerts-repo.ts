@@ -5,7 +5,7 @@
  * recorded once per (alert, generation) and only while the alert is still active.
  */
 import { randomUUID } from 'node:crypto';
-import type { Alert as WireAlert } from '../contract/alerts.js';
+import type { AlertFiring, Alert as WireAlert } from '../contract/alerts.js';
 import type { AlertType } from '../kernel/alert-types.js';
 import type { Db, Queryable } from './db.js';
 
@@ -31,21 +31,12 @@ export interface AlertFilter {
   offset: number;
 }
 
-/** One recorded firing. `fired_at` is ms since the epoch. */
-export interface AlertFiringRecord {
-  id: string;
-  alert_id: string;
+/** One recorded firing: the wire shape (daemon/contract) with its owner and generation, `fired_at` in ms since the epoch. */
+export type AlertFiringRecord = Omit<AlertFiring, 'fired_at'> & {
   user_id: string;
   generation: number;
-  code: string;
-  alert_type: AlertType;
-  threshold: number;
-  price: number;
-  change_percent: number | null;
-  volume: number | null;
-  message: string;
   fired_at: number;
-}
+};
 
 /** Alerts repository. */
 export interface AlertsRepo {

@@ -40,12 +40,19 @@ export function priceNear(close: number, percent: number): number {
   return roundToTick(close * (1 + percent / 100), 'nearest');
 }
 
+/** The sample market a harness loads (default: 30 stocks × 60 days, seed 42). */
+export interface SampleOptions {
+  seed: number;
+  stocks: number;
+  days: number;
+}
+
 /** Start the daemon, load the sample market and log a user in through the CLI. */
-export async function startMarketHarness(label: string, config: Record<string, unknown> = {}): Promise<MarketHarness> {
+export async function startMarketHarness(label: string, config: Record<string, unknown> = {}, sample: SampleOptions = { seed: 42, stocks: 30, days: 60 }): Promise<MarketHarness> {
   const t = await startTestDaemon(label, { feed: 'ingest', market_clock: 'always-open', workers: 1, admin_email: ADMIN.email, admin_password: ADMIN.password, ...config });
   const login = await t.request('/api/v1/auth/login', { method: 'POST', json: ADMIN });
   const adminToken = ((await login.json()) as { access_token: string }).access_token;
-  const job = await t.request('/api/v1/admin/jobs', { method: 'POST', token: adminToken, json: { type: 'load-sample', seed: 42, stocks: 30, days: 60 } });
+  const job = await t.request('/api/v1/admin/jobs', { method: 'POST', token: adminToken, json: { type: 'load-sample', ...sample } });
   await waitForJob(t.daemon, ((await job.json()) as { data: { id: string } }).data.id);
   const list = (await (await t.request('/api/v1/stocks?limit=10', { token: adminToken })).json()) as { data: { code: string; name: string }[] };
   const stocks: SampleStock[] = [];

@@ -4,14 +4,9 @@
  * --json equal to the API, presets saved with columns and score, and a server 400 passed through.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../../cli/main.js';
 import { refPctRank } from '../../helpers/cross-section-reference.js';
-import { waitForJob } from '../../helpers/jobs.js';
-import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
-import { fakeIO, tempEnv, type FakeIO, type TempEnv } from './fake-io.js';
-
-const ADMIN = { email: 'ops@example.com', password: 'ops-password-1' };
-const USER = { email: 'quant@example.com', password: 'correct horse battery' };
+import type { FakeIO } from './fake-io.js';
+import { startMarketHarness, type MarketHarness } from './market-harness.js';
 
 function parseTsv(text: string): Record<string, string>[] {
   const [head, ...lines] = text.trimEnd().split('\n');
@@ -20,24 +15,14 @@ function parseTsv(text: string): Record<string, string>[] {
 }
 
 describe('stockscreen screen with columns, score and cross-sectional functions', () => {
-  let t: TestDaemon;
-  let e: TempEnv;
-  const cli = async (argv: string[], io: FakeIO = fakeIO()) => ({ code: await run(['--url', t.url, ...argv], io, e.env), io });
+  let h: MarketHarness;
+  const cli = (argv: string[], io?: FakeIO) => h.cli(argv, io);
 
   beforeAll(async () => {
-    t = await startTestDaemon('cli-lang', { workers: 1, admin_email: ADMIN.email, admin_password: ADMIN.password });
-    const login = await t.request('/api/v1/auth/login', { method: 'POST', json: ADMIN });
-    const admin = ((await login.json()) as { access_token: string }).access_token;
-    const job = await t.request('/api/v1/admin/jobs', { method: 'POST', token: admin, json: { type: 'load-sample', seed: 5, stocks: 80, days: 260 } });
-    await waitForJob(t.daemon, ((await job.json()) as { data: { id: string } }).data.id);
-    e = await tempEnv();
-    expect((await cli(['register', '--email', USER.email, '--password-stdin'], fakeIO({ stdin: USER.password }))).code).toBe(0);
-    expect((await cli(['login', '--email', USER.email, '--password-stdin'], fakeIO({ stdin: USER.password }))).code).toBe(0);
+    h = await startMarketHarness('cli-lang', {}, { seed: 5, stocks: 80, days: 260 });
   });
-  afterAll(async () => {
-    await t?.close();
-    await e?.cleanup();
-  });
+  afterAll(() => h?.close());
+
 
   const FLAGS = ['--where', 'pct_rank(roe) by sector >= 50', '--column', 'ey=1/per*100', '--score', 'roe=0.4,-per=0.3', '--sort', 'score:desc', '--fields', 'roe,per', '--limit', '500'];
 
