@@ -2,13 +2,18 @@
  * The live-screen engine of one daemon: the live view (price-overlay.ts), every live screen
  * of this daemon's connections, and the incremental evaluation.
  *
- * - A tick writes the stock's live values into the view, then re-checks that one stock
- *   against the screens a tick can affect (the index: screens that read a price-dependent
- *   field; a screen on statements alone never moves intraday). Cross-sectional screens are
- *   re-run whole (live-screen.ts).
- * - A new indicator snapshot builds a new view (live prices re-applied) and re-runs every screen.
- * - Identical queries (after normalisation) share one compiled screen; each subscriber gets
- *   the diffs through its own listener.
+ * - Screens that differ only in their page share one list of matches (match-list.ts): a tick
+ *   is evaluated once per distinct filter set and order, and each screen reads its page.
+ * - The row index: for every stock, the lists it can enter at some live price (its universe,
+ *   statement filters and price-free expression pass; `compileStaticMatcher`) among those that
+ *   read a price-dependent field. A tick writes the stock's live values into the view and
+ *   re-checks that stock against those lists only.
+ * - Lists with formula columns or cross-sectional terms (whole-list.ts) re-run whole; a tick
+ *   marks them and they re-run at most every 25 ms, and before anything reads a screen or the
+ *   view (POST /screen?prices=live included), so no reader sees them behind the view.
+ * - A new indicator snapshot builds a new view (live prices re-applied) and re-runs every list.
+ * - Identical queries (after normalisation) share one screen; each subscriber gets the diffs
+ *   through its own listener.
  */
 import type { PriceEvent } from '../kernel/events.js';
 import { buildItem, type ScreenItem, type ScreenQuery } from '../screening/query.js';
@@ -16,6 +21,7 @@ import { normalizeQuery } from '../screening/request.js';
 import type { Snapshot } from '../screening/snapshot.js';
 import { createLiveScreen, type LiveScreen, type MembershipDiff } from './live-screen.js';
 import { createLiveView, type LiveView } from './price-overlay.js';
+import { createListIndex, type ListGroup, type ListIndexTuning } from './list-index.js';
 
 /** A membership change as subscribers receive it. */
 export interface LiveScreenChange {
@@ -53,12 +59,13 @@ export interface LiveScreenEngine {
   onSnapshot(snapshot: Snapshot): void;
   /** Compile (or share) the screen of `query` and subscribe. @throws AppError INVALID_REQUEST for a bad expression */
   add(query: ScreenQuery, listener: LiveScreenListener): LiveScreenHandle;
-  /** Distinct compiled screens / subscriptions. */
-  stats(): { screens: number; subscriptions: number; tick_sensitive: number };
+  /** Distinct screens, subscriptions, screens a tick can change, and the lists of matches they share. */
+  stats(): { screens: number; subscriptions: number; tick_sensitive: number; lists: number };
 }
 
 interface Entry {
   key: string;
+  group: ListGroup<Entry>;
   screen: LiveScreen;
   listeners: Set<LiveScreenListener>;
 }
@@ -66,19 +73,19 @@ interface Entry {
 /**
  * Create the engine over the indicator snapshot: a fixed one, or a provider of the current one
  * (checked before every tick batch, subscription and view read, so a swap is never missed).
+ * `tuning` switches parts of the evaluation off, for the bench's comparison only.
  */
-export function createLiveScreenEngine(source: Snapshot | (() => Snapshot)): LiveScreenEngine {
+export function createLiveScreenEngine(source: Snapshot | (() => Snapshot), tuning: ListIndexTuning = {}): LiveScreenEngine {
   // A fixed snapshot is replaced by onSnapshot only.
   let fixed = typeof source === 'function' ? undefined : source;
   const current = typeof source === 'function' ? source : () => fixed!;
   let view = createLiveView(current());
   const lastTick = new Map<string, PriceEvent>();
   const entries = new Map<string, Entry>();
-  // The index: screens a tick can change.
-  const tickSensitive = new Set<Entry>();
 
   const rowOf = (screen: LiveScreen, row: number): LiveMemberRow => {
-    const item = buildItem(view.snapshot, row, screen.columns) as LiveMemberRow;
+    const items = screen.list.perRow ? view.snapshot : screen.list.itemView();
+    const item = buildItem(items, row, screen.columns) as LiveMemberRow;
     item.price = typeof item.close === 'number' ? item.close : null;
     return item;
   };
@@ -92,19 +99,25 @@ export function createLiveScreenEngine(source: Snapshot | (() => Snapshot)): Liv
     };
     for (const listener of entry.listeners) listener(change);
   };
+  const index = createListIndex<Entry>(() => view.snapshot, (group, move) => {
+    for (const entry of group.members) notify(entry, entry.screen.moved(move));
+  }, tuning);
 
   function onSnapshot(snapshot: Snapshot): void {
     if (fixed !== undefined) fixed = snapshot;
     if (snapshot === view.base) return;
+    const before = new Map([...entries.values()].map((e) => [e, e.screen.codes()]));
     view = createLiveView(snapshot);
     for (const event of lastTick.values()) view.apply(event);
-    for (const entry of entries.values()) notify(entry, entry.screen.rebuild(view.snapshot));
+    index.rebuild(view.snapshot);
+    for (const [entry, codes] of before) notify(entry, entry.screen.rebuilt(codes, view.snapshot));
   }
   const sync = () => onSnapshot(current());
 
   return {
     view() {
       sync();
+      index.flush();
       return view;
     },
     onTicks(events) {
@@ -112,41 +125,47 @@ export function createLiveScreenEngine(source: Snapshot | (() => Snapshot)): Liv
       for (const event of events) {
         const row = view.base.rowByCode.get(event.code);
         if (row === undefined) continue;
-        // Two passes: each screen finds the row under its old values, then re-places it under the new ones.
-        for (const entry of tickSensitive) entry.screen.prepareRow(row);
-        view.apply(event);
-        lastTick.set(event.code, event);
-        for (const entry of tickSensitive) notify(entry, entry.screen.updateRow(row));
+        index.tick(row, () => {
+          view.apply(event);
+          lastTick.set(event.code, event);
+        });
       }
     },
     onSnapshot,
     add(query, listener) {
       sync();
+      index.flush();
       const key = normalizeQuery(query);
       let entry = entries.get(key);
       if (!entry) {
-        entry = { key, screen: createLiveScreen(query, view.snapshot), listeners: new Set() };
+        const group = index.join(query);
+        entry = { key, group, screen: createLiveScreen(query, group.list, view.snapshot), listeners: new Set() };
+        group.members.add(entry);
         entries.set(key, entry);
-        if (entry.screen.tickSensitive) tickSensitive.add(entry);
       }
       const own = entry;
       const hold = (change: LiveScreenChange) => listener(change);
       own.listeners.add(hold);
       return {
         screen: own.screen,
-        members: () => own.screen.members().map((r) => rowOf(own.screen, r)),
-        total: () => own.screen.total(),
+        members: () => (index.flush(), own.screen.members().map((r) => rowOf(own.screen, r))),
+        total: () => (index.flush(), own.screen.total()),
         close() {
           if (!own.listeners.delete(hold) || own.listeners.size > 0) return;
           entries.delete(own.key);
-          tickSensitive.delete(own);
+          own.group.members.delete(own);
+          if (own.group.members.size === 0) index.leave(own.group);
         },
       };
     },
-    stats: () => ({
-      screens: entries.size,
-      subscriptions: [...entries.values()].reduce((n, e) => n + e.listeners.size, 0),
-      tick_sensitive: tickSensitive.size,
-    }),
+    stats: () => {
+      const all = [...entries.values()];
+      return {
+        screens: all.length,
+        subscriptions: all.reduce((n, e) => n + e.listeners.size, 0),
+        tick_sensitive: all.filter((e) => e.group.tickSensitive).length,
+        lists: index.size(),
+      };
+    },
   };
 }

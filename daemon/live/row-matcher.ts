@@ -11,15 +11,33 @@ import { compileExpression, type ParsedExpression } from '../screening/expressio
 import type { ScreenQuery, SortKey } from '../screening/query.js';
 import { dictMask } from '../screening/select.js';
 import { FLAG_BITS, type Snapshot } from '../screening/snapshot.js';
+import { PRICE_DEPENDENT_FIELDS } from './price-overlay.js';
 
 /** Row → matches the screen, on the snapshot it was compiled for. */
 export type RowMatcher = (row: number) => boolean;
 /** Engine order of two rows (negative: a first). */
 export type RowComparator = (a: number, b: number) => number;
 
+const PRICE_SET: ReadonlySet<string> = new Set(PRICE_DEPENDENT_FIELDS);
+
 /** Compile the universe, filters and expression of `query` into a per-row test over `snapshot`. */
 export function compileRowMatcher(snapshot: Snapshot, query: ScreenQuery, parsed: ParsedExpression | undefined): RowMatcher {
-  const { universe, filters } = query;
+  return compileParts(snapshot, query.universe, query.filters, parsed);
+}
+
+/**
+ * The part of the matcher no tick can change, over a live view: the universe, the range filters
+ * on fields a tick leaves alone (statements, averages, technicals) and the expression when it
+ * reads none of the price-dependent fields. A row it refuses matches at no live price until the
+ * next indicator snapshot, so the engine never re-checks that row for this screen.
+ */
+export function compileStaticMatcher(snapshot: Snapshot, query: ScreenQuery, parsed: ParsedExpression | undefined): RowMatcher {
+  const fixed = query.filters.filter((f) => !PRICE_SET.has(f.field));
+  const staticExpression = parsed !== undefined && !parsed.fields.some((f) => PRICE_SET.has(f)) ? parsed : undefined;
+  return compileParts(snapshot, query.universe, fixed, staticExpression);
+}
+
+function compileParts(snapshot: Snapshot, universe: ScreenQuery['universe'], filters: ScreenQuery['filters'], parsed: ParsedExpression | undefined): RowMatcher {
   const codes = universe.codes && universe.codes.length > 0 ? new Set(universe.codes) : null;
   const marketId = universe.market === undefined ? -1 : MARKETS.indexOf(universe.market);
   const sectorMask = dictMask(snapshot.sector, universe.sectors);

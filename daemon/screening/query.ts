@@ -168,14 +168,16 @@ export function itemColumns(query: ScreenQuery, parsed?: ParsedExpression): stri
   ];
 }
 
-interface Matching {
+/** Every match of a query, sorted, and the snapshot its items are read from. */
+export interface Matching {
   rows: Int32Array;
   parsed: ParsedExpression | undefined;
   /** The snapshot with the query's formula columns (the snapshot itself when it has none). */
   view: Snapshot;
 }
 
-function matchingRows(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOptions): Matching {
+/** Every match of `query` on `snapshot` in order, with its formula columns (live screens that re-run whole use it too). */
+export function matchingRows(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOptions = {}): Matching {
   const parsed = opts.parsedExpression ?? expressionOf(query);
   const formulas = formulasOf(query);
   if (formulas.length === 0 && (parsed === undefined || countCrossTerms(parsed.ast) === 0)) {

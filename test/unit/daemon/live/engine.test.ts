@@ -131,11 +131,15 @@ describe('live screen engine', () => {
     const engine = createLiveScreenEngine(snapshotOf(randomRows(10, 2)));
     const a = engine.add(parse({ per_page: 5 }), () => undefined);
     const b = engine.add(parse({ per_page: 5 }), () => undefined);
-    expect(engine.stats()).toEqual({ screens: 1, subscriptions: 2, tick_sensitive: 1 });
+    expect(engine.stats()).toEqual({ screens: 1, subscriptions: 2, tick_sensitive: 1, lists: 1 });
+    // Another page of the same screen reads the same list of matches.
+    const c = engine.add(parse({ per_page: 3, page: 2 }), () => undefined);
+    expect(engine.stats()).toEqual({ screens: 2, subscriptions: 3, tick_sensitive: 2, lists: 1 });
     a.close();
     a.close();
-    expect(engine.stats().subscriptions).toBe(1);
+    expect(engine.stats().subscriptions).toBe(2);
     b.close();
-    expect(engine.stats()).toEqual({ screens: 0, subscriptions: 0, tick_sensitive: 0 });
+    c.close();
+    expect(engine.stats()).toEqual({ screens: 0, subscriptions: 0, tick_sensitive: 0, lists: 0 });
   });
 });

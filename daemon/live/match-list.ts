@@ -1,0 +1,172 @@
+/**
+ * The matches of one filter set and order, shared by every live screen that differs only in
+ * its page (a template at per_page 20 and at per_page 50, on the same market, read one list):
+ * a tick is evaluated once per distinct (universe, filters, expression, sort), and each
+ * screen's page is a window on the list (live-screen.ts).
+ *
+ * The first matches are kept sorted in an `Int32Array` (at least `2 × (largest page end)`,
+ * 32 more than it at least), the other matches unordered behind them: each of those sorts after
+ * the last sorted row. When the sorted part falls under the largest page end while more matches
+ * exist, every match is ordered again (the engine's `sortRows`).
+ *
+ * A tick of one row: `prepare` finds the row in the sorted part under its old values (before
+ * the tick is written into the view), `update` re-checks it under the new ones and moves it,
+ * answering where it went (`ListMove`), or null when the sorted part did not change.
+ */
+import type { ParsedExpression } from '../screening/expression.js';
+import type { ScreenQuery } from '../screening/query.js';
+import type { Snapshot } from '../screening/snapshot.js';
+import { filterRows } from '../screening/select.js';
+import { sortRows } from '../screening/sort-rows.js';
+import { compileRowComparator, compileRowMatcher, compileStaticMatcher, type RowComparator, type RowMatcher } from './row-matcher.js';
+import { createSortedRows, type SortedRows } from './sorted-rows.js';
+
+/** How the sorted part changed: one row moved from `oldPos` to `newPos` (−1: not in it), or `all` (re-ordered or re-run). */
+export type ListMove = { oldPos: number; newPos: number } | 'all';
+
+/** The ordered matches a live screen's page is cut from. */
+export interface MatchList {
+  /** True when one row's tick is evaluated on that row alone (false: the list re-runs whole). */
+  readonly perRow: true;
+  /** Rows in order: the first `length` matches (every match when the list is complete). */
+  readonly length: number;
+  at(i: number): number;
+  slice(from: number, to: number): Int32Array;
+  /** Stocks matching (all of them, sorted or not). */
+  total(): number;
+  /** False when the row can match at no live price (universe, statement filters, null ratios): its ticks are skipped. */
+  couldMatch(row: number): boolean;
+  /** A page ending at `end` reads the list: keep at least that much sorted. */
+  needEnd(end: number): void;
+  prepare(row: number): void;
+  update(row: number): ListMove | null;
+  /** Recompile on `snapshot` (a new view) and re-run. */
+  rebuild(snapshot: Snapshot): void;
+}
+
+/** Compile `query`'s filter set and order against `snapshot` (a live view) and run it. */
+export function createMatchList(query: ScreenQuery, parsed: ParsedExpression | undefined, snapshot: Snapshot): MatchList {
+  let view = snapshot;
+  let matches: RowMatcher = () => false;
+  let couldMatch: RowMatcher = () => false;
+  let compare: RowComparator = (a, b) => a - b;
+  let maxEnd = 0;
+  let keep = 32;
+  let sorted: SortedRows = createSortedRows([], 0, compare);
+  let restCount = 0;
+  // 0 = no match, 1 = in `sorted`, 2 = in the rest.
+  let inSet = new Uint8Array(0);
+  let preparedRow = -1;
+  let preparedPos = -1;
+
+  function compile(next: Snapshot): void {
+    view = next;
+    matches = compileRowMatcher(view, query, parsed);
+    couldMatch = compileStaticMatcher(view, query, parsed);
+    compare = compileRowComparator(view, query.sort);
+  }
+
+  /** Keep the first `keep` of `rows` (all matches, in order) sorted, the others in the rest. */
+  function fill(rows: Int32Array): void {
+    inSet = new Uint8Array(view.size);
+    const head = rows.subarray(0, keep);
+    sorted = createSortedRows(head, view.size, compare);
+    for (const r of head) inSet[r] = 1;
+    for (const r of rows.subarray(keep)) inSet[r] = 2;
+    restCount = Math.max(0, rows.length - keep);
+    preparedRow = -1;
+  }
+
+  /** The engine itself over the whole view: the reference the per-row path must agree with. */
+  const runAll = () => fill(sortRows(view, filterRows(view, query.universe, query.filters, matches), query.sort));
+
+  /** Order every match again (the sorted part fell under the largest page, or a page grew). */
+  function refill(): void {
+    const all: number[] = [];
+    for (let i = 0; i < sorted.length; i++) all.push(sorted.at(i));
+    for (let r = 0; r < inSet.length; r++) if (inSet[r] === 2) all.push(r);
+    fill(sortRows(view, Int32Array.from(all), query.sort));
+  }
+
+  /** A row that did not match or was in the rest, matching now. */
+  function enter(row: number, state: number): ListMove | null {
+    if (restCount > 0 && sorted.length > 0 && compare(row, sorted.at(sorted.length - 1)) > 0) {
+      if (state === 0) (inSet[row] = 2), restCount++;
+      return null;
+    }
+    if (state === 2) restCount--;
+    inSet[row] = 1;
+    const newPos = sorted.insert(row);
+    if (sorted.length > keep) {
+      const last = sorted.at(sorted.length - 1);
+      sorted.removeAt(sorted.length - 1);
+      inSet[last] = 2;
+      restCount++;
+    }
+    return { oldPos: -1, newPos };
+  }
+
+  /** A row of the sorted part: gone, or moved. */
+  function shift(row: number, oldPos: number, now: boolean): ListMove {
+    if (!now) {
+      sorted.removeAt(oldPos);
+      inSet[row] = 0;
+      if (restCount > 0 && sorted.length < maxEnd) return refill(), 'all';
+      return { oldPos, newPos: -1 };
+    }
+    const newPos = sorted.move(oldPos);
+    // Moved to the end of the sorted part: rows of the rest may sort before it.
+    if (restCount > 0 && newPos === sorted.length - 1) {
+      sorted.removeAt(newPos);
+      inSet[row] = 2;
+      restCount++;
+      if (sorted.length < maxEnd) return refill(), 'all';
+      return { oldPos, newPos: -1 };
+    }
+    return { oldPos, newPos };
+  }
+
+  compile(snapshot);
+  runAll();
+
+  return {
+    perRow: true,
+    get length() {
+      return sorted.length;
+    },
+    at: (i) => sorted.at(i),
+    slice: (from, to) => sorted.slice(from, to),
+    total: () => sorted.length + restCount,
+    couldMatch: (row) => couldMatch(row),
+    needEnd(end) {
+      if (end <= maxEnd) return;
+      maxEnd = end;
+      const wanted = end + Math.max(end, 32);
+      if (wanted <= keep) return;
+      keep = wanted;
+      if (restCount > 0) refill();
+    },
+    prepare(row) {
+      preparedRow = row;
+      preparedPos = inSet[row] === 1 ? sorted.find(row) : -1;
+    },
+    update(row) {
+      const state = inSet[row]!;
+      const oldPos = state !== 1 ? -1 : preparedRow === row ? preparedPos : sorted.find(row);
+      preparedRow = -1;
+      const now = matches(row);
+      if (state === 0 && !now) return null;
+      if (state === 2 && !now) {
+        // Past the sorted part, hence past every page.
+        inSet[row] = 0;
+        restCount--;
+        return null;
+      }
+      return state === 1 ? shift(row, oldPos, now) : enter(row, state);
+    },
+    rebuild(next) {
+      compile(next);
+      runAll();
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * The matches of a query that one stock's tick cannot be evaluated on alone: formula columns
+ * and scores, cross-sectional terms (ranks, percentiles: issue 21). One stock's price moves
+ * every other stock's rank, so the list is the screening engine's own answer on the live view
+ * (`matchingRows`, formula columns included), re-run whole when a tick changes a field it reads
+ * (the engine batches those re-runs, see engine.ts). Items are read from the derived view,
+ * so `score` and the formula columns carry their values.
+ */
+import { countCrossTerms, type ParsedExpression } from '../screening/expression.js';
+import { formulasOf } from '../screening/formula-columns.js';
+import { matchingRows, type ScreenQuery } from '../screening/query.js';
+import type { Snapshot } from '../screening/snapshot.js';
+
+/** A list re-run whole. */
+export interface WholeList {
+  readonly perRow: false;
+  readonly length: number;
+  at(i: number): number;
+  slice(from: number, to: number): Int32Array;
+  total(): number;
+  /** The snapshot the rows' items are read from (the live view with the formula columns). */
+  itemView(): Snapshot;
+  /** Re-run on the current view (a tick changed it). */
+  rerun(): void;
+  /** Re-run on `snapshot` (a new view). */
+  rebuild(snapshot: Snapshot): void;
+}
+
+/**
+ * Whether an expression reads across stocks. The compiled expression of a hand-built query may
+ * say so with a `crossSectional` flag; parsed ones count their cross-sectional terms.
+ */
+export function isCrossSectional(parsed: ParsedExpression | undefined): boolean {
+  if (parsed === undefined) return false;
+  return (parsed as { crossSectional?: unknown }).crossSectional === true || countCrossTerms(parsed.ast) > 0;
+}
+
+/** True when `query` needs a whole list: it has formula columns or a score, or a cross-sectional expression. */
+export function needsWholeList(query: ScreenQuery, parsed: ParsedExpression | undefined): boolean {
+  return formulasOf(query).length > 0 || isCrossSectional(parsed);
+}
+
+/** Every indicator field a whole-list query reads, its formula columns' included. */
+export function wholeListFields(query: ScreenQuery): string[] {
+  return formulasOf(query).flatMap((f) => f.parsed.fields);
+}
+
+/** Run `query` on `snapshot` (a live view) whole. */
+export function createWholeList(query: ScreenQuery, parsed: ParsedExpression | undefined, snapshot: Snapshot): WholeList {
+  let view = snapshot;
+  let rows: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  let items = snapshot;
+  const run = () => {
+    // No memo: the live view's values change in place between two runs.
+    const m = matchingRows(view, query, parsed === undefined ? {} : { parsedExpression: parsed });
+    rows = m.rows;
+    items = m.view;
+  };
+  run();
+  return {
+    perRow: false,
+    get length() {
+      return rows.length;
+    },
+    at: (i) => rows[i]!,
+    slice: (from, to) => rows.slice(Math.min(from, rows.length), Math.min(to, rows.length)),
+    total: () => rows.length,
+    itemView: () => items,
+    rerun: run,
+    rebuild(next) {
+      view = next;
+      run();
+    },
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * The live-screen engine against the screening engine itself, on random markets and random
+ * queries: after every few ticks each screen's members are the page POST /screen?prices=live
+ * answers (executeQuery on the live view), and the diffs each subscriber received, applied to
+ * its first members, give the members now. Covers the shared lists (pages of one filter set),
+ * the row index (statement filters, markets, price-free expressions), screens closing while
+ * others tick, and the whole lists (formula columns, scores, ranks).
+ */
+import { describe, expect, it } from 'vitest';
+import { createLiveScreenEngine, type LiveScreenChange, type LiveScreenHandle } from '../../../../daemon/live/engine.js';
+import { executeQuery, type ScreenQuery } from '../../../../daemon/screening/query.js';
+import { parseScreenRequest } from '../../../../daemon/screening/request.js';
+import { LIVE_FIELDS, randomRows, rng, snapshotOf, tickOf } from './market.js';
+
+const KNOWN = new Set<string>(LIVE_FIELDS);
+const parse = (body: unknown): ScreenQuery => parseScreenRequest(body, KNOWN);
+
+const SORT_FIELDS = ['change_percent', 'volume', 'market_cap', 'per', 'dividend_yield', 'roe', 'rsi_14', 'turnover'];
+
+/** A random query body: universe, range filters on price and statement fields, an expression, sort and page. */
+function randomBody(r: () => number): Record<string, unknown> {
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(r() * list.length)]!;
+  const filters: Record<string, unknown> = {};
+  if (r() < 0.4) filters.market = pick(['KOSPI', 'KOSDAQ']);
+  if (r() < 0.3) filters.roe = { min: Math.round(r() * 20 - 5) };
+  if (r() < 0.3) filters.change_percent = { min: Math.round(r() * 10 - 5) };
+  if (r() < 0.2) filters.per = { max: Math.round(r() * 60) };
+  if (r() < 0.2) filters.rsi_14 = { min: 20, max: 80 };
+  const body: Record<string, unknown> = {
+    filters,
+    sort: [{ field: pick(SORT_FIELDS), direction: r() < 0.5 ? 'asc' : 'desc' }],
+    per_page: 1 + Math.floor(r() * 40),
+    page: r() < 0.2 ? 2 : 1,
+  };
+  const e = r();
+  if (e < 0.15) body.expression = `rsi_14 > ${Math.round(r() * 60)}`;
+  else if (e < 0.3) body.expression = `pbr < ${(r() * 3).toFixed(2)} or change_percent > 2`;
+  else if (e < 0.35) body.expression = 'pct_rank(change_percent) >= 60';
+  return body;
+}
+
+interface Sub {
+  query: ScreenQuery;
+  handle: LiveScreenHandle;
+  members: Set<string>;
+  changes: LiveScreenChange[];
+}
+
+function subscribe(engine: ReturnType<typeof createLiveScreenEngine>, query: ScreenQuery): Sub {
+  const changes: LiveScreenChange[] = [];
+  const handle = engine.add(query, (c) => changes.push(c));
+  return { query, handle, members: new Set(handle.members().map((m) => m.code)), changes };
+}
+
+/** Every screen's members equal the engine's page on the live view, and its diffs add up to them. */
+function check(engine: ReturnType<typeof createLiveScreenEngine>, subs: readonly Sub[]): void {
+  const live = engine.view().snapshot;
+  for (const sub of subs) {
+    const expected = executeQuery(live, sub.query).items.map((x) => x.code);
+    expect(sub.handle.members().map((m) => m.code), JSON.stringify(sub.query)).toEqual(expected);
+    for (const c of sub.changes.splice(0)) {
+      for (const code of c.exited) expect(sub.members.delete(code)).toBe(true);
+      for (const row of c.entered) sub.members.add(row.code);
+      expect(sub.members.size).toBe(c.count);
+    }
+    expect([...sub.members].sort()).toEqual([...expected].sort());
+  }
+}
+
+describe('live screens equal the screening engine on the live view', () => {
+  it.each([1, 2, 3])('random market and queries (seed %i)', (seed) => {
+    const rows = randomRows(250, seed);
+    const engine = createLiveScreenEngine(snapshotOf(rows));
+    const r = rng(seed * 31);
+    const subs: Sub[] = [];
+    for (let i = 0; i < 40; i++) {
+      const body = randomBody(r);
+      subs.push(subscribe(engine, parse(body)));
+      // Another page of the same filter set: it shares the list.
+      if (i % 4 === 0) subs.push(subscribe(engine, parse({ ...body, per_page: 5 + Math.floor(r() * 60), page: 1 })));
+    }
+    expect(engine.stats().lists).toBeLessThan(subs.length);
+    for (let t = 0; t < 1200; t++) {
+      const row = rows[Math.floor(r() * rows.length)]!;
+      const close = row.values.close as number;
+      engine.onTicks([tickOf(row, Math.round(close * (0.85 + r() * 0.3)), Math.floor(r() * 1e6), t)]);
+      if (t % 100 === 50) {
+        // One screen goes away (its list too when it was the last reader); the others keep ticking.
+        const gone = subs.splice(Math.floor(r() * subs.length), 1)[0]!;
+        gone.handle.close();
+      }
+      if (t % 40 === 0) check(engine, subs);
+    }
+    check(engine, subs);
+  });
+
+  it('keeps a template with a score and formula columns equal to POST /screen, items included', () => {
+    const rows = randomRows(120, 9);
+    const engine = createLiveScreenEngine(snapshotOf(rows));
+    const query = parse({
+      columns: { book_to_price: '1 / pbr' },
+      score: { book_to_price: 1, roe: 1 },
+      expression: 'score >= 40',
+      sort: [{ field: 'score', direction: 'desc' }],
+      per_page: 10,
+    });
+    const sub = subscribe(engine, query);
+    const r = rng(5);
+    for (let t = 0; t < 200; t++) {
+      const row = rows[Math.floor(r() * rows.length)]!;
+      engine.onTicks([tickOf(row, Math.round((row.values.close as number) * (0.7 + r() * 0.6)), 10, t)]);
+    }
+    const expected = executeQuery(engine.view().snapshot, query).items;
+    const members = sub.handle.members();
+    expect(members.map((m) => m.code)).toEqual(expected.map((x) => x.code));
+    expect(members.map((m) => m.score)).toEqual(expected.map((x) => x.score));
+  });
+
+  it('sends the change of a re-run-whole screen without anyone reading it', async () => {
+    const rows = randomRows(60, 4);
+    const engine = createLiveScreenEngine(snapshotOf(rows));
+    const query = parse({ expression: 'pct_rank(change_percent) >= 90', sort: [{ field: 'change_percent', direction: 'desc' }], per_page: 3 });
+    const changed = new Promise<LiveScreenChange>((resolve) => engine.add(query, resolve));
+    const up = rows[17]!;
+    engine.onTicks([tickOf(up, (up.values.close as number) * 1.2, 100)]);
+    const change = await changed;
+    expect(change.entered.map((m) => m.code)).toContain(up.code);
+  });
+});
