@@ -6,10 +6,11 @@
  *   the row can enter at some live price (`couldMatch`: its universe, statement filters and
  *   price-free expression pass). A tick visits those lists only;
  * - whole lists (formula columns, cross-sectional terms) that read a price-dependent field are
- *   marked by every tick and re-run at most once every `wholeEveryMs` (25 ms; one re-run costs
- *   about a millisecond on the full sample market, far too much for every tick of a feed). The
- *   engine flushes them before anything reads a screen or the view, so a reader never sees them
- *   behind the view; only their `screen_update` messages wait for the next re-run.
+ *   marked by every tick and re-run together at most once every `wholeRerunPeriodMs` (25 ms,
+ *   longer when a re-run costs more than a fifth of that: one list costs about a millisecond on
+ *   the full sample market, far too much for every tick of a feed). The engine flushes them
+ *   before anything reads a screen or the view, so a reader never sees them behind the view;
+ *   only their `screen_update` messages wait for the next re-run.
  */
 import { expressionOf, type ScreenQuery } from '../screening/query.js';
 import { normalizeQuery } from '../screening/request.js';
@@ -25,8 +26,16 @@ export interface ListIndexTuning {
   shareLists?: boolean;
   /** A tick visits only the lists its row can enter (default true); false: every tick-sensitive list. */
   rowIndex?: boolean;
-  /** Least time between two re-runs of the whole lists ticks changed (default 25 ms). */
+  /** Least time between two re-runs of the whole lists ticks changed (default 25 ms; see wholeRerunPeriodMs). */
   wholeEveryMs?: number;
+}
+
+/** Share of the event loop the whole lists' re-runs may take at most. */
+export const WHOLE_RERUN_SHARE = 0.2;
+
+/** Time from one re-run of the whole lists to the next: `everyMs`, or longer so that re-runs of `lastCostMs` take at most a fifth of the time. */
+export function wholeRerunPeriodMs(lastCostMs: number, everyMs = 25): number {
+  return Math.max(everyMs, lastCostMs / WHOLE_RERUN_SHARE);
 }
 
 /** One list and the screens reading it. */
@@ -71,6 +80,7 @@ export function createListIndex<M>(view: () => Snapshot, moved: (group: ListGrou
   const every = tuning.wholeEveryMs ?? 25;
   let timer: NodeJS.Timeout | undefined;
   let lastFlush = Number.NEGATIVE_INFINITY;
+  let lastCost = 0;
 
   const perRow = (g: Group<M>): g is RowGroup<M> => g.list.perRow;
   function index(g: Group<M>): void {
@@ -97,6 +107,7 @@ export function createListIndex<M>(view: () => Snapshot, moved: (group: ListGrou
       g.list.rerun();
       moved(g, 'all');
     }
+    lastCost = performance.now() - lastFlush;
   }
 
   reindex(view().size);
@@ -140,7 +151,7 @@ export function createListIndex<M>(view: () => Snapshot, moved: (group: ListGrou
       if (whole.size === 0) return;
       for (const g of whole) dirty.add(g);
       if (timer === undefined) {
-        timer = setTimeout(flush, Math.max(0, lastFlush + every - performance.now()));
+        timer = setTimeout(flush, Math.max(0, lastFlush + wholeRerunPeriodMs(lastCost, every) - performance.now()));
         timer.unref();
       }
     },

@@ -24,6 +24,8 @@ export interface BenchPlan {
   alerts: { count: number; ticks: number; seconds: number; batch: number; inFlight: number };
   /** Live screens (issue 22), in process: ticks/s with `screens`, CPU per tick with `cpuScreens` vs none; each run ≤ `seconds`. */
   live: { screens: number; cpuScreens: number; ticks: number; seconds: number };
+  /** Live screens end to end (bench/live-delivery.ts): a daemon, `connections` clients holding `screens`, `rounds` of `seconds` with and without them. */
+  liveDelivery: { connections: number; screens: number; users: number; presetsPerUser: number; seconds: number; rounds: number };
 }
 
 /** The full plan: the whole sample market, 2,000 WebSocket clients offered 110,000 messages/s. */
@@ -40,6 +42,7 @@ export const FULL_PLAN: BenchPlan = {
   engineIterations: 300,
   alerts: { count: 10_000, ticks: 200_000, seconds: 5, batch: 100, inFlight: 2 },
   live: { screens: 10_000, cpuScreens: 1000, ticks: 50_000, seconds: 3 },
+  liveDelivery: { connections: 500, screens: 1000, users: 20, presetsPerUser: 3, seconds: 10, rounds: 2 },
 };
 
 /** A quick smoke run of every step. */
@@ -54,6 +57,7 @@ export const QUICK_PLAN: BenchPlan = {
   engineIterations: 50,
   alerts: { count: 500, ticks: 20_000, seconds: 1, batch: 50, inFlight: 2 },
   live: { screens: 2000, cpuScreens: 1000, ticks: 10_000, seconds: 1 },
+  liveDelivery: { connections: 50, screens: 100, users: 5, presetsPerUser: 2, seconds: 3, rounds: 1 },
 };
 
 /** A wiring check: every step at the smallest scale that still measures something. */
@@ -68,6 +72,7 @@ export const TINY_PLAN: BenchPlan = {
   engineIterations: 20,
   alerts: { count: 100, ticks: 2000, seconds: 0.5, batch: 20, inFlight: 2 },
   live: { screens: 100, cpuScreens: 50, ticks: 1000, seconds: 0.3 },
+  liveDelivery: { connections: 5, screens: 10, users: 2, presetsPerUser: 1, seconds: 1, rounds: 1 },
 };
 
 /** The plan BENCH_SCALE names (`quick`, `tiny`), else the full one. */
