@@ -35,7 +35,7 @@ import { deletePrefix, ensureBenchRedis } from './redis.js';
 import { startFeed } from './live-feed.js';
 
 const SCENARIO = 'live screens (delivery, 1 daemon)';
-const MARKETS = [undefined, 'KOSPI', 'KOSDAQ'] as const;
+const MARKET_CHOICES = [undefined, 'KOSPI', 'KOSDAQ'] as const;
 
 /** Options of the delivery bench. */
 export interface LiveDeliveryOptions {
@@ -99,7 +99,7 @@ async function savePresets(api: ApiClient, token: string, user: number, count: n
   const ids: string[] = [];
   for (let k = 0; k < count; k++) {
     const i = user * count + k;
-    const market = MARKETS[i % 3];
+    const market = MARKET_CHOICES[i % 3];
     const query = {
       filters: { ...(market ? { market } : {}), change_percent: { min: -2 + (i % 5) }, ...(i % 2 ? { roe: { min: 5 } } : {}) },
       sort: [{ field: i % 2 ? 'change_percent' : 'trading_value', direction: 'desc' }],
@@ -116,7 +116,7 @@ function subscribeMessage(i: number, presets: readonly string[]): Record<string,
   if (i % 4 === 0 && presets.length > 0) return { type: 'subscribe', subscription_type: 'screen', targets: [`preset:${presets[(i >> 2) % presets.length]}`] };
   const templates = listTemplates();
   const t = templates[i % templates.length]!;
-  const market = MARKETS[Math.floor(i / templates.length) % 3];
+  const market = MARKET_CHOICES[Math.floor(i / templates.length) % 3];
   return { type: 'subscribe', subscription_type: 'screen', targets: [`template:${t.id}`], overrides: { per_page: 10 + ((i * 53) % 191), ...(market ? { market } : {}) } };
 }
 
@@ -275,7 +275,7 @@ export function liveDeliveryRows(r: LiveDeliveryResult): ReportRow[] {
     makeRow(SCENARIO, 'tick → client p99', r.latency_ms.p99, 'ms', null, { note: `issue target: ≤ 50 ms + the batch interval (${r.batch_interval_ms} ms); ${r.latency_ms.count} updates, ${r.unattributed} not attributed` }),
     makeRow(SCENARIO, 'tick → message built p50 / p99', r.built_ms.p50, 'ms', null, { note: `p99 ${r.built_ms.p99} ms: the POST, the bus, the evaluation (and the wait of the whole lists' re-run)` }),
     makeRow(SCENARIO, 'message built → client p50 / p99', r.send_ms.p50, 'ms', null, { note: `p99 ${r.send_ms.p99} ms: the WebSocket batch interval, the send and the client` }),
-    makeRow(SCENARIO, 'generator CPU with / without live screens', r1(avg(w.map((x) => x.generator_cpu_pct))), '%', null, { note: `${r1(avg(wo.map((x) => x.generator_cpu_pct)))} % without; the 500 clients and the feed share the daemon's two cores` }),
+    makeRow(SCENARIO, 'generator CPU with / without live screens', r1(avg(w.map((x) => x.generator_cpu_pct))), '%', null, { note: `${r1(avg(wo.map((x) => x.generator_cpu_pct)))} % without; the ${r.connections} clients and the feed share the machine with the daemon` }),
     makeRow(SCENARIO, 'daemon CPU per tick with live screens', r1(avg(w.map((x) => x.daemon_cpu_us_per_tick))), 'µs', null, { note: `rounds ${per(w)}; ingest, bus, evaluation and delivery` }),
     makeRow(SCENARIO, 'daemon CPU per tick without live screens', r1(avg(wo.map((x) => x.daemon_cpu_us_per_tick))), 'µs', null, { note: `rounds ${per(wo)}, interleaved` }),
   ];

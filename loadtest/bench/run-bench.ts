@@ -276,7 +276,7 @@ async function runOnDaemon(stage: Stage, settings: BenchDaemonSettings, dataDir:
 async function runLiveBench(s: Stage, dataDir: string, into: Collected): Promise<void> {
   const { live } = s.plan;
   s.io.err(`▶ live screens: ${live.screens.toLocaleString('en-US')} screens, in process (runs ≤ ${live.seconds} s)\n`);
-  into.rows.push(...liveScreenRows(await runLiveScreenBench({ data_dir: dataDir }, live)));
+  into.rows.push(...liveScreenRows(await runLiveScreenBench({ data_dir: dataDir }, { ...live, compare: false })));
 }
 
 async function finish(into: Collected, plan: BenchPlan, settings: BenchDaemonSettings, startedAt: Date, aborted: boolean, timing: BenchTiming, krx: string | null): Promise<BenchReport> {
