@@ -18,7 +18,7 @@ import type { Snapshot } from '../screening/snapshot.js';
 import { queryFields, type ScreenList } from './live-screen.js';
 import { createMatchList, type ListMove, type MatchList } from './match-list.js';
 import { PRICE_DEPENDENT_FIELDS } from './price-overlay.js';
-import { createWholeList, needsWholeList } from './whole-list.js';
+import { createStaticMemo, createWholeList, needsWholeList } from './whole-list.js';
 
 /** Parts of the evaluation that can be switched off, to measure what each one is worth (the bench). */
 export interface ListIndexTuning {
@@ -72,6 +72,7 @@ const PRICE_SET: ReadonlySet<string> = new Set(PRICE_DEPENDENT_FIELDS);
 /** Create the index over the view `view()`; `moved` hears every change of a list. */
 export function createListIndex<M>(view: () => Snapshot, moved: (group: ListGroup<M>, move: ListMove) => void, tuning: ListIndexTuning = {}): ListIndex<M> {
   const groups = new Map<string, Group<M>>();
+  const memo = createStaticMemo();
   let byRow: RowGroup<M>[][] = [];
   // Without the row index: every tick-sensitive per-row list.
   let sensitive: RowGroup<M>[] = [];
@@ -117,7 +118,7 @@ export function createListIndex<M>(view: () => Snapshot, moved: (group: ListGrou
       const found = groups.get(key);
       if (found) return found;
       const parsed = expressionOf(query);
-      const list = needsWholeList(query, parsed) ? createWholeList(query, parsed, view()) : createMatchList(query, parsed, view());
+      const list = needsWholeList(query, parsed) ? createWholeList(query, parsed, view(), memo) : createMatchList(query, parsed, view());
       const tickSensitive = [...queryFields(query)].some((f) => PRICE_SET.has(f));
       const g: Group<M> = { key, list, tickSensitive, members: new Set(), dead: false };
       groups.set(key, g);

@@ -6,10 +6,14 @@
  * (the engine batches those re-runs, see engine.ts). Items are read from the derived view,
  * so `score` and the formula columns carry their values.
  */
-import { countCrossTerms, type ParsedExpression } from '../screening/expression.js';
+import { INDICATOR_IDS } from '../indicators/registry.js';
+import { createCrossSectionMemo, type CrossSectionMemo } from '../screening/cross-section.js';
+import { countCrossTerms, FLAG_FIELDS, FUNCTIONS, TEXT_FIELDS, type ParsedExpression } from '../screening/expression.js';
+import { CROSS_FUNCTIONS } from '../screening/expression-functions.js';
 import { formulasOf } from '../screening/formula-columns.js';
 import { matchingRows, type ScreenQuery } from '../screening/query.js';
 import type { Snapshot } from '../screening/snapshot.js';
+import { PRICE_DEPENDENT_FIELDS } from './price-overlay.js';
 
 /** A list re-run whole. */
 export interface WholeList {
@@ -45,14 +49,41 @@ export function wholeListFields(query: ScreenQuery): string[] {
   return formulasOf(query).flatMap((f) => f.parsed.fields);
 }
 
-/** Run `query` on `snapshot` (a live view) whole. */
-export function createWholeList(query: ScreenQuery, parsed: ParsedExpression | undefined, snapshot: Snapshot): WholeList {
+const PRICE_SET: ReadonlySet<string> = new Set(PRICE_DEPENDENT_FIELDS);
+/** Words a memo key may hold and still name a value no tick changes. */
+const STATIC_WORDS: ReadonlySet<string> = new Set([
+  ...INDICATOR_IDS.filter((f) => !PRICE_SET.has(f)),
+  ...Object.keys(FUNCTIONS), ...CROSS_FUNCTIONS, ...TEXT_FIELDS, ...FLAG_FIELDS, 'by', 'and', 'or', 'not', 'null', 'true', 'false',
+]);
+
+/**
+ * True when a cross-section memo key (expression-compile.ts, formula-columns.ts: `order|<arg>`,
+ * `<scope>|<term>`, `column|<scope>|<definition>`) names a value no tick changes: every word of
+ * its expression part is a statement or technical indicator, a function or a keyword. A formula
+ * column's name, a price-dependent field or any word not known here keeps it out of the memo.
+ */
+export function isStaticMemoKey(key: string): boolean {
+  const rest = key.startsWith('order|') ? key.slice(6) : key.slice(key.indexOf('|', key.startsWith('column|') ? 7 : 0) + 1);
+  return (rest.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []).every((w) => STATIC_WORDS.has(w));
+}
+
+/**
+ * A memo for the whole lists of one engine: the ranks of arguments no tick changes (roe,
+ * margins, returns) are sorted once per view and shared by every re-run and every list; the
+ * others are computed on every re-run (the live view's values change in place).
+ */
+export function createStaticMemo(): CrossSectionMemo {
+  const memo = createCrossSectionMemo();
+  return { get: (snapshot, key, compute) => (isStaticMemoKey(key) ? memo.get(snapshot, key, compute) : compute()) };
+}
+
+/** Run `query` on `snapshot` (a live view) whole; `memo` (createStaticMemo) keeps what no tick changes. */
+export function createWholeList(query: ScreenQuery, parsed: ParsedExpression | undefined, snapshot: Snapshot, memo?: CrossSectionMemo): WholeList {
   let view = snapshot;
   let rows: Int32Array<ArrayBufferLike> = new Int32Array(0);
   let items = snapshot;
   const run = () => {
-    // No memo: the live view's values change in place between two runs.
-    const m = matchingRows(view, query, parsed === undefined ? {} : { parsedExpression: parsed });
+    const m = matchingRows(view, query, { ...(parsed === undefined ? {} : { parsedExpression: parsed }), ...(memo ? { memo } : {}) });
     rows = m.rows;
     items = m.view;
   };

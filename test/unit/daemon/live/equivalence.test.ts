@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createLiveScreenEngine, type LiveScreenChange, type LiveScreenHandle } from '../../../../daemon/live/engine.js';
+import { isStaticMemoKey } from '../../../../daemon/live/whole-list.js';
 import { executeQuery, type ScreenQuery } from '../../../../daemon/screening/query.js';
 import { parseScreenRequest } from '../../../../daemon/screening/request.js';
 import { LIVE_FIELDS, randomRows, rng, snapshotOf, tickOf } from './market.js';
@@ -36,6 +37,7 @@ function randomBody(r: () => number): Record<string, unknown> {
   if (e < 0.15) body.expression = `rsi_14 > ${Math.round(r() * 60)}`;
   else if (e < 0.3) body.expression = `pbr < ${(r() * 3).toFixed(2)} or change_percent > 2`;
   else if (e < 0.35) body.expression = 'pct_rank(change_percent) >= 60';
+  else if (e < 0.4) body.expression = 'pct_rank(roe) by sector >= 50 and pct_rank(per) <= 70';
   return body;
 }
 
@@ -125,5 +127,16 @@ describe('live screens equal the screening engine on the live view', () => {
     engine.onTicks([tickOf(up, (up.values.close as number) * 1.2, 100)]);
     const change = await changed;
     expect(change.entered.map((m) => m.code)).toContain(up.code);
+  });
+
+  it('remembers across ticks only the ranks of values no tick changes', () => {
+    expect(isStaticMemoKey('order|roe')).toBe(true);
+    expect(isStaticMemoKey('ALL/반도체//|pct_rank(roe) by sector')).toBe(true);
+    expect(isStaticMemoKey('column|KOSPI////administrative|coalesce(roe, 0)')).toBe(true);
+    expect(isStaticMemoKey('order|per')).toBe(false);
+    expect(isStaticMemoKey('*|pct_rank(earnings_yield) by sector')).toBe(false);
+    // A formula column's name is not known to be static.
+    expect(isStaticMemoKey('order|book_to_price')).toBe(false);
+    expect(isStaticMemoKey('column|*|1 / pbr')).toBe(false);
   });
 });
