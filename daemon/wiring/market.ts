@@ -74,7 +74,7 @@ export async function buildScreening(core: CoreParts): Promise<ScreeningParts> {
   const asOf = createAsOfService({ version: () => snapshot.current().version, loadHistory: (v) => loadMarketHistory(parts, v) });
   const screens = createScreenService({
     snapshot,
-    asOf: (date) => asOf.snapshotAt(date),
+    asOf: (date, fields) => asOf.snapshotAt(date, fields),
     knownFields,
     ttlSeconds: config.screen_cache_ttl_s,
     cache: {

@@ -1,0 +1,138 @@
+/**
+ * Per-field indicator series over the whole history (issue 23): for a field, one Float64Array of
+ * dates × stocks (value of stock s as of date d at [d·S + s], NaN = null) holding what the daily
+ * computation over the last 300 bars up to d gives. Built per field on first use (or in the
+ * background, as-of-service.ts), O(bars × small window) per stock (bar-series.ts,
+ * bar-series-more.ts, fundamental-series.ts); an as-of snapshot is then a column pick.
+ *
+ * Cells on a day the stock traded and was not halted come from the per-bar series; the other
+ * cells of a listed stock (a halt record, or no bar that day) come from the daily code itself
+ * (computeStockIndicators over seriesAsOf), memoised per stock-day: few, and equal by
+ * construction. Memory: 8 bytes × dates × stocks a field (≈11 MB on 2,700 × 520); the store
+ * keeps at most `budgetBytes` of fields, least recently used dropped first.
+ */
+import { computeStockIndicators, type IndicatorValues } from '../indicators/compute.js';
+import { crosses, oscillators, volatility, volumeEvents } from './bar-series-more.js';
+import { atrGroup, averages, day, dmiGroup, macdGroup, returns, rsiGroup, type BarContext, type BarGroup } from './bar-series.js';
+import { FUNDAMENTAL_FIELDS, fundamentalSeries } from './fundamental-series.js';
+import { isListedOn, type MarketHistory, type StockHistory } from './market-history.js';
+import { seriesAsOf } from './as-of-inputs.js';
+
+/** Default bytes of series kept (≈45 fields of a 2,700 × 520 market). */
+export const SERIES_BYTES = 512 * 1024 * 1024;
+
+const GROUPS: readonly BarGroup[] = [day, averages, returns, macdGroup, dmiGroup, rsiGroup, atrGroup, crosses, oscillators, volatility, volumeEvents];
+
+/** Every field a series can be built for (the registry less the cross-sectional scores). */
+export const SERIES_FIELDS: ReadonlySet<string> = new Set([...GROUPS.flatMap((g) => g.fields), ...FUNDAMENTAL_FIELDS]);
+
+/** The series of one data version. */
+export interface SeriesStore {
+  /** The dates × stocks values of `fields` (each in SERIES_FIELDS), built when missing. */
+  get(fields: readonly string[], checkpoint: () => Promise<void>): Promise<Map<string, Float64Array>>;
+  /** Figures for the benchmark and logs. */
+  stats(): { fields: number; bytes: number; builds: number; fallbackCells: number };
+}
+
+/** A store over `history`, keeping at most `budgetBytes` of series. */
+export function createSeriesStore(history: MarketHistory, budgetBytes = SERIES_BYTES): SeriesStore {
+  const kept = new Map<string, Promise<Float64Array>>();
+  const fallback = new Map<number, IndicatorValues>();
+  const cellsPerField = history.dates.length * history.stocks.length;
+  let builds = 0;
+
+  const fallbackAt = (s: number, d: number): IndicatorValues => {
+    const key = s * history.dates.length + d;
+    let v = fallback.get(key);
+    if (!v) {
+      const stock = history.stocks[s] as StockHistory;
+      const index = history.index[stock.record.market];
+      v = computeStockIndicators(seriesAsOf(history, stock, d), index.length > 0 ? index : undefined, history.dates[d] ?? '');
+      fallback.set(key, v);
+    }
+    return v;
+  };
+
+  function trim(): void {
+    while (kept.size * cellsPerField * 8 > budgetBytes && kept.size > 1) kept.delete(kept.keys().next().value as string);
+  }
+
+  return {
+    async get(fields, checkpoint) {
+      const unique = [...new Set(fields)];
+      const missing = unique.filter((f) => !kept.has(f));
+      if (missing.length > 0) {
+        builds++;
+        const built = buildSeries(history, missing, fallbackAt, checkpoint);
+        for (const f of missing) {
+          const one = built.then((m) => m.get(f) as Float64Array);
+          kept.set(f, one);
+          one.catch(() => kept.get(f) === one && kept.delete(f));
+        }
+      }
+      const out = new Map<string, Float64Array>();
+      for (const f of unique) {
+        const p = kept.get(f) as Promise<Float64Array>;
+        // Refresh its place: Map order is the LRU order.
+        kept.delete(f);
+        kept.set(f, p);
+        out.set(f, await p);
+      }
+      trim();
+      return out;
+    },
+    stats: () => ({ fields: kept.size, bytes: kept.size * cellsPerField * 8, builds, fallbackCells: fallback.size }),
+  };
+}
+
+/** One stock's BarContext. */
+export function barContext(history: MarketHistory, stock: StockHistory, indexByDay: Float64Array | null): BarContext {
+  let plain: ReturnType<BarContext['plain']> | undefined;
+  return {
+    dates: Array.from(stock.days, (d) => history.dates[d] ?? ''),
+    open: stock.open, high: stock.high, low: stock.low, close: stock.close, volume: stock.volume, value: stock.value,
+    index: indexByDay ? Float64Array.from(stock.days, (d) => indexByDay[d] ?? Number.NaN) : null,
+    plain: () => (plain ??= { high: Array.from(stock.high), low: Array.from(stock.low), close: Array.from(stock.close), volume: Array.from(stock.volume) }),
+  };
+}
+
+/** The market's index close on each history date (NaN: none or ≤ 0); null without index data. */
+function indexByDay(history: MarketHistory, market: keyof MarketHistory['index']): Float64Array | null {
+  const bars = history.index[market];
+  if (bars.length === 0) return null;
+  const out = new Float64Array(history.dates.length).fill(Number.NaN);
+  const dayOf = new Map(history.dates.map((d, i) => [d, i]));
+  for (const b of bars) {
+    const d = dayOf.get(b.trade_date);
+    if (d !== undefined && b.close > 0) out[d] = b.close;
+  }
+  return out;
+}
+
+async function buildSeries(
+  history: MarketHistory, fields: readonly string[], fallbackAt: (s: number, d: number) => IndicatorValues, checkpoint: () => Promise<void>,
+): Promise<Map<string, Float64Array>> {
+  const S = history.stocks.length;
+  const D = history.dates.length;
+  const mats = new Map(fields.map((f) => [f, new Float64Array(D * S).fill(Number.NaN)]));
+  const groups = GROUPS.filter((g) => g.fields.some((f) => mats.has(f)));
+  const index = { KOSPI: indexByDay(history, 'KOSPI'), KOSDAQ: indexByDay(history, 'KOSDAQ') };
+  for (let s = 0; s < S; s++) {
+    const stock = history.stocks[s] as StockHistory;
+    const nb = stock.days.length;
+    const out = new Map(fields.map((f) => [f, new Float64Array(nb).fill(Number.NaN)]));
+    const ctx = barContext(history, stock, index[stock.record.market]);
+    for (const g of groups) g.run(ctx, out);
+    fundamentalSeries(stock, ctx, out);
+    let p = 0;
+    for (let d = Math.max(0, stock.firstDay); d < D && stock.firstDay >= 0; d++) {
+      if (!isListedOn(history, stock, d)) continue;
+      while (p < nb && (stock.days[p] as number) < d) p++;
+      const regular = p < nb && stock.days[p] === d && !stock.halts.has(d);
+      const old = regular ? undefined : fallbackAt(s, d);
+      for (const [f, m] of mats) m[d * S + s] = old ? (old[f] ?? Number.NaN) : ((out.get(f) as Float64Array)[p] as number);
+    }
+    await checkpoint();
+  }
+  return mats;
+}
