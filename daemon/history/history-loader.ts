@@ -1,13 +1,14 @@
 /**
- * Reads the stored market into a MarketHistory (market-history.ts): one day of bars per read
- * (~2,700 rows on a full market, a short read), with a turn for the event loop after each, so
- * loading years of history never blocks the daemon (issue 3).
+ * Reads the stored market into a MarketHistory (market-history.ts): the bars of 100 stocks per
+ * read, as columns (PricesRepo.barColumns: a few strings per stock, not an object per bar), with
+ * a turn for the event loop after each, so loading years of history never blocks the daemon
+ * (issue 3).
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { MARKETS, type DailyBar, type FinancialQuarter, type HaltRecord, type IndexBar, type Market, type StockRecord } from '../kernel/records.js';
 import type { FinancialsRepo } from '../store/financials-repo.js';
 import type { IndexRepo } from '../store/index-repo.js';
-import type { PricesRepo } from '../store/prices-repo.js';
+import type { BarColumns, PricesRepo } from '../store/prices-repo.js';
 import type { StocksRepo } from '../store/stocks-repo.js';
 import { disclosureDeadline } from './disclosure.js';
 import type { KnownStatement, MarketHistory, StockHistory } from './market-history.js';
@@ -15,7 +16,7 @@ import type { KnownStatement, MarketHistory, StockHistory } from './market-histo
 /** The repositories the history is read from. */
 export interface HistorySources {
   stocks: Pick<StocksRepo, 'all'>;
-  prices: Pick<PricesRepo, 'tradeDates' | 'barsOn' | 'allHalts'>;
+  prices: Pick<PricesRepo, 'tradeDates' | 'barColumns' | 'allHalts'>;
   financials: Pick<FinancialsRepo, 'all'>;
   index: Pick<IndexRepo, 'series'>;
 }
@@ -28,14 +29,17 @@ interface Builder {
 
 const COLS = 8;
 
+/** Stocks whose bars are read at once (≈50,000 bars over two years: a read of tens of ms). */
+export const HISTORY_PAGE_STOCKS = 100;
+
 /** Read the whole stored market. @throws the repositories' errors */
 export async function loadMarketHistory(src: HistorySources, version: string): Promise<MarketHistory> {
   const [records, barDates, halts, financials] = await Promise.all([
     src.stocks.all(), src.prices.tradeDates(), src.prices.allHalts(), src.financials.all(),
   ]);
   const builder = createHistoryBuilder(records, [...barDates, ...halts.map((h) => h.trade_date)]);
-  for (const date of barDates) {
-    builder.addBars(await src.prices.barsOn(date));
+  for (let i = 0; i < records.length; i += HISTORY_PAGE_STOCKS) {
+    for (const cols of await src.prices.barColumns(records.slice(i, i + HISTORY_PAGE_STOCKS).map((r) => r.code))) builder.addColumns(cols);
     await yieldToLoop();
   }
   const index = Object.fromEntries(await Promise.all(MARKETS.map(async (m) => [m, await src.index.series(m)] as const))) as Record<Market, IndexBar[]>;
@@ -45,6 +49,8 @@ export async function loadMarketHistory(src: HistorySources, version: string): P
 /** Assembles a MarketHistory from records: bars in date order (any number of calls), then the rest. */
 export interface HistoryBuilder {
   addBars(bars: Iterable<DailyBar>): void;
+  /** One stock's bars as columns, oldest first (after or instead of its addBars). */
+  addColumns(cols: BarColumns): void;
   finish(version: string, halts: readonly HaltRecord[], financials: ReadonlyMap<string, readonly FinancialQuarter[]>, index: Partial<Record<Market, IndexBar[]>>): MarketHistory;
 }
 
@@ -63,6 +69,17 @@ export function createHistoryBuilder(records: readonly StockRecord[], dates: Ite
         const values = [b.open_price, b.high_price, b.low_price, b.close_price, b.volume, b.trading_value, b.market_cap ?? Number.NaN, b.shares_outstanding ?? Number.NaN];
         values.forEach((v, k) => builder.cols[k]?.push(v));
       }
+    },
+    addColumns(c) {
+      const builder = builders.get(c.stock_code);
+      if (!builder) return;
+      const sources = [c.open, c.high, c.low, c.close, c.volume, c.value, c.cap, c.shares];
+      c.dates.forEach((date, i) => {
+        const day = dayOf.get(date);
+        if (day === undefined) return;
+        builder.days.push(day);
+        sources.forEach((col, k) => builder.cols[k]?.push(col[i] ?? Number.NaN));
+      });
     },
     finish(version, halts, financials, index) {
       const haltsOf = groupHalts(halts, dayOf);

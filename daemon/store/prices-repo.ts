@@ -9,12 +9,32 @@ const BAR_COLUMNS = [
 ] as const;
 const HALT_COLUMNS = ['stock_code', 'trade_date', 'last_close', 'market_cap', 'shares_outstanding'] as const;
 
+/** Aliases and columns of barColumns. */
+const COLUMN_PARTS = [
+  ['o', 'open_price'], ['h', 'high_price'], ['l', 'low_price'], ['c', 'close_price'], ['v', 'volume'], ['tv', 'trading_value'],
+  ['mc', 'market_cap'], ['so', 'shares_outstanding'],
+] as const;
+
 /** A history read. */
 export interface HistoryQuery {
   from?: string;
   to?: string;
   /** Most recent N bars (still returned oldest first). */
   limit?: number;
+}
+
+/** One stock's bars as columns, oldest first (null where the source gave none). */
+export interface BarColumns {
+  stock_code: string;
+  dates: string[];
+  open: number[];
+  high: number[];
+  low: number[];
+  close: number[];
+  volume: number[];
+  value: number[];
+  cap: (number | null)[];
+  shares: (number | null)[];
 }
 
 /** Prices repository. */
@@ -40,6 +60,12 @@ export interface PricesRepo {
   tradeDates(): Promise<string[]>;
   /** Every stock's bar of one date (a day of a full market is ~2,700 rows: one short read). */
   barsOn(date: string): Promise<DailyBar[]>;
+  /**
+   * Every bar of the given stocks as columns, one row per stock (the whole history of 100 stocks
+   * is a short read): the database joins each column into one text, so the driver makes a few
+   * strings per stock instead of an object per bar (issue 23: the history read).
+   */
+  barColumns(codes: readonly string[]): Promise<BarColumns[]>;
   latestDate(): Promise<string | null>;
 }
 
@@ -140,6 +166,25 @@ export function createPricesRepo(db: Db): PricesRepo {
       return rows.map((r) => r.d);
     },
     barsOn: (date) => db.all<DailyBar>('SELECT * FROM daily_prices WHERE trade_date = ?', [date]),
+    async barColumns(codes) {
+      if (codes.length === 0) return [];
+      // Both engines print a double as text that reads back to the same double (shortest round trip).
+      const join = (col: string) => (db.dialect.name === 'sqlite'
+        ? `group_concat(coalesce(${col}, 'null'), ',' ORDER BY trade_date)`
+        : `string_agg(coalesce(${col}::text, 'null'), ',' ORDER BY trade_date)`);
+      const rows = await db.all<Record<string, string>>(
+        `SELECT stock_code, ${join('trade_date')} AS d, ${COLUMN_PARTS.map(([k, col]) => `${join(col)} AS ${k}`).join(', ')}
+         FROM daily_prices WHERE ${db.dialect.inTextList('stock_code')} GROUP BY stock_code`,
+        [db.dialect.textList(codes)],
+      );
+      return rows.map((r) => {
+        const num = (k: string) => JSON.parse(`[${r[k] ?? ''}]`) as number[];
+        return {
+          stock_code: r.stock_code ?? '', dates: (r.d ?? '').split(','), open: num('o'), high: num('h'), low: num('l'), close: num('c'),
+          volume: num('v'), value: num('tv'), cap: num('mc'), shares: num('so'),
+        };
+      });
+    },
     async countBars() {
       return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM daily_prices'))?.n ?? 0;
     },
