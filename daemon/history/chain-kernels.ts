@@ -33,8 +33,6 @@ export function runChain<O>(b: Bars, kernel: Kernel<O>, out: O): void {
   for (let e = WINDOW; e <= last; e++) kernel(b, e - WINDOW + 1, e, e, out);
 }
 
-const nn = (v: number | null): number => (v == null ? Number.NaN : v);
-
 /** Outputs of the MACD kernel (each may be absent). */
 export interface MacdOut {
   ema12?: Float64Array;
@@ -50,46 +48,48 @@ export const macdKernel: Kernel<MacdOut> = (b, s, from, to, out) => {
   const af = 2 / (12 + 1);
   const as = 2 / (26 + 1);
   const ag = 2 / (9 + 1);
-  let pf: number | null = null;
+  // NaN, not null, marks "no value yet": a variable that holds only doubles stays unboxed.
+  let pf = Number.NaN;
   let sf = 0;
   let cf = 0;
-  let ps: number | null = null;
+  let ps = Number.NaN;
   let ss = 0;
   let cs = 0;
-  let pg: number | null = null;
+  let pg = Number.NaN;
   let sg = 0;
   let cg = 0;
   for (let j = s; j <= to; j++) {
     const v = c[j] as number;
-    let f: number | null = null;
-    if (pf == null) {
+    let f = Number.NaN;
+    if (Number.isNaN(pf)) {
       sf += v;
       cf++;
       if (cf === 12) f = pf = sf / 12;
     } else f = pf = (v - pf) * af + pf;
-    let sl: number | null = null;
-    if (ps == null) {
+    let sl = Number.NaN;
+    if (Number.isNaN(ps)) {
       ss += v;
       cs++;
       if (cs === 26) sl = ps = ss / 26;
     } else sl = ps = (v - ps) * as + ps;
-    const line = f == null || sl == null ? null : f - sl;
-    let sig: number | null = null;
-    if (line == null) {
-      pg = null;
+    // ema(line, 9): the line is null (NaN) until both averages exist; a null resets the seed.
+    const line = Number.isNaN(f) || Number.isNaN(sl) ? Number.NaN : f - sl;
+    let sig = Number.NaN;
+    if (Number.isNaN(line)) {
+      pg = Number.NaN;
       sg = 0;
       cg = 0;
-    } else if (pg == null) {
+    } else if (Number.isNaN(pg)) {
       sg += line;
       cg++;
       if (cg === 9) sig = pg = sg / 9;
     } else sig = pg = (line - pg) * ag + pg;
     if (j < from) continue;
-    if (out.ema12) out.ema12[j] = nn(f);
-    if (out.ema26) out.ema26[j] = nn(sl);
-    if (out.macd) out.macd[j] = nn(line);
-    if (out.signal) out.signal[j] = nn(sig);
-    if (out.histogram) out.histogram[j] = line == null || sig == null ? Number.NaN : line - sig;
+    if (out.ema12) out.ema12[j] = f;
+    if (out.ema26) out.ema26[j] = sl;
+    if (out.macd) out.macd[j] = line;
+    if (out.signal) out.signal[j] = sig;
+    if (out.histogram) out.histogram[j] = Number.isNaN(line) || Number.isNaN(sig) ? Number.NaN : line - sig;
   }
 };
 
@@ -160,7 +160,7 @@ export const dmiKernel: Kernel<DmiOut> = (b, s, from, to, out) => {
   let minus = 0;
   let dxSum = 0;
   let dxCount = 0;
-  let adxPrev: number | null = null;
+  let adxPrev = Number.NaN;
   for (let j = s + 1; j <= to; j++) {
     const i = j - s;
     const h = hs[j] as number;
@@ -189,7 +189,7 @@ export const dmiKernel: Kernel<DmiOut> = (b, s, from, to, out) => {
       mdi = (100 * minus) / tr;
       if (pdi + mdi > 0) dx = (100 * Math.abs(pdi - mdi)) / (pdi + mdi);
     }
-    if (adxPrev == null) {
+    if (Number.isNaN(adxPrev)) {
       dxSum += dx;
       dxCount++;
       if (dxCount === P) adxPrev = dxSum / P;
@@ -197,6 +197,6 @@ export const dmiKernel: Kernel<DmiOut> = (b, s, from, to, out) => {
     if (j < from) continue;
     if (out.plusDi) out.plusDi[j] = pdi;
     if (out.minusDi) out.minusDi[j] = mdi;
-    if (out.adx) out.adx[j] = nn(adxPrev);
+    if (out.adx) out.adx[j] = adxPrev;
   }
 };

@@ -40,6 +40,13 @@ export function createSeriesStore(history: MarketHistory, budgetBytes = SERIES_B
   const fallback = new Map<number, IndicatorValues>();
   const cellsPerField = history.dates.length * history.stocks.length;
   let builds = 0;
+  // Bar dates and index closes per stock, made once per store (≈5 MB on 2,700 × 520).
+  const contexts: (BarContext | undefined)[] = [];
+  const index = { KOSPI: indexByDay(history, 'KOSPI'), KOSDAQ: indexByDay(history, 'KOSDAQ') };
+  const ctxOf = (s: number): BarContext => {
+    const stock = history.stocks[s] as StockHistory;
+    return (contexts[s] ??= barContext(history, stock, index[stock.record.market]));
+  };
 
   const fallbackAt = (s: number, d: number): IndicatorValues => {
     const key = s * history.dates.length + d;
@@ -63,7 +70,7 @@ export function createSeriesStore(history: MarketHistory, budgetBytes = SERIES_B
       const missing = unique.filter((f) => !kept.has(f));
       if (missing.length > 0) {
         builds++;
-        const built = buildSeries(history, missing, fallbackAt, checkpoint);
+        const built = buildSeries(history, missing, ctxOf, fallbackAt, checkpoint);
         for (const f of missing) {
           const one = built.then((m) => m.get(f) as Float64Array);
           kept.set(f, one);
@@ -109,30 +116,45 @@ function indexByDay(history: MarketHistory, market: keyof MarketHistory['index']
   return out;
 }
 
+/** The date indexes a stock is listed on: one run of days (isListedOn), or null. */
+function listedRange(history: MarketHistory, stock: StockHistory): [number, number] | null {
+  let lo = Math.max(0, stock.firstDay);
+  const hi = stock.lastDay === history.dates.length - 1 ? history.dates.length - 1 : stock.lastDay;
+  while (lo <= hi && !isListedOn(history, stock, lo)) lo++;
+  return stock.firstDay < 0 || lo > hi ? null : [lo, hi];
+}
+
 async function buildSeries(
-  history: MarketHistory, fields: readonly string[], fallbackAt: (s: number, d: number) => IndicatorValues, checkpoint: () => Promise<void>,
+  history: MarketHistory, fields: readonly string[], ctxOf: (s: number) => BarContext,
+  fallbackAt: (s: number, d: number) => IndicatorValues, checkpoint: () => Promise<void>,
 ): Promise<Map<string, Float64Array>> {
   const S = history.stocks.length;
   const D = history.dates.length;
-  const mats = new Map(fields.map((f) => [f, new Float64Array(D * S).fill(Number.NaN)]));
-  const groups = GROUPS.filter((g) => g.fields.some((f) => mats.has(f)));
-  const index = { KOSPI: indexByDay(history, 'KOSPI'), KOSDAQ: indexByDay(history, 'KOSDAQ') };
+  const mats = fields.map(() => new Float64Array(D * S).fill(Number.NaN));
+  const groups = GROUPS.filter((g) => g.fields.some((f) => fields.includes(f)));
   for (let s = 0; s < S; s++) {
     const stock = history.stocks[s] as StockHistory;
-    const nb = stock.days.length;
-    const out = new Map(fields.map((f) => [f, new Float64Array(nb).fill(Number.NaN)]));
-    const ctx = barContext(history, stock, index[stock.record.market]);
-    for (const g of groups) g.run(ctx, out);
-    fundamentalSeries(stock, ctx, out);
-    let p = 0;
-    for (let d = Math.max(0, stock.firstDay); d < D && stock.firstDay >= 0; d++) {
-      if (!isListedOn(history, stock, d)) continue;
-      while (p < nb && (stock.days[p] as number) < d) p++;
-      const regular = p < nb && stock.days[p] === d && !stock.halts.has(d);
-      const old = regular ? undefined : fallbackAt(s, d);
-      for (const [f, m] of mats) m[d * S + s] = old ? (old[f] ?? Number.NaN) : ((out.get(f) as Float64Array)[p] as number);
+    const range = listedRange(history, stock);
+    if (range) {
+      const nb = stock.days.length;
+      const bars = fields.map(() => new Float64Array(nb).fill(Number.NaN));
+      const out = new Map(fields.map((f, k) => [f, bars[k] as Float64Array]));
+      const ctx = ctxOf(s);
+      for (const g of groups) g.run(ctx, out);
+      fundamentalSeries(stock, ctx, out);
+      let p = 0;
+      for (let d = range[0]; d <= range[1]; d++) {
+        while (p < nb && (stock.days[p] as number) < d) p++;
+        const cell = d * S + s;
+        if (p < nb && stock.days[p] === d && !stock.halts.has(d)) {
+          for (let k = 0; k < mats.length; k++) (mats[k] as Float64Array)[cell] = (bars[k] as Float64Array)[p] as number;
+        } else {
+          const old = fallbackAt(s, d);
+          for (let k = 0; k < mats.length; k++) (mats[k] as Float64Array)[cell] = old[fields[k] as string] ?? Number.NaN;
+        }
+      }
     }
     await checkpoint();
   }
-  return mats;
+  return new Map(fields.map((f, k) => [f, mats[k] as Float64Array]));
 }

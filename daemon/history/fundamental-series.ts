@@ -23,6 +23,8 @@ export const FUNDAMENTAL_FIELDS: readonly string[] = [
   'piotroski_f_score', 'altman_z',
 ];
 
+const VALUATION_IDS: ReadonlySet<string> = new Set(VALUATION_INDICATORS.map((d) => d.id));
+
 /** The statement side of one disclosure epoch. */
 interface Epoch {
   known: number;
@@ -44,6 +46,7 @@ function epochOf(stock: StockHistory, date: string, known: number): Epoch {
 export function fundamentalSeries(stock: StockHistory, b: BarContext, out: BarOut): void {
   const wanted = FUNDAMENTAL_FIELDS.filter((f) => out.has(f));
   if (wanted.length === 0) return;
+  const wantsValuation = wanted.some((f) => VALUATION_IDS.has(f));
   let epoch: Epoch | undefined;
   for (let e = 0; e < b.close.length; e++) {
     const date = b.dates[e] ?? '';
@@ -62,13 +65,17 @@ export function fundamentalSeries(stock: StockHistory, b: BarContext, out: BarOu
       shares_outstanding: lastBar.shares_outstanding ?? stock.record.shares_outstanding,
     }, lastBar);
     const volume = b.volume[e] as number;
-    const values: IndicatorPatch = {
-      ...epoch.fixed,
-      ...valuationFrom(epoch.basis, side),
-      market_cap: side.marketCap,
-      shares_outstanding: side.shares,
-      turnover: side.shares != null ? (volume / side.shares) * 100 : null,
-    };
-    for (const f of wanted) (out.get(f) as Float64Array)[e] = num(values[f as keyof IndicatorPatch]);
+    // No object spreads: this runs for every bar of every stock.
+    const valuation = wantsValuation ? valuationFrom(epoch.basis, side) : undefined;
+    for (const f of wanted) {
+      const a = out.get(f) as Float64Array;
+      let v: number | null | undefined;
+      if (f === 'market_cap') v = side.marketCap;
+      else if (f === 'shares_outstanding') v = side.shares;
+      else if (f === 'turnover') v = side.shares != null ? (volume / side.shares) * 100 : null;
+      else if (f in epoch.fixed) v = epoch.fixed[f as keyof IndicatorPatch];
+      else v = valuation?.[f as keyof IndicatorPatch];
+      a[e] = num(v);
+    }
   }
 }
