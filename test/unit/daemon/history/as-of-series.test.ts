@@ -85,8 +85,13 @@ describe('as-of series', () => {
     const fields = ['per', 'roe', 'rsi_14', 'market_cap', 'value_score'];
     const reference = await buildAsOfSnapshot(history, day, noop);
     const fromSeries = await buildAsOfSnapshot(history, day, noop, 'full', fields, store);
+    // Fields needing no price history take those cells from pointIndicators: equal too.
+    const point = await buildAsOfSnapshot(history, day, noop, 'point', ['per', 'close', 'market_cap', 'roe'], createSeriesStore(history));
     for (const field of fields) {
       for (let row = 0; row < reference.size; row++) expect(valueAt(fromSeries, field, row)).toBe(valueAt(reference, field, row));
+    }
+    for (const field of point.fields) {
+      for (let row = 0; row < reference.size; row++) expect(valueAt(point, field, row)).toBe(valueAt(reference, field, row));
     }
     // The halted stock on the halt day and the stock without a bar the next day.
     expect(store.stats().fallbackCells).toBe(2);
