@@ -168,22 +168,18 @@ export function createPricesRepo(db: Db): PricesRepo {
     barsOn: (date) => db.all<DailyBar>('SELECT * FROM daily_prices WHERE trade_date = ?', [date]),
     async barColumns(codes) {
       if (codes.length === 0) return [];
-      // Both engines print a double as text that reads back to the same double (shortest round trip).
+      // Both engines print a double as text that reads back to the same double (shortest round
+      // trip). sqlite aggregates in primary-key order, (stock_code, trade_date), and an ORDER BY
+      // inside the aggregate would more than double the read; the order is checked below anyway.
       const join = (col: string) => (db.dialect.name === 'sqlite'
-        ? `group_concat(coalesce(${col}, 'null'), ',' ORDER BY trade_date)`
+        ? `group_concat(coalesce(${col}, 'null'), ',')`
         : `string_agg(coalesce(${col}::text, 'null'), ',' ORDER BY trade_date)`);
       const rows = await db.all<Record<string, string>>(
         `SELECT stock_code, ${join('trade_date')} AS d, ${COLUMN_PARTS.map(([k, col]) => `${join(col)} AS ${k}`).join(', ')}
          FROM daily_prices WHERE ${db.dialect.inTextList('stock_code')} GROUP BY stock_code`,
         [db.dialect.textList(codes)],
       );
-      return rows.map((r) => {
-        const num = (k: string) => JSON.parse(`[${r[k] ?? ''}]`) as number[];
-        return {
-          stock_code: r.stock_code ?? '', dates: (r.d ?? '').split(','), open: num('o'), high: num('h'), low: num('l'), close: num('c'),
-          volume: num('v'), value: num('tv'), cap: num('mc'), shares: num('so'),
-        };
-      });
+      return rows.map(parseBarColumns);
     },
     async countBars() {
       return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM daily_prices'))?.n ?? 0;
@@ -191,5 +187,22 @@ export function createPricesRepo(db: Db): PricesRepo {
     async latestDate() {
       return (await db.get<{ d: string | null }>('SELECT MAX(trade_date) AS d FROM daily_prices'))?.d ?? null;
     },
+  };
+}
+
+/** One barColumns row: each joined column parsed, all put in date order (one aggregate pass keeps them aligned). */
+export function parseBarColumns(r: Record<string, string>): BarColumns {
+  const num = (k: string) => JSON.parse(`[${r[k] ?? ''}]`) as number[];
+  const cols: BarColumns = {
+    stock_code: r.stock_code ?? '', dates: (r.d ?? '').split(','), open: num('o'), high: num('h'), low: num('l'), close: num('c'),
+    volume: num('v'), value: num('tv'), cap: num('mc'), shares: num('so'),
+  };
+  const { dates } = cols;
+  if (dates.every((d, i) => i === 0 || (dates[i - 1] ?? '') < d)) return cols;
+  const order = dates.map((_, i) => i).sort((a, b) => ((dates[a] ?? '') < (dates[b] ?? '') ? -1 : 1));
+  const by = <T>(xs: T[]): T[] => order.map((i) => xs[i] as T);
+  return {
+    stock_code: cols.stock_code, dates: by(dates), open: by(cols.open), high: by(cols.high), low: by(cols.low), close: by(cols.close),
+    volume: by(cols.volume), value: by(cols.value), cap: by(cols.cap), shares: by(cols.shares),
   };
 }

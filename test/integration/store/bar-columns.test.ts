@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DailyBar } from '../../../daemon/kernel/records.js';
-import { createPricesRepo } from '../../../daemon/store/prices-repo.js';
+import { createPricesRepo, parseBarColumns } from '../../../daemon/store/prices-repo.js';
 import { createStocksRepo } from '../../../daemon/store/stocks-repo.js';
 import { openTestDb, type TestDb } from '../../helpers/test-store.js';
 
@@ -49,5 +49,15 @@ describe('prices repository: bar columns', () => {
       expect(cols.shares).toEqual(rows.map((r) => (r.shares_outstanding == null ? null : Number(r.shares_outstanding))));
     }
     expect(await prices.barColumns([])).toEqual([]);
+  });
+
+  it('puts columns joined in another order into date order, each value with its date', () => {
+    const row = { stock_code: 'A', d: '2025-01-03,2025-01-01,2025-01-02', o: '3,1,2', h: '3,1,2', l: '3,1,2', c: '30.5,10.25,20', v: '3,1,2', tv: '3,1,2', mc: 'null,5,null', so: '7,null,8' };
+    const cols = parseBarColumns(row);
+    expect(cols.dates).toEqual(['2025-01-01', '2025-01-02', '2025-01-03']);
+    expect(cols.close).toEqual([10.25, 20, 30.5]);
+    expect(cols.open).toEqual([1, 2, 3]);
+    expect(cols.cap).toEqual([5, null, null]);
+    expect(cols.shares).toEqual([null, 8, 7]);
   });
 });
