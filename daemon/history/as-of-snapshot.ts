@@ -32,6 +32,8 @@ const CROSS_SECTIONAL = new Set(['value_score', 'quality_score', 'growth_score',
 /** The fields the cross-sectional scores read. */
 const CROSS_INPUTS = [...new Set([...Object.values(COMPOSITE_SCORES).flatMap((s) => s.components.map((c) => c.id)), 'ev_ebit', 'return_on_capital'])];
 
+const INDICATOR_SET: ReadonlySet<string> = new Set(INDICATOR_IDS);
+
 /** Series fetched at a time: a full-field snapshot does not hold every series at once. */
 const CHUNK = 16;
 
@@ -64,7 +66,8 @@ async function valuesAsOf(
   history: MarketHistory, day: number, checkpoint: () => Promise<void>, depth: AsOfDepth, fields: readonly string[], store?: SeriesStore,
 ): Promise<Map<string, IndicatorValues>> {
   const crossSection = fields.some((f) => CROSS_SECTIONAL.has(f));
-  if (!store || fields.some((f) => !SERIES_FIELDS.has(f) && !CROSS_SECTIONAL.has(f))) {
+  // Names that are no indicator (a formula column, `name` as a sort key) are null columns, as before.
+  if (!store || fields.some((f) => INDICATOR_SET.has(f) && !SERIES_FIELDS.has(f) && !CROSS_SECTIONAL.has(f))) {
     return indicatorsAsOf(history, day, checkpoint, depth, crossSection);
   }
   const wanted = [...new Set([...fields.filter((f) => SERIES_FIELDS.has(f)), ...(crossSection ? CROSS_INPUTS : [])])];

@@ -98,6 +98,15 @@ describe('as-of series', () => {
     expect(valueAt(fromSeries, 'rsi_14', 0)).not.toBeNull();
   });
 
+  it('serves a field list naming non-indicators (a sort on name, a formula column) from the series', async () => {
+    const store = createSeriesStore(history);
+    const day = history.dates.length - 5;
+    const reference = await buildAsOfSnapshot(history, day, noop);
+    const fromSeries = await buildAsOfSnapshot(history, day, noop, 'full', ['roe', 'name', 'score'], store);
+    expect(store.stats().builds).toBe(1);
+    for (let row = 0; row < reference.size; row++) expect(valueAt(fromSeries, 'roe', row)).toBe(valueAt(reference, 'roe', row));
+  });
+
   it('keeps at most its byte budget of series', async () => {
     const perField = history.dates.length * history.stocks.length * 8;
     const store = createSeriesStore(history, perField * 3);
