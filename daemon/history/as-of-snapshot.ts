@@ -58,6 +58,14 @@ async function valuesFromSeries(
     }
     await checkpoint();
   }
+  // Halt and gap days: the daily code's values, computed for this day only.
+  const row = new Map(listed.map((s, k) => [s, k]));
+  for (const s of store.irregular(day)) {
+    const k = row.get(s);
+    if (k === undefined) continue;
+    const daily = store.dailyValues(s, day, fields);
+    for (const f of fields) (values[k] as IndicatorValues)[f] = daily[f] ?? null;
+  }
   return new Map(listed.map((s, k) => [history.stocks[s]?.record.code ?? '', values[k] as IndicatorValues]));
 }
 

@@ -37,6 +37,13 @@ export const SERIES_FIELDS: ReadonlySet<string> = new Set([...GROUPS.flatMap((g)
 export interface SeriesStore {
   /** The dates × stocks values of `fields` (each in SERIES_FIELDS), built when missing. */
   get(fields: readonly string[], checkpoint: () => Promise<void>): Promise<Map<string, Float64Array>>;
+  /**
+   * The stocks (indexes into history.stocks) listed on `day` whose cell the series leave NaN: a
+   * halt record that day, or no bar. Their values come from `dailyValues`.
+   */
+  irregular(day: number): readonly number[];
+  /** The daily computation's values of stock `s` on `day` for `fields` (memoised). */
+  dailyValues(s: number, day: number, fields: readonly string[]): IndicatorValues;
   /** Figures for the benchmark and logs. */
   stats(): { fields: number; bytes: number; builds: number; fallbackCells: number };
 }
@@ -73,6 +80,24 @@ export function createSeriesStore(history: MarketHistory, budgetBytes = SERIES_B
     return v;
   };
 
+  let irregularDays: Map<number, number[]> | undefined;
+  const irregularOf = (): Map<number, number[]> => {
+    if (irregularDays) return irregularDays;
+    irregularDays = new Map();
+    history.stocks.forEach((stock, s) => {
+      const range = listedRange(history, stock);
+      let p = 0;
+      for (let d = range?.[0] ?? 0; range && d <= range[1]; d++) {
+        while (p < stock.days.length && (stock.days[p] as number) < d) p++;
+        if (stock.days[p] === d && !stock.halts.has(d)) continue;
+        const list = irregularDays?.get(d) ?? [];
+        list.push(s);
+        irregularDays?.set(d, list);
+      }
+    });
+    return irregularDays;
+  };
+
   function trim(): void {
     while (kept.size * cellsPerField * 8 > budgetBytes && kept.size > 1) kept.delete(kept.keys().next().value as string);
   }
@@ -83,7 +108,7 @@ export function createSeriesStore(history: MarketHistory, budgetBytes = SERIES_B
       const missing = unique.filter((f) => !kept.has(f));
       if (missing.length > 0) {
         builds++;
-        const built = buildSeries(history, missing, ctxOf, fallbackAt, checkpoint);
+        const built = buildSeries(history, missing, ctxOf, checkpoint);
         for (const f of missing) {
           const one = built.then((m) => m.get(f) as Float64Array);
           kept.set(f, one);
@@ -101,6 +126,8 @@ export function createSeriesStore(history: MarketHistory, budgetBytes = SERIES_B
       trim();
       return out;
     },
+    irregular: (day) => irregularOf().get(day) ?? [],
+    dailyValues: (s, day, fields) => fallbackAt(s, day, fields.every((f) => POINT_FIELDS.has(f))),
     stats: () => ({ fields: kept.size, bytes: kept.size * cellsPerField * 8, builds, fallbackCells: fallback.size + points.size }),
   };
 }
@@ -138,10 +165,8 @@ function listedRange(history: MarketHistory, stock: StockHistory): [number, numb
 }
 
 async function buildSeries(
-  history: MarketHistory, fields: readonly string[], ctxOf: (s: number) => BarContext,
-  fallbackAt: (s: number, d: number, point: boolean) => IndicatorValues, checkpoint: () => Promise<void>,
+  history: MarketHistory, fields: readonly string[], ctxOf: (s: number) => BarContext, checkpoint: () => Promise<void>,
 ): Promise<Map<string, Float64Array>> {
-  const point = fields.every((f) => POINT_FIELDS.has(f));
   const S = history.stocks.length;
   const D = history.dates.length;
   const mats = fields.map(() => new Float64Array(D * S).fill(Number.NaN));
@@ -159,12 +184,10 @@ async function buildSeries(
       let p = 0;
       for (let d = range[0]; d <= range[1]; d++) {
         while (p < nb && (stock.days[p] as number) < d) p++;
-        const cell = d * S + s;
+        // Days without a regular bar stay NaN here: the snapshot takes them from the daily code.
         if (p < nb && stock.days[p] === d && !stock.halts.has(d)) {
+          const cell = d * S + s;
           for (let k = 0; k < mats.length; k++) (mats[k] as Float64Array)[cell] = (bars[k] as Float64Array)[p] as number;
-        } else {
-          const old = fallbackAt(s, d, point);
-          for (let k = 0; k < mats.length; k++) (mats[k] as Float64Array)[cell] = old[fields[k] as string] ?? Number.NaN;
         }
       }
     }
