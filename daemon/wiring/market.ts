@@ -8,6 +8,7 @@ import { loadMarketHistory } from '../history/history-loader.js';
 import { INDICATOR_IDS } from '../indicators/registry.js';
 import { JOB_STATES, registerJobCounts } from '../infra/metrics.js';
 import type { ShutdownStep } from '../infra/shutdown.js';
+import { createBacktestJobs, type BacktestJobs } from '../jobs/backtest-jobs.js';
 import { createMarketJobs, type MarketJobs } from '../jobs/market-jobs.js';
 import type { IndicatorRun } from '../store/indicators-repo.js';
 import { sampleSource } from '../jobs/sample-source.js';
@@ -20,7 +21,7 @@ import type { Db } from '../store/db.js';
 import { createFinancialsRepo } from '../store/financials-repo.js';
 import { createIndexRepo } from '../store/index-repo.js';
 import { createIndicatorsRepo } from '../store/indicators-repo.js';
-import { createBacktestsRepo } from '../store/backtests-repo.js';
+import { createBacktestsRepo, type BacktestsRepo } from '../store/backtests-repo.js';
 import { createPresetsRepo, type PresetsRepo } from '../store/presets-repo.js';
 import { createPricesRepo } from '../store/prices-repo.js';
 import { createStocksRepo } from '../store/stocks-repo.js';
@@ -62,10 +63,27 @@ export interface ScreeningParts {
   /** As-of snapshots and the market's history (issue 23). */
   asOf: AsOfService;
   backtests: BacktestService;
+  /** The backtest queue shared by every daemon, and this daemon's worker on it. */
+  backtestJobs: BacktestJobs;
 }
 
-/** Build the repositories, load the first snapshot, the screen service (its cache in Redis), as-of screens and backtests. */
-export async function buildScreening(core: CoreParts): Promise<ScreeningParts> {
+/**
+ * Run backtest jobs in this process (`concurrency` at a time): the daemon holds the market
+ * history the runs read (daemon/backtest/README.md "Runs, progress, ownership").
+ */
+export function startBacktestWorker(parts: { backtests: BacktestService; backtestJobs: BacktestJobs; repo: BacktestsRepo }, concurrency: number): Promise<boolean> {
+  return parts.backtestJobs.startWorker(
+    (job, hooks) => parts.backtests.run(job, hooks),
+    (job, reason) => parts.repo.finish(job.id, { error: `failed: ${reason}` }),
+    concurrency,
+  );
+}
+
+/**
+ * Build the repositories, load the first snapshot, the screen service (its cache in Redis), as-of
+ * screens and backtests (their queue, and `backtest_workers` runs at a time in this process).
+ */
+export async function buildScreening(core: CoreParts, opened: ShutdownStep[] = []): Promise<ScreeningParts> {
   const { config, db, redis, commands, logger } = core;
   const parts = createMarketParts(db);
   const snapshot = createSnapshotService({ fields: INDICATOR_IDS, loadRows: () => loadSnapshotRows(parts) });
@@ -83,11 +101,17 @@ export async function buildScreening(core: CoreParts): Promise<ScreeningParts> {
     },
   });
   const presets = createPresetsRepo(db);
+  const repo = createBacktestsRepo(db);
+  const backtestJobs = createBacktestJobs({ redis, logger, lockMs: config.job_lock_ms });
+  opened.push(['backtest queue', () => backtestJobs.close()]);
   const backtests = createBacktestService({
     asOf, parseScreen: (body) => screens.parse(body), presetQuery: async (userId, id) => (await presets.get(userId, id))?.query,
-    repo: createBacktestsRepo(db), riskFreeRate: config.risk_free_rate, onError: (err, id) => logger.warn({ err, backtest: id }, 'backtest failed'),
+    repo, riskFreeRate: config.risk_free_rate, onError: (err, id) => logger.warn({ err, backtest: id }, 'backtest failed'),
+    queue: backtestJobs, limits: { perTier: config.backtest_limits, queued: config.backtest_queue_max },
   });
-  return { parts, snapshot, screens, presets, knownFields, asOf, backtests };
+  await backtestJobs.ready(2000);
+  if (config.backtest_workers > 0) await startBacktestWorker({ backtests, backtestJobs, repo }, config.backtest_workers);
+  return { parts, snapshot, screens, presets, knownFields, asOf, backtests, backtestJobs };
 }
 
 /** Where job files may come from (issue 19). */
