@@ -127,7 +127,7 @@ const alertCapsSchema = z
 /** Backtests a user of each tier may have queued or running at once (null = unlimited); a tier left out keeps its default. */
 const backtestLimitsSchema = z
   .strictObject({
-    free: int(0, 1e6).nullable().default(1),
+    free: int(0, 1e6).nullable().default(2),
     basic: int(0, 1e6).nullable().default(3),
     pro: int(0, 1e6).nullable().default(5),
     enterprise: int(0, 1e6).nullable().default(10),

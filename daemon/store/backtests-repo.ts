@@ -5,10 +5,11 @@
  * taken back from a stopped daemon goes running → queued. Writes by a worker are conditional on
  * the state they expect, so a cancelled run stays cancelled whatever its worker does next.
  */
+import type { BacktestStatus } from '../contract/backtests.js';
 import type { Db, Params, Queryable } from './db.js';
 
-/** The states of a run. */
-export type BacktestStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+/** The states of a run (daemon/contract/backtests.ts). */
+export type { BacktestStatus } from '../contract/backtests.js';
 
 /** A stored run. `request` is the validated request; `result` is set once completed. */
 export interface StoredBacktest {

@@ -23,7 +23,7 @@ export function registerBacktestRoutes(api: ApiBuilder, deps: { backtests: Backt
       description:
         'Runs with at most 6 rebalance dates answer 200 with the completed (or failed) run; longer ones answer 202 with the run (status queued): ' +
         'a worker of any daemon runs it; follow it at GET /screen/backtests/{id} (queued → running with done/total → completed or failed). ' +
-        'Each user may have `backtest_limits` (by tier: free 1, basic 3, pro 5, enterprise 10) runs queued or running: over → 403 FORBIDDEN with details {tier, limit, active}; ' +
+        'Each user may have `backtest_limits` (by tier: free 2, basic 3, pro 5, enterprise 10) runs queued or running: over → 403 FORBIDDEN with details {tier, limit, active}; ' +
         'a full queue (`backtest_queue_max`) or an unreachable one → 503. ' +
         'See daemon/backtest/README.md for the trading rules (next-open fills, halts, ±30% limits, delistings, fees and the 0.20% sell tax).',
       body: backtestRequestSchema, response: backtestRunSchema, status: 202, bodyLimit: 64 * 1024, errors: [403, 503],
