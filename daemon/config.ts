@@ -187,6 +187,8 @@ export const configSchema = z.object({
   backtest_queue_max: int(1, 1_000_000).default(100),
   /** Backtests this daemon runs at once (its BullMQ worker's concurrency; 0: it only enqueues, other daemons run them). */
   backtest_workers: int(0, 16).default(1),
+  /** Backtests a `stockscreend worker` process runs at once (default 0: none; each such process reads its own copy of the market history). */
+  worker_backtests: int(0, 16).default(0),
   /** Events kept in the Redis stream for fan-out and session replay. */
   ws_history: int(1000, 10_000_000).default(200_000),
   /** Most messages replayed to a restored session; a larger gap gets a snapshot instead (history_truncated). */

@@ -21,10 +21,11 @@ import type { Db } from '../store/db.js';
 import { createFinancialsRepo } from '../store/financials-repo.js';
 import { createIndexRepo } from '../store/index-repo.js';
 import { createIndicatorsRepo } from '../store/indicators-repo.js';
-import { createBacktestsRepo, type BacktestsRepo } from '../store/backtests-repo.js';
+import { createBacktestsRepo } from '../store/backtests-repo.js';
 import { createPresetsRepo, type PresetsRepo } from '../store/presets-repo.js';
 import { createPricesRepo } from '../store/prices-repo.js';
 import { createStocksRepo } from '../store/stocks-repo.js';
+import { startBacktestWorker } from './backtests.js';
 import type { CoreParts } from './core.js';
 
 /** Build the market-data parts over an open database (the daemon, the worker and the benches). */
@@ -65,18 +66,6 @@ export interface ScreeningParts {
   backtests: BacktestService;
   /** The backtest queue shared by every daemon, and this daemon's worker on it. */
   backtestJobs: BacktestJobs;
-}
-
-/**
- * Run backtest jobs in this process (`concurrency` at a time): the daemon holds the market
- * history the runs read (daemon/backtest/README.md "Runs, progress, ownership").
- */
-export function startBacktestWorker(parts: { backtests: BacktestService; backtestJobs: BacktestJobs; repo: BacktestsRepo }, concurrency: number): Promise<boolean> {
-  return parts.backtestJobs.startWorker(
-    (job, hooks) => parts.backtests.run(job, hooks),
-    (job, reason) => parts.repo.finish(job.id, { error: `failed: ${reason}` }),
-    concurrency,
-  );
 }
 
 /**

@@ -10,8 +10,10 @@ import { createBacktestService, LOST_ERROR, type BacktestJob, type RunHooks } fr
 import type { DailyBar } from '../../../daemon/kernel/records.js';
 import { BACKTEST_QUEUE, createBacktestJobs, type BacktestJobs } from '../../../daemon/jobs/backtest-jobs.js';
 import { createBacktestsRepo } from '../../../daemon/store/backtests-repo.js';
-import { startBacktestWorker } from '../../../daemon/wiring/market.js';
+import { startBacktestWorker } from '../../../daemon/wiring/backtests.js';
 import { createLogger } from '../../../daemon/infra/logger.js';
+import { parseConfig } from '../../../daemon/config.js';
+import { startWorker } from '../../../daemon/worker.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 
 const CODES = ['00000A', '00000B', '00000C'];
@@ -163,16 +165,39 @@ describe('backtest jobs across two daemons', () => {
 
   it('hands a run over to another daemon when its daemon stops mid-run', async () => {
     await b.daemon.context().backtestJobs.closeWorker();
-    const { midRun } = await victim(async (stop) => void stop());
+    // Given a worker whose daemon starts stopping after the run's first rebalance date
+    const { jobs, midRun } = await victim(async (stop) => void stop());
     let id = '';
     const completed = completion(() => id);
     id = (await data(await post(a, LONG))).id;
     await midRun;
+    // When another daemon's worker is there
     await startBacktestWorker({ ...b.daemon.context(), repo: createBacktestsRepo(b.daemon.context().db) }, 1);
     await completed;
+    await jobs.closeWorker();
+    // Then it finished the run, with the same result as an uninterrupted run
     const done = await show(b, id);
     expect(done).toMatchObject({ status: 'completed', done: 10 });
     expect(done.result).toEqual(reference);
+  });
+
+  it('runs backtests in a `stockscreend worker` process when worker_backtests is set', async () => {
+    // Given no daemon worker, and a worker process sharing Redis and the database
+    await b.daemon.context().backtestJobs.closeWorker();
+    const worker = await startWorker(parseConfig({
+      ...a.store, redis_url: a.daemon.context().redis.url, redis_prefix: a.prefix, log_level: 'silent', workers: 0, worker_backtests: 1, job_lock_ms: 1000,
+    }), createLogger('silent'));
+    try {
+      let id = '';
+      const completed = completion(() => id);
+      // When a run is queued on a daemon
+      id = (await data(await post(a, LONG))).id;
+      await completed;
+      // Then the worker process ran it, to the same result
+      expect((await show(b, id)).result).toEqual(reference);
+    } finally {
+      await worker.close();
+    }
   });
 
   it('reports a run the queue never heard of as failed once it is a minute old', async () => {
