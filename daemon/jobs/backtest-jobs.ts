@@ -65,6 +65,8 @@ export function createBacktestJobs(options: BacktestJobsOptions): BacktestJobs {
   const queueConnection = redis.connect('command', 'backtest-queue');
   const queue = new Queue<BacktestJob, BacktestStatus>(BACKTEST_QUEUE, { connection: queueConnection, prefix });
   queue.on('error', (err) => logger.warn({ err: err.message }, 'backtest queue error'));
+  // Closing the queue during its connection handshake would interrupt it (an unhandled rejection): close() waits for it, briefly.
+  const handshake = queue.waitUntilReady().then(() => undefined, () => undefined);
   let worker: Worker<BacktestJob, BacktestStatus> | undefined;
   let workerConnection: ReturnType<RedisFactory['connect']> | undefined;
   let closing: Promise<void> | undefined;
@@ -114,7 +116,7 @@ export function createBacktestJobs(options: BacktestJobsOptions): BacktestJobs {
   return {
     queue,
     async ready(timeoutMs) {
-      await Promise.race([queue.waitUntilReady().catch(() => undefined), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+      await Promise.race([handshake, new Promise((r) => setTimeout(r, timeoutMs).unref())]);
     },
     async enqueue(job) {
       await queue.add('backtest', job, {
@@ -151,6 +153,7 @@ export function createBacktestJobs(options: BacktestJobsOptions): BacktestJobs {
     close() {
       closing ??= (async () => {
         await Promise.race([worker?.close(), new Promise((r) => setTimeout(r, 10_000).unref())]);
+        await Promise.race([handshake, new Promise((r) => setTimeout(r, 2000).unref())]);
         await queue.close();
         for (const c of [queueConnection, workerConnection]) {
           if (!c) continue;

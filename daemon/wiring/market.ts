@@ -98,8 +98,8 @@ export async function buildScreening(core: CoreParts, opened: ShutdownStep[] = [
     repo, riskFreeRate: config.risk_free_rate, onError: (err, id) => logger.warn({ err, backtest: id }, 'backtest failed'),
     queue: backtestJobs, limits: { perTier: config.backtest_limits, queued: config.backtest_queue_max },
   });
-  await backtestJobs.ready(2000);
-  if (config.backtest_workers > 0) await startBacktestWorker({ backtests, backtestJobs, repo }, config.backtest_workers);
+  // Not waited for: with Redis unreachable the worker connects (and takes runs) once it is back.
+  if (config.backtest_workers > 0) void startBacktestWorker({ backtests, backtestJobs, repo }, config.backtest_workers);
   return { parts, snapshot, screens, presets, knownFields, asOf, backtests, backtestJobs };
 }
 
