@@ -153,7 +153,8 @@ export function createBacktestJobs(options: BacktestJobsOptions): BacktestJobs {
     close() {
       closing ??= (async () => {
         await Promise.race([worker?.close(), new Promise((r) => setTimeout(r, 10_000).unref())]);
-        await Promise.race([handshake, new Promise((r) => setTimeout(r, 2000).unref())]);
+        // Redis unreachable: no handshake to wait for (its wait is left pending, see below).
+        if (queueConnection.status === 'ready') await Promise.race([handshake, new Promise((r) => setTimeout(r, 2000).unref())]);
         await queue.close();
         for (const c of [queueConnection, workerConnection]) {
           if (!c) continue;

@@ -4,7 +4,7 @@
  * limits; cancel; a run whose worker dies mid-run (killed, or its daemon stopping) is finished
  * by another daemon's worker; a run the queue lost is reported failed. Small hand-built market.
  */
-import { QueueEvents } from 'bullmq';
+import { QueueEvents, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBacktestService, LOST_ERROR, type BacktestJob, type RunHooks } from '../../../daemon/backtest/backtest-service.js';
 import type { DailyBar } from '../../../daemon/kernel/records.js';
@@ -200,15 +200,27 @@ describe('backtest jobs across two daemons', () => {
     }
   });
 
-  it('reports a run the queue never heard of as failed once it is a minute old', async () => {
+  it('reports a run the queue failed for good, or never heard of for a minute, as failed on any daemon', async () => {
     const ctx = a.daemon.context();
     const me = await a.login();
     const repo = createBacktestsRepo(ctx.db);
-    const [lost, fresh] = ['9d1f4c8e-0000-4000-8000-000000000001', '9d1f4c8e-0000-4000-8000-000000000002'];
-    await repo.create(me.id, lost, LONG, 10, 'queued');
-    await repo.create(me.id, fresh, LONG, 10, 'queued');
+    const [lost, fresh, failed] = ['9d1f4c8e-0000-4000-8000-000000000001', '9d1f4c8e-0000-4000-8000-000000000002', '9d1f4c8e-0000-4000-8000-000000000003'];
+    for (const id of [lost, fresh, failed]) await repo.create(me.id, id, LONG, 10, 'queued');
     await ctx.db.run('UPDATE backtests SET created_at = ? WHERE id = ?', [new Date(Date.now() - 120_000).toISOString(), lost]);
+    // A job whose last attempt failed (no daemon worker saw it fail: taken and failed by hand)
+    await ctx.backtestJobs.queue.add('backtest', { id: failed, user_id: me.id, preset_query: null }, { jobId: failed, attempts: 1 });
+    const connection = ctx.redis.connect('bullmq', 'test-manual');
+    const manual = new Worker(BACKTEST_QUEUE, null, { connection, prefix: `${ctx.redis.prefix}bull` });
+    try {
+      const job = await manual.getNextJob('test-token');
+      expect(job?.id).toBe(failed);
+      await job!.moveToFailed(new Error('database unreachable'), 'test-token');
+    } finally {
+      await manual.close();
+      connection.disconnect();
+    }
     expect(await show(b, lost, me.access_token)).toMatchObject({ status: 'failed', error: LOST_ERROR });
+    expect(await show(b, failed, me.access_token)).toMatchObject({ status: 'failed', error: 'failed: database unreachable' });
     expect((await show(b, fresh, me.access_token)).status).toBe('queued');
   });
 });
