@@ -133,15 +133,16 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
   }
 
   /** A queued/running run the queue failed or lost is failed here too (on any daemon that reads it). */
-  async function settle(run: StoredBacktest): Promise<StoredBacktest> {
+  async function settle(userId: string, run: StoredBacktest): Promise<StoredBacktest> {
     if (!deps.queue || (run.status !== 'queued' && run.status !== 'running')) return run;
     const queued = await deps.queue.state(run.id).catch(() => undefined);
     let error: string | null = null;
     if (queued === null && now() - Date.parse(run.created_at) > LOST_AFTER_MS) error = LOST_ERROR;
     else if (queued?.state === 'failed') error = `failed: ${queued.reason ?? 'unknown reason'}`;
     if (error === null) return run;
+    // Conditional: a run that ended meanwhile (its job completed and was removed) keeps its end.
     await deps.repo.finish(run.id, { error });
-    return { ...run, status: 'failed', error };
+    return (await deps.repo.get(userId, run.id)) ?? run;
   }
 
   /** Run `job`; `handOn`: when this daemon stops mid-run, queue it again for another worker (else it fails). */
@@ -199,16 +200,17 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
     run: (job, hooks) => run(job, hooks),
     async get(userId, id) {
       const found = await deps.repo.get(userId, id);
-      return found && settle(found);
+      return found && settle(userId, found);
     },
     async list(userId, limit) {
-      return Promise.all((await deps.repo.list(userId, limit)).map(settle));
+      return Promise.all((await deps.repo.list(userId, limit)).map((run) => settle(userId, run)));
     },
     async cancel(userId, id) {
       const found = await deps.repo.get(userId, id);
       if (!found) return undefined;
       if (!(await deps.repo.cancel(userId, id))) {
-        throw new AppError('CONFLICT', `Backtest already ${found.status}`, { id, status: found.status });
+        const status = (await deps.repo.get(userId, id))?.status ?? found.status;
+        throw new AppError('CONFLICT', `Backtest already ${status}`, { id, status });
       }
       // A waiting job is dropped; a running one stops at its next rebalance date (it sees the row cancelled).
       if (found.status === 'queued') await deps.queue?.remove(id).catch(() => undefined);
