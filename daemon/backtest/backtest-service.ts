@@ -16,10 +16,10 @@ import type { ScreenQuery } from '../screening/query.js';
 import type { BacktestStatus, BacktestsRepo, StoredBacktest } from '../store/backtests-repo.js';
 import { checkOneSource, planBacktest, type PlanDeps } from './plan.js';
 import type { BacktestRequest } from './request.js';
-import { executePlan, RunCancelled, RunInterrupted } from './run.js';
+import { executePlan, RunCancelled, RunInterrupted, type PicksCheckpoint } from './run.js';
 
 export { queryFields } from './plan.js';
-export { RunInterrupted } from './run.js';
+export { RunInterrupted, type PicksCheckpoint } from './run.js';
 
 /** Runs with at most this many rebalance dates are answered directly. */
 export const DIRECT_MAX_SIGNALS = 6;
@@ -86,6 +86,8 @@ export interface BacktestServiceDeps extends PlanDeps {
 export interface RunHooks {
   /** After each rebalance date's screen. */
   onProgress?(done: number, total: number): void | Promise<void>;
+  /** Where each date's selection is kept, so a worker taking the run over resumes after the last one (run.ts). */
+  checkpoint?: PicksCheckpoint;
 }
 
 /** The backtest use cases. */
@@ -154,6 +156,7 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
       const p = await planBacktest(deps, stored.request as BacktestRequest, job.preset_query ?? undefined);
       const result = await executePlan(deps.asOf, p, {
         stopping: () => closing,
+        checkpoint: hooks.checkpoint,
         async onProgress(done, total) {
           if (!(await deps.repo.progress(job.id, done, total))) throw new RunCancelled();
           await hooks.onProgress?.(done, total);

@@ -3,6 +3,11 @@
  * snapshot holding only the fields it reads, and `simulate` trades toward its first `top`.
  * Between dates it checks whether to stop (the daemon is stopping) and reports progress
  * (which may throw RunCancelled when the owner cancelled the run).
+ *
+ * Each date's selection may be saved to a checkpoint: a run taken over by another worker then
+ * screens only the dates after the last one saved (the screens are the cost; the simulation
+ * replays from the first date in milliseconds, to the same result). A checkpoint is kept per
+ * data version: selections made on other data are not reused.
  */
 import type { AsOfService } from '../history/as-of-service.js';
 import { depthFor } from '../history/point-indicators.js';
@@ -28,11 +33,19 @@ export class RunCancelled extends Error {
   }
 }
 
+/** Where a run keeps each rebalance date's selection (best effort: failures are ignored). */
+export interface PicksCheckpoint {
+  /** The selections saved on data version `version`, by date index (none saved on another version). */
+  load(version: string): Promise<Map<number, Selected[]>>;
+  save(version: string, day: number, picks: Selected[]): Promise<void>;
+}
+
 /** Hooks of a run. */
 export interface ExecuteHooks {
   /** True once the run must stop (checked before each rebalance date's screen). */
   stopping(): boolean;
   onProgress(done: number, total: number): Promise<void>;
+  checkpoint?: PicksCheckpoint;
 }
 
 /** Run the plan. @throws RunInterrupted, RunCancelled (from onProgress), or what a screen throws */
@@ -40,12 +53,17 @@ export async function executePlan(asOf: AsOfService, p: BacktestPlan, hooks: Exe
   const history = await asOf.history();
   const fields = queryFields(p.query);
   const depth = depthFor(fields);
+  const saved = (await hooks.checkpoint?.load(history.version).catch(() => undefined)) ?? new Map<number, Selected[]>();
   const select = async (day: number): Promise<Selected[]> => {
     if (hooks.stopping()) throw new RunInterrupted();
+    const known = saved.get(day);
+    if (known) return known;
     const snapshot = await asOf.snapshotOf({ history, day, date: history.dates[day] ?? '' }, depth, fields);
     const rows = matchAll(snapshot, { ...p.query, page: 1 }).rows;
     const n = p.rules.top === null ? rows.length : Math.min(rows.length, p.rules.top);
-    return Array.from(rows.subarray(0, n), (row) => ({ code: snapshot.codes[row] ?? '', market_cap: valueAt(snapshot, 'market_cap', row) }));
+    const picks = Array.from(rows.subarray(0, n), (row) => ({ code: snapshot.codes[row] ?? '', market_cap: valueAt(snapshot, 'market_cap', row) }));
+    await hooks.checkpoint?.save(history.version, day, picks).catch(() => undefined);
+    return picks;
   };
   return simulate({ history, fromDay: p.fromDay, toDay: p.toDay, rules: p.rules, select, onProgress: hooks.onProgress });
 }

@@ -8,14 +8,17 @@
  * Crash and stop: a daemon that stops gracefully gives its run back at the next rebalance date
  * (moveToWait: not counted as an attempt) and another worker takes it at once; a daemon that
  * dies stops renewing the job's lock, BullMQ's stalled check (any worker's) puts the job back,
- * and another worker runs it again from its start. A job stalled more than `attempts − 1`
+ * and another worker runs it again, resuming after the last rebalance date whose selection was
+ * saved (redisPicksCheckpoint). A job stalled more than `attempts − 1`
  * times, or failing `attempts` times on a transient fault, fails; its row then says why.
  */
 import { Queue, WaitingError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { AppError, isAppError } from '../errors.js';
-import type { BacktestJob, BacktestQueue, QueuedState, RunHooks } from '../backtest/backtest-service.js';
+import type { Redis } from 'ioredis';
+import type { BacktestJob, BacktestQueue, PicksCheckpoint, QueuedState, RunHooks } from '../backtest/backtest-service.js';
 import { RunInterrupted } from '../backtest/backtest-service.js';
+import type { Selected } from '../backtest/types.js';
 import type { RedisFactory } from '../infra/redis.js';
 import type { BacktestStatus } from '../store/backtests-repo.js';
 
@@ -54,6 +57,32 @@ export interface BacktestJobsOptions {
   attempts?: number;
 }
 
+/** Largest selection kept in a checkpoint (top ≤ 500; a `top: "all"` date over this is screened again on resume). */
+const MAX_CHECKPOINT_PICKS = 500;
+/** A checkpoint outlives its job by at most this (ms): a job that fails for good leaves one behind. */
+const CHECKPOINT_TTL_MS = 7 * 86_400_000;
+
+/**
+ * A run's selections in a Redis list (one entry per rebalance date, tagged with the data
+ * version), readable by whichever daemon takes the run over.
+ */
+export function redisPicksCheckpoint(client: Redis, key: string): PicksCheckpoint {
+  return {
+    async load(version) {
+      const saved = new Map<number, Selected[]>();
+      for (const entry of await client.lrange(key, 0, -1)) {
+        const { v, d, p } = JSON.parse(entry) as { v: string; d: number; p: Selected[] };
+        if (v === version) saved.set(d, p);
+      }
+      return saved;
+    },
+    async save(version, day, picks) {
+      if (picks.length > MAX_CHECKPOINT_PICKS) return;
+      await client.multi().rpush(key, JSON.stringify({ v: version, d: day, p: picks })).pexpire(key, CHECKPOINT_TTL_MS).exec();
+    },
+  };
+}
+
 const STATES: Record<string, QueuedState['state']> = { waiting: 'waiting', delayed: 'waiting', prioritized: 'waiting', active: 'active', completed: 'completed', failed: 'failed' };
 
 /** Create the backtest queue (connects at once; the worker starts with startWorker). */
@@ -81,8 +110,11 @@ export function createBacktestJobs(options: BacktestJobsOptions): BacktestJobs {
     return async (job: Job<BacktestJob, BacktestStatus>, token?: string): Promise<BacktestStatus> => {
       const onProgress = (done: number, total: number) =>
         job.updateProgress({ done, total }).catch((err: Error) => logger.warn({ backtest: job.id, err: err.message }, 'backtest progress not recorded'));
+      const key = redis.key('backtest', job.data.id, 'picks');
       try {
-        return await runner(job.data, { onProgress });
+        const status = await runner(job.data, { onProgress, checkpoint: redisPicksCheckpoint(queueConnection, key) });
+        await queueConnection.del(key).catch(() => undefined);
+        return status;
       } catch (err) {
         if (!(err instanceof RunInterrupted) || !token) throw err;
         // This daemon is stopping: the run goes back to the queue at once, not counted as an attempt.

@@ -8,7 +8,11 @@ import { QueueEvents, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBacktestService, LOST_ERROR, type BacktestJob, type RunHooks } from '../../../daemon/backtest/backtest-service.js';
 import type { DailyBar } from '../../../daemon/kernel/records.js';
-import { BACKTEST_QUEUE, createBacktestJobs, type BacktestJobs } from '../../../daemon/jobs/backtest-jobs.js';
+import { BACKTEST_QUEUE, createBacktestJobs, redisPicksCheckpoint, type BacktestJobs } from '../../../daemon/jobs/backtest-jobs.js';
+import { planBacktest } from '../../../daemon/backtest/plan.js';
+import { backtestRequestSchema } from '../../../daemon/backtest/request.js';
+import { executePlan, RunInterrupted } from '../../../daemon/backtest/run.js';
+import { createAsOfService } from '../../../daemon/history/as-of-service.js';
 import { createBacktestsRepo } from '../../../daemon/store/backtests-repo.js';
 import { startBacktestWorker } from '../../../daemon/wiring/backtests.js';
 import { createLogger } from '../../../daemon/infra/logger.js';
@@ -63,6 +67,7 @@ describe('backtest jobs across two daemons', () => {
     const midRun = new Promise<void>((r) => (reached = r));
     let first = true;
     const run = (job: BacktestJob, hooks: RunHooks) => service.run(job, {
+      ...hooks,
       async onProgress(done, total) {
         await hooks.onProgress?.(done, total);
         if (!first) return;
@@ -152,6 +157,9 @@ describe('backtest jobs across two daemons', () => {
     id = (await data(await post(a, LONG))).id;
     await midRun;
     expect(await show(b, id)).toMatchObject({ status: 'running', done: 1, total: 10 });
+    // Its first date's selection is kept for whoever takes the run over
+    const picks = a.daemon.context().redis.key('backtest', id, 'picks');
+    expect(await a.daemon.context().commands.llen(picks)).toBe(1);
     await jobs.closeWorker(true);
     // When daemon B's worker runs again: its stalled check takes the job back once the lock lapses
     await startBacktestWorker({ ...b.daemon.context(), repo: createBacktestsRepo(b.daemon.context().db) }, 1);
@@ -161,6 +169,26 @@ describe('backtest jobs across two daemons', () => {
     const done = await show(a, id);
     expect(done).toMatchObject({ status: 'completed', done: 10, total: 10, error: null });
     expect(done.result).toEqual(reference);
+    expect(await a.daemon.context().commands.exists(picks)).toBe(0);
+  });
+
+  it('resumes a run taken over after the last date it screened, to the same result', async () => {
+    // Given a run stopped after 4 of its 10 dates, its selections kept in Redis
+    const ctx = a.daemon.context();
+    const history = await ctx.asOf.history();
+    const fresh = () => createAsOfService({ version: () => history.version, loadHistory: async () => history });
+    const deps = { asOf: fresh(), parseScreen: (body: unknown) => ctx.screens.parse(body), riskFreeRate: 0.03 };
+    const p = await planBacktest(deps, backtestRequestSchema.parse(LONG), undefined);
+    const checkpoint = redisPicksCheckpoint(ctx.commands, ctx.redis.key('backtest', 'resume-test', 'picks'));
+    let done = 0;
+    const hooks = (stopAt: number) => ({ stopping: () => done >= stopAt, onProgress: async (d: number) => void (done = d), checkpoint });
+    await expect(executePlan(deps.asOf, p, hooks(4))).rejects.toBeInstanceOf(RunInterrupted);
+    // When another worker, with nothing cached, runs it with the same checkpoint
+    const other = fresh();
+    const result = await executePlan(other, p, hooks(Infinity));
+    // Then it screened only the 6 dates left, and ended as an uninterrupted run
+    expect(other.stats().builds).toBe(6);
+    expect(JSON.parse(JSON.stringify(result))).toEqual({ ...reference, rules: { ...reference.rules, risk_free_rate: 0.03 } });
   });
 
   it('hands a run over to another daemon when its daemon stops mid-run', async () => {
