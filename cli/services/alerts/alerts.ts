@@ -79,19 +79,20 @@ export async function resolveAlertId(session: Session, ref: string): Promise<str
 }
 
 /** A threshold as the type means it: a price, a signed percent, or a multiple of the average volume. */
-export function formatThreshold(type: AlertType, threshold: number): string {
+export function formatThreshold(type: AlertType, threshold: number | null): string {
+  if (threshold === null) return '';
   if (type === 'change_percent_above' || type === 'change_percent_below') return `${signed(threshold)}%`;
   if (type === 'volume_above') return `${num(threshold)}× avg volume`;
   return num(threshold);
 }
 
 /** Column order of alert rows (also the TSV column order). */
-export const ALERT_HEADERS = ['ID', 'CODE', 'NAME', 'TYPE', 'THRESHOLD', 'ACTIVE', 'RECURRING', 'COOLDOWN', 'FIRED', 'LAST FIRED', 'NOTE'] as const;
+export const ALERT_HEADERS = ['ID', 'CODE', 'NAME', 'PRESET', 'TYPE', 'THRESHOLD', 'ACTIVE', 'RECURRING', 'COOLDOWN', 'FIRED', 'LAST FIRED', 'NOTE'] as const;
 
 /** One alert's cells; `tty` picks readable over raw values (TSV keeps raw numbers). */
 export function alertCells(a: Alert, tty: boolean): CellInput[] {
   return [
-    tty ? shortId(a.id) : a.id, a.code, a.name, a.alert_type,
+    tty ? shortId(a.id) : a.id, a.code, a.name, a.preset_id && tty ? shortId(a.preset_id) : a.preset_id, a.alert_type,
     tty ? formatThreshold(a.alert_type, a.threshold) : a.threshold,
     a.active ? { text: 'yes', tone: 'good' } : { text: 'no', tone: 'muted' },
     a.recurring ? 'yes' : 'no',
