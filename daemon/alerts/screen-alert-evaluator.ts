@@ -138,6 +138,7 @@ export function createScreenAlertEvaluator(deps: ScreenAlertEvaluatorDeps): Scre
       entry.spent = false;
       return;
     }
+    if (!alert.recurring) drop(alert.id);
     await deps.publish(alertEventOf({ ...record, generation: 0 })).catch((err: Error) => logger.error({ err, alert: alert.id }, 'screen alert recorded but not published'));
     await deps.notifier?.publish(ALERTS_CHANNEL, alert.id).catch(() => undefined);
   }

@@ -43,7 +43,7 @@ export type AlertFiringRecord = Omit<AlertFiring, 'fired_at'> & {
   fired_at: number;
 };
 
-/** A screen alert's firing to record (its generation is the alert's fire count when recorded). */
+/** A screen alert's firing to record: its claim identifies it (its generation is always 0). */
 export type ScreenFiringRecord = Omit<AlertFiringRecord, 'generation'>;
 
 /** Alerts repository. */
@@ -180,14 +180,13 @@ export function createAlertsRepo(db: Db): AlertsRepo {
     },
     recordScreenFiring(r, cooldownMs) {
       return db.transaction(async (tx) => {
-        const alert = await tx.get<{ fire_count: number }>('SELECT fire_count FROM alerts WHERE id = ? AND active = 1', [r.alert_id]);
-        if (!alert) return false;
+        if (!(await tx.get('SELECT 1 AS x FROM alerts WHERE id = ? AND active = 1', [r.alert_id]))) return false;
         // The cooldown is per stock, and durable, so that every daemon applies the same one.
         if (cooldownMs > 0 && (await tx.get('SELECT 1 AS x FROM alert_events WHERE alert_id = ? AND stock_code = ? AND fired_at > ?', [r.alert_id, r.code, r.fired_at - cooldownMs]))) return false;
         const inserted = await tx.run(
           `INSERT INTO alert_events (${INSERT_COLS}) VALUES (${INSERT_COLS.split(',').map(() => '?').join(', ')})
            ON CONFLICT (alert_id, generation, claim) DO NOTHING`,
-          insertParams({ ...r, generation: Number(alert.fire_count) }),
+          insertParams({ ...r, generation: 0 }),
         );
         if (inserted.changes === 0) return false;
         await tx.run(

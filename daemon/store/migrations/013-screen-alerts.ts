@@ -5,10 +5,10 @@ import type { Migration } from './index.js';
  * a stock and have no threshold. `alerts` gets `preset_id` (deleting the preset deletes its
  * screen alerts; their history stays), `stock_code` and `threshold` become nullable, and the
  * type check takes the new types. `alert_events` gets `preset_id`, a nullable threshold, and
- * `claim`: a screen firing is identified by the stock and the cause of its entry or exit
- * (`<code>@<tick id>` or `<code>@snapshot:<version>`), the same on every daemon, so the
- * unique key widens to (alert_id, generation, claim); price firings keep claim '' and are
- * unique per (alert_id, generation) as before. SQLite cannot alter these columns: both
+ * `claim`: a screen firing (generation 0) is identified by the stock and the cause of its
+ * entry or exit (`<code>@tick:<bus id>` or `<code>@snapshot:<version>`), the same on every
+ * daemon, so the unique key widens to (alert_id, generation, claim); price firings keep
+ * claim '' and are unique per (alert_id, generation) as before. SQLite cannot alter these columns: both
  * tables are rebuilt (nothing references them).
  */
 const SQLITE = `
