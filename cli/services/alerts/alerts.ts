@@ -87,17 +87,19 @@ export function formatThreshold(type: AlertType, threshold: number | null): stri
 }
 
 /** Column order of alert rows (also the TSV column order). */
-export const ALERT_HEADERS = ['ID', 'CODE', 'NAME', 'PRESET', 'TYPE', 'THRESHOLD', 'ACTIVE', 'RECURRING', 'COOLDOWN', 'FIRED', 'LAST FIRED', 'NOTE'] as const;
+export const ALERT_HEADERS = ['ID', 'CODE', 'NAME', 'TYPE', 'THRESHOLD', 'ACTIVE', 'RECURRING', 'COOLDOWN', 'FIRED', 'LAST FIRED', 'NOTE', 'PRESET'] as const;
 
 /** One alert's cells; `tty` picks readable over raw values (TSV keeps raw numbers). */
 export function alertCells(a: Alert, tty: boolean): CellInput[] {
   return [
-    tty ? shortId(a.id) : a.id, a.code, a.name, a.preset_id && tty ? shortId(a.preset_id) : a.preset_id, a.alert_type,
+    tty ? shortId(a.id) : a.id, a.code, a.name, a.alert_type,
     tty ? formatThreshold(a.alert_type, a.threshold) : a.threshold,
     a.active ? { text: 'yes', tone: 'good' } : { text: 'no', tone: 'muted' },
     a.recurring ? 'yes' : 'no',
     tty ? (a.cooldown_s ? formatDuration(a.cooldown_s * 1000) : '') : a.cooldown_s,
     a.fire_count, a.last_fired_at, a.note,
+    // Last, so that scripts reading the columns of price alerts by position keep working.
+    a.preset_id && tty ? shortId(a.preset_id) : a.preset_id,
   ];
 }
 

@@ -22,8 +22,8 @@ describe('alerts', () => {
   });
 
   it('keeps raw values for pipes and readable ones for the terminal', () => {
-    expect(alertCells(alert, false).slice(5, 9)).toEqual([-3.5, { text: 'yes', tone: 'good' }, 'yes', 600]);
-    expect(alertCells(alert, true).slice(5, 9)).toEqual(['-3.5%', { text: 'yes', tone: 'good' }, 'yes', '10m']);
+    expect(alertCells(alert, false).slice(4, 8)).toEqual([-3.5, { text: 'yes', tone: 'good' }, 'yes', 600]);
+    expect(alertCells(alert, true).slice(4, 8)).toEqual(['-3.5%', { text: 'yes', tone: 'good' }, 'yes', '10m']);
   });
 
   it('builds the edit body from the flags only', () => {
