@@ -102,7 +102,10 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
         await ctx.feed.stop();
       }],
       // Firings already claimed are recorded and published before the bus and database close.
-      ['alerts', () => ctx.alerts.drain()],
+      ['alerts', async () => {
+        ctx.screenAlerts.close();
+        await Promise.all([ctx.alerts.drain(), ctx.screenAlerts.drain()]);
+      }],
       ['jobs', () => ctx.jobs.close()],
       // A running backtest ends as failed (it is kept and listable).
       ['backtests', () => ctx.backtests.close()],

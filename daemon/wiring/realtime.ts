@@ -53,7 +53,7 @@ export async function buildRealtime(
   opened: ShutdownStep[],
 ): Promise<RealtimeParts> {
   const { config, clock, logger, redis, commands, notifier, metrics } = core;
-  const { parts, snapshot, screens, presets } = screening;
+  const { parts, snapshot } = screening;
   const bus = createMarketBus({ redis, logger, maxLen: config.ws_history });
   opened.push(['bus', () => bus.close()]);
   const quotes = createQuoteStore({ redis: commands, key: redis.key });
@@ -72,28 +72,7 @@ export async function buildRealtime(
     onTick: async (events) => void alerts.onTick(events).catch((err: Error) => logger.error({ err }, 'alert evaluation failed')),
   });
   marketClock.onTransition((ev) => void feed.publishStatus(ev).catch((err: Error) => logger.warn({ err: err.message }, 'market_status not published')));
-  // The screen alerts attribute each membership change to its tick (the bus id) or snapshot: these
-  // two subscribers run right before and after the live engine's (the bus calls them in order).
-  let live: LiveScreens | undefined;
-  const causes = createScreenAlertCauses(() => live?.engine.view().base.version ?? '');
-  opened.push(['screen alert causes', async () => unsubscribeCause()]);
-  const unsubscribeCause = bus.subscribe((id, e) => e.type === 'price' && causes.beforeTick(id, () => void live?.engine.view()));
-  // Before the gateway: the bus calls its subscribers in order, so a tick's screen_update is queued before its price_update.
-  live = createLiveScreens({
-    bus, snapshot: () => snapshot.current(), parse: (body) => screens.parse(body), redis: commands, key: redis.key, logger,
-    quotes: async (codes) => [...(await quotes.getQuotes(codes)).values()],
-    presetQuery: async (userId, id) => (await presets.get(userId, id))?.query ?? null,
-    limits: config.live_screen_limits, daemonId: randomBytes(8).toString('hex'), now: () => clock.now(),
-  });
-  const liveScreens = live;
-  opened.push(['live screens', async () => liveScreens.close()]);
-  opened.push(['screen alert causes (end)', async () => unsubscribeCauseEnd()]);
-  const unsubscribeCauseEnd = bus.subscribe(() => causes.afterTick());
-  // The quotes known at start are in the view before the screen alerts take their baseline.
-  await live.seed();
-  const screenAlerts = buildScreenAlerts(core, screening, liveScreens, causes.cause, (e) => bus.publish(e), alertsRepo);
-  await screenAlerts.start();
-  opened.push(['screen alerts', async () => screenAlerts.close()]);
+  const { live, screenAlerts } = await buildLive(core, screening, bus, quotes, alertsRepo, opened);
   const gateway = createWsGateway({
     bus, redis: commands, key: redis.key, tokens: auth.tokens, logger, clock, registry: metrics.registry,
     universe: createSnapshotUniverse(() => snapshot.current()),
@@ -110,7 +89,47 @@ export async function buildRealtime(
     liveScreens: createLiveScreenHook(live.service, () => clock.now()),
   });
   opened.push(['ws', () => gateway.close()]);
-  return { bus, quotes, marketClock, feed, alertsRepo, alerts, gateway, live: liveScreens, screenAlerts };
+  return { bus, quotes, marketClock, feed, alertsRepo, alerts, gateway, live, screenAlerts };
+}
+
+/**
+ * The live screens and the screen alerts that watch them, subscribed to the bus in this order:
+ * the screen alerts' cause tracker, the live engine, the tracker's end (the bus calls its
+ * subscribers in order, so every diff the engine delivers in between is the tick's).
+ */
+async function buildLive(
+  core: CoreParts,
+  screening: ScreeningParts,
+  bus: StreamMarketBus,
+  quotes: QuoteStore,
+  alertsRepo: AlertsRepo,
+  opened: ShutdownStep[],
+): Promise<{ live: LiveScreens; screenAlerts: ScreenAlertEvaluator }> {
+  const { config, clock, logger, redis, commands } = core;
+  const { snapshot, screens, presets } = screening;
+  let engine: LiveScreens['engine'] | undefined;
+  const causes = createScreenAlertCauses(() => engine?.view().base.version ?? '');
+  const unsubscribeCause = bus.subscribe((id, e) => {
+    if (e.type === 'price') causes.beforeTick(id, () => void engine?.view());
+  });
+  opened.push(['screen alert causes', async () => unsubscribeCause()]);
+  // Before the gateway: the bus calls its subscribers in order, so a tick's screen_update is queued before its price_update.
+  const live = createLiveScreens({
+    bus, snapshot: () => snapshot.current(), parse: (body) => screens.parse(body), redis: commands, key: redis.key, logger,
+    quotes: async (codes) => [...(await quotes.getQuotes(codes)).values()],
+    presetQuery: async (userId, id) => (await presets.get(userId, id))?.query ?? null,
+    limits: config.live_screen_limits, daemonId: randomBytes(8).toString('hex'), now: () => clock.now(),
+  });
+  engine = live.engine;
+  opened.push(['live screens', async () => live.close()]);
+  const unsubscribeCauseEnd = bus.subscribe(() => causes.afterTick());
+  opened.push(['screen alert causes (end)', async () => unsubscribeCauseEnd()]);
+  // The quotes known at start are in the view before the screen alerts take their baseline.
+  await live.seed();
+  const screenAlerts = buildScreenAlerts(core, screening, live, causes.cause, (e) => bus.publish(e), alertsRepo);
+  await screenAlerts.start();
+  opened.push(['screen alerts', async () => screenAlerts.close()]);
+  return { live, screenAlerts };
 }
 
 /** The screen alert evaluator over this daemon's live-screen engine. */
