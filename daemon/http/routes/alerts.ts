@@ -110,7 +110,11 @@ export function registerAlertRoutes(api: ApiBuilder, deps: AlertRoutesDeps): voi
     },
   );
   api.route(
-    { method: 'post', path: '/alerts', summary: 'Create a price alert, or an alert on a preset\'s live screen (screen_enter/screen_exit)', tags, access: 'user', body: createBody, status: 201, response: alertSchema, errors: [403] },
+    { method: 'post', path: '/alerts', summary: 'Create a price alert, or an alert on a preset\'s live screen (screen_enter/screen_exit)', tags, access: 'user', body: createBody,
+      description:
+        'A price alert: {code, alert_type, threshold}. An alert on a screen: {alert_type: "screen_enter"|"screen_exit", preset_id} (no code, no threshold): ' +
+        'it fires for each stock that enters (leaves) the live screen of one of your presets — its filters, sort and per_page at live prices — after the alert is created; ' +
+        'the alert message and firing carry the stock\'s code and the preset_id. Another user\'s or an unknown preset is a 400 with details.preset_id.', status: 201, response: alertSchema, errors: [403] },
     async (req, res) => sendSuccess(req, res, view(await alerts.create(owner(req), req.valid.body as NewAlert)), { status: 201 }),
   );
   // Before /alerts/:id, which would otherwise take "events" for an id.
