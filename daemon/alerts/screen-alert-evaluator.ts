@@ -58,7 +58,7 @@ export interface ScreenWatch {
 
 /** Collaborators of the evaluator. */
 export interface ScreenAlertEvaluatorDeps {
-  alerts: Pick<AlertsRepo, 'listActive' | 'getById' | 'recordScreenFiring'>;
+  alerts: Pick<AlertsRepo, 'listActive' | 'getById' | 'recordScreenFiring' | 'activeIdsOfPreset'>;
   /** The owner's preset, or null when it is gone. */
   preset(userId: string, presetId: string): Promise<{ name: string; query: Record<string, unknown> } | null>;
   /** Subscribe to the live screen of a saved query (baseline: its members now). @throws AppError INVALID_REQUEST */
@@ -194,11 +194,18 @@ export function createScreenAlertEvaluator(deps: ScreenAlertEvaluatorDeps): Scre
     return next;
   }
 
-  /** Re-baseline every alert on the preset (its query may have changed, or it was deleted). */
+  /**
+   * Re-baseline every alert on the preset (its query may have changed, or it was deleted); the
+   * database's list too, so that an alert whose query could not be watched before is retried.
+   */
   async function rewatchPreset(presetId: string): Promise<void> {
-    const ids = [...byId.values()].filter((e) => e.alert.preset_id === presetId).map((e) => e.alert.id);
-    for (const id of ids) drop(id);
-    await Promise.all(ids.map((id) => reload(id)));
+    const held = [...byId.values()].filter((e) => e.alert.preset_id === presetId).map((e) => e.alert.id);
+    for (const id of held) drop(id);
+    const stored = await deps.alerts.activeIdsOfPreset(presetId).catch((err: Error) => {
+      logger.error({ err, preset: presetId }, 'screen alerts of a preset not listed');
+      return [];
+    });
+    await Promise.all([...new Set([...held, ...stored])].map((id) => reload(id)));
   }
 
   return {

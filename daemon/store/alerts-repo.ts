@@ -59,6 +59,8 @@ export interface AlertsRepo {
   delete(userId: string, id: string): Promise<boolean>;
   /** Every active alert of every user. */
   listActive(): Promise<Alert[]>;
+  /** The ids of the active alerts on a preset (screen alerts). */
+  activeIdsOfPreset(presetId: string): Promise<string[]>;
   /** Record a firing and advance the alert (disarm; a one-shot becomes inactive). False when already recorded or no longer active. */
   recordFiring(record: AlertFiringRecord): Promise<boolean>;
   /**
@@ -195,6 +197,9 @@ export function createAlertsRepo(db: Db): AlertsRepo {
         );
         return true;
       });
+    },
+    async activeIdsOfPreset(presetId) {
+      return (await db.all<{ id: string }>('SELECT id FROM alerts WHERE preset_id = ? AND active = 1', [presetId])).map((r) => r.id);
     },
     async rearm(id, generation) {
       await db.run('UPDATE alerts SET armed = 1 WHERE id = ? AND fire_count = ? AND armed = 0', [id, generation]);

@@ -229,6 +229,23 @@ describe('preset changes', () => {
   });
 });
 
+describe('a preset whose saved query no longer compiles', () => {
+  it('leaves its alert unwatched until the preset is fixed', async () => {
+    const i = await instance();
+    const { user, preset, alert } = await setup(i, { alert_type: 'screen_enter', recurring: true });
+    // The field the query names is gone (as after an indicator is removed).
+    await i.presets.update(user.id, preset.id, { query: { ...TOP2, filters: { removed_indicator: { min: 1 } } } });
+    await i.evaluator.presetChanged(preset.id);
+    expect(i.evaluator.size()).toBe(0);
+    expect(await i.service.get(user.id, alert.id)).toMatchObject({ active: true });
+    await i.presets.update(user.id, preset.id, { query: TOP2 });
+    await i.evaluator.presetChanged(preset.id);
+    expect(i.evaluator.size()).toBe(1);
+    await tick([i], 0, 20);
+    expect(i.published.map((e) => e.code)).toEqual([codeOf(0)]);
+  });
+});
+
 describe('creating a screen alert', () => {
   it('needs one of the caller\'s presets', async () => {
     const i = await instance();
