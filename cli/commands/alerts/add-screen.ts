@@ -12,7 +12,7 @@ const TYPES_HELP = `
 Types:
   screen_enter  fires for each stock that enters the preset's live screen
   screen_exit   fires for each stock that leaves it
-The screen is what \`stockscreen screen live --preset\` shows: the preset's filters, sort and
+The screen is what \`stockscreen screen --live --preset <name>\` shows: the preset's filters, sort and
 per_page at live prices, so a stock pushed into (out of) a top-N enters (exits). Stocks already
 in the screen when the alert is created do not fire. A one-shot alert fires for the first
 stock and becomes inactive; a --recurring one fires for every entry (exit), a stock again only
@@ -24,7 +24,7 @@ export function register(parent: Command, ctx: CliContext): void {
   parent
     .command('add-screen')
     .description('Create an alert on a preset\'s live screen (piped: one row like `alerts list`)')
-    .addArgument(new Argument('<preset>', 'one of your presets: its id, id prefix or name'))
+    .addArgument(new Argument('<preset>', 'one of your presets: its id or name'))
     .addArgument(new Argument('<type>', 'alert type').choices(SCREEN_ALERT_TYPES))
     .option('--recurring', 'fire for every entry (exit), not only the first')
     .option('--cooldown <time>', 'least time between two firings for the same stock, e.g. 30m', secondsArg(7 * 86_400))
@@ -35,7 +35,8 @@ export function register(parent: Command, ctx: CliContext): void {
         '\n' +
         examples([
           'stockscreen alerts add-screen momentum screen_enter',
-          'stockscreen alerts add-screen 3f2a screen_exit --recurring --cooldown 30m --note "left the top 20"',
+          'stockscreen alerts add-screen top-gainers screen_exit --recurring --cooldown 30m --note "left the top 20"',
+          'stockscreen alerts list --type screen_enter',
         ]),
     )
     .action(
