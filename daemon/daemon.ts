@@ -102,7 +102,10 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
         await ctx.feed.stop();
       }],
       // Firings already claimed are recorded and published before the bus and database close.
-      ['alerts', () => ctx.alerts.drain()],
+      ['alerts', async () => {
+        ctx.screenAlerts.close();
+        await Promise.all([ctx.alerts.drain(), ctx.screenAlerts.drain()]);
+      }],
       ['jobs', () => ctx.jobs.close()],
       // A backtest under way stops at its next rebalance date and goes back to the queue, where
       // another daemon's worker takes it; then this daemon's worker and the queue close.

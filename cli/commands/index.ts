@@ -41,6 +41,7 @@ import { register as stocksSectors } from './stocks/sectors.js';
 import { register as stocksPrice } from './stocks/price.js';
 import { register as stocksShow } from './stocks/show.js';
 import { register as alertsAdd } from './alerts/add.js';
+import { register as alertsAddScreen } from './alerts/add-screen.js';
 import { register as alertsEdit } from './alerts/edit.js';
 import { register as alertsHistory } from './alerts/history.js';
 import { register as alertsList } from './alerts/list.js';
@@ -136,6 +137,7 @@ export const REGISTRATIONS: readonly Registration[] = [
   { group: [], register: wsStats },
   { group: ['alerts'], register: alertsList },
   { group: ['alerts'], register: alertsAdd },
+  { group: ['alerts'], register: alertsAddScreen },
   { group: ['alerts'], register: alertsEdit },
   { group: ['alerts'], register: alertsRm },
   { group: ['alerts'], register: alertsHistory },

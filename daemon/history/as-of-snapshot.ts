@@ -10,7 +10,7 @@
 import { applyCrossSectionalScores, computeStockIndicators, type IndicatorValues, type StockSeries } from '../indicators/compute.js';
 import { INDICATOR_IDS } from '../indicators/registry.js';
 import { buildSnapshot, type Snapshot, type SnapshotRow } from '../screening/snapshot.js';
-import { barRecords, isListedOn, statementsKnownOn, type MarketHistory, type StockHistory } from './market-history.js';
+import { barRecords, designationOn, isListedOn, statementsKnownOn, type MarketHistory, type StockHistory } from './market-history.js';
 import { pointIndicators, type AsOfDepth } from './point-indicators.js';
 
 /** Trading days of history the indicators look at (the daily computation reads the same). */
@@ -78,10 +78,10 @@ export async function buildAsOfSnapshot(
     const s = history.byCode.get(code);
     if (!s) continue;
     const r = s.record;
+    const designation = designationOn(s, history.dates[day] ?? '');
     rows.push({
-      code, name: r.name, name_english: r.name_english, market: r.market, sector: r.sector, industry: r.industry, board: r.board,
-      // Designations have no history in the stored data: today's flags stand (README "as-of screens").
-      flags: { administrative: r.is_administrative, spac: r.is_spac, preferred: r.is_preferred, halted: s.halts.has(day) },
+      code, name: r.name, name_english: r.name_english, market: r.market, sector: r.sector, industry: r.industry, board: designation.board,
+      flags: { administrative: designation.is_administrative, spac: r.is_spac, preferred: r.is_preferred, halted: s.halts.has(day) },
       values: v,
     });
   }

@@ -4,7 +4,8 @@
  * loading years of history never blocks the daemon (issue 3).
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { MARKETS, type DailyBar, type FinancialQuarter, type HaltRecord, type IndexBar, type Market, type StockRecord } from '../kernel/records.js';
+import { MARKETS, type DailyBar, type DesignationRecord, type FinancialQuarter, type HaltRecord, type IndexBar, type Market, type StockRecord } from '../kernel/records.js';
+import type { DesignationsRepo } from '../store/designations-repo.js';
 import type { FinancialsRepo } from '../store/financials-repo.js';
 import type { IndexRepo } from '../store/index-repo.js';
 import type { PricesRepo } from '../store/prices-repo.js';
@@ -18,6 +19,8 @@ export interface HistorySources {
   prices: Pick<PricesRepo, 'tradeDates' | 'barsOn' | 'allHalts'>;
   financials: Pick<FinancialsRepo, 'all'>;
   index: Pick<IndexRepo, 'series'>;
+  /** Designations by day (absent: today's flags stand for every date). */
+  designations?: Pick<DesignationsRepo, 'all'>;
 }
 
 /** Growable columns of one stock while reading. */
@@ -30,8 +33,8 @@ const COLS = 8;
 
 /** Read the whole stored market. @throws the repositories' errors */
 export async function loadMarketHistory(src: HistorySources, version: string): Promise<MarketHistory> {
-  const [records, barDates, halts, financials] = await Promise.all([
-    src.stocks.all(), src.prices.tradeDates(), src.prices.allHalts(), src.financials.all(),
+  const [records, barDates, halts, financials, designations] = await Promise.all([
+    src.stocks.all(), src.prices.tradeDates(), src.prices.allHalts(), src.financials.all(), src.designations?.all() ?? [],
   ]);
   const builder = createHistoryBuilder(records, [...barDates, ...halts.map((h) => h.trade_date)]);
   for (const date of barDates) {
@@ -39,13 +42,16 @@ export async function loadMarketHistory(src: HistorySources, version: string): P
     await yieldToLoop();
   }
   const index = Object.fromEntries(await Promise.all(MARKETS.map(async (m) => [m, await src.index.series(m)] as const))) as Record<Market, IndexBar[]>;
-  return builder.finish(version, halts, financials, index);
+  return builder.finish(version, halts, financials, index, designations);
 }
 
 /** Assembles a MarketHistory from records: bars in date order (any number of calls), then the rest. */
 export interface HistoryBuilder {
   addBars(bars: Iterable<DailyBar>): void;
-  finish(version: string, halts: readonly HaltRecord[], financials: ReadonlyMap<string, readonly FinancialQuarter[]>, index: Partial<Record<Market, IndexBar[]>>): MarketHistory;
+  finish(
+    version: string, halts: readonly HaltRecord[], financials: ReadonlyMap<string, readonly FinancialQuarter[]>,
+    index: Partial<Record<Market, IndexBar[]>>, designations?: readonly DesignationRecord[],
+  ): MarketHistory;
 }
 
 /** A history builder over `records`; `dates` are every date that has a bar or a halt (any order, repeats allowed). */
@@ -64,9 +70,15 @@ export function createHistoryBuilder(records: readonly StockRecord[], dates: Ite
         values.forEach((v, k) => builder.cols[k]?.push(v));
       }
     },
-    finish(version, halts, financials, index) {
+    finish(version, halts, financials, index, designations = []) {
       const haltsOf = groupHalts(halts, dayOf);
-      const stocks = records.map((r) => finish(r, builders.get(r.code), haltsOf.get(r.code), financials.get(r.code) ?? []));
+      const designationsOf = new Map<string, DesignationRecord[]>();
+      for (const d of designations) {
+        const list = designationsOf.get(d.stock_code);
+        if (list) list.push(d);
+        else designationsOf.set(d.stock_code, [d]);
+      }
+      const stocks = records.map((r) => finish(r, builders.get(r.code), haltsOf.get(r.code), financials.get(r.code) ?? [], designationsOf.get(r.code) ?? []));
       const series = { KOSPI: index.KOSPI ?? [], KOSDAQ: index.KOSDAQ ?? [] };
       return { version, dates: allDates, stocks, byCode: new Map(stocks.map((s) => [s.record.code, s])), index: series };
     },
@@ -83,7 +95,10 @@ function groupHalts(halts: readonly HaltRecord[], dayOf: ReadonlyMap<string, num
   return out;
 }
 
-function finish(record: StockRecord, builder: Builder | undefined, halts: Map<number, HaltRecord> | undefined, quarters: readonly FinancialQuarter[]): StockHistory {
+function finish(
+  record: StockRecord, builder: Builder | undefined, halts: Map<number, HaltRecord> | undefined,
+  quarters: readonly FinancialQuarter[], designations: readonly DesignationRecord[],
+): StockHistory {
   const col = (k: number) => Float64Array.from(builder?.cols[k] ?? []);
   const days = Int32Array.from(builder?.days ?? []);
   const haltDays = [...(halts?.keys() ?? [])];
@@ -94,6 +109,6 @@ function finish(record: StockRecord, builder: Builder | undefined, halts: Map<nu
     .sort((a, b) => (a.known_on < b.known_on ? -1 : a.known_on > b.known_on ? 1 : 0));
   return {
     record, days, open: col(0), high: col(1), low: col(2), close: col(3), volume: col(4), value: col(5), cap: col(6), shares: col(7),
-    halts: halts ?? new Map(), statements, firstDay: Number.isFinite(first) ? first : -1, lastDay: last,
+    halts: halts ?? new Map(), statements, designations: [...designations].sort((a, b) => (a.trade_date < b.trade_date ? -1 : 1)), firstDay: Number.isFinite(first) ? first : -1, lastDay: last,
   };
 }

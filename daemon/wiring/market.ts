@@ -23,6 +23,7 @@ import { createIndexRepo } from '../store/index-repo.js';
 import { createIndicatorsRepo } from '../store/indicators-repo.js';
 import { createBacktestsRepo } from '../store/backtests-repo.js';
 import { createPresetsRepo, type PresetsRepo } from '../store/presets-repo.js';
+import { createDesignationsRepo } from '../store/designations-repo.js';
 import { createPricesRepo } from '../store/prices-repo.js';
 import { createStocksRepo } from '../store/stocks-repo.js';
 import { startBacktestWorker } from './backtests.js';
@@ -35,8 +36,9 @@ export function createMarketParts(db: Db) {
   const financials = createFinancialsRepo(db);
   const indicators = createIndicatorsRepo(db);
   const index = createIndexRepo(db);
-  const market = createMarketDataService({ db, stocks, prices, financials, index, indicators });
-  return { stocks, prices, financials, indicators, index, market };
+  const designations = createDesignationsRepo(db);
+  const market = createMarketDataService({ db, stocks, prices, financials, index, indicators, designations });
+  return { stocks, prices, financials, indicators, index, designations, market };
 }
 
 /** The repositories and market-data service. */
