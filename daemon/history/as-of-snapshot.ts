@@ -16,7 +16,7 @@ import { INDICATOR_IDS } from '../indicators/registry.js';
 import { buildSnapshot, type Snapshot, type SnapshotRow } from '../screening/snapshot.js';
 import { indicatorsAsOf } from './as-of-inputs.js';
 import { SERIES_FIELDS, type SeriesStore } from './field-series.js';
-import { isListedOn, type MarketHistory } from './market-history.js';
+import { designationOn, isListedOn, type MarketHistory } from './market-history.js';
 import type { AsOfDepth } from './point-indicators.js';
 
 export { AS_OF_HISTORY_DAYS, indicatorsAsOf, seriesAsOf } from './as-of-inputs.js';
@@ -98,10 +98,10 @@ export async function buildAsOfSnapshot(
     const s = history.byCode.get(code);
     if (!s) continue;
     const r = s.record;
+    const designation = designationOn(s, history.dates[day] ?? '');
     rows.push({
-      code, name: r.name, name_english: r.name_english, market: r.market, sector: r.sector, industry: r.industry, board: r.board,
-      // Designations have no history in the stored data: today's flags stand (README "as-of screens").
-      flags: { administrative: r.is_administrative, spac: r.is_spac, preferred: r.is_preferred, halted: s.halts.has(day) },
+      code, name: r.name, name_english: r.name_english, market: r.market, sector: r.sector, industry: r.industry, board: designation.board,
+      flags: { administrative: designation.is_administrative, spac: r.is_spac, preferred: r.is_preferred, halted: s.halts.has(day) },
       values: v,
     });
   }

@@ -46,17 +46,19 @@ const cpuMs = (from: NodeJS.CpuUsage) => {
 /** A repository that keeps runs in memory (the bench times the run, not the storage). */
 function memoryRepo(): BacktestsRepo {
   const runs = new Map<string, StoredBacktest>();
+  const set = (id: string, patch: Partial<StoredBacktest>) => void Object.assign(runs.get(id)!, patch);
   return {
-    async create(_u, id, request, total) {
-      runs.set(id, { id, status: 'running', done: 0, total, request, result: null, error: null, created_at: '', finished_at: null });
+    async create(_u, id, request, total, status) {
+      runs.set(id, { id, status, done: 0, total, request, result: null, error: null, created_at: '', finished_at: null });
+      return { ok: true };
     },
-    async progress() {},
+    claim: async (id) => (set(id, { status: 'running' }), true),
+    progress: async () => true,
     async finish(id, outcome) {
-      const run = runs.get(id)!;
-      Object.assign(run, 'result' in outcome ? { status: 'completed', result: outcome.result } : { status: 'failed', error: outcome.error });
+      set(id, 'result' in outcome ? { status: 'completed', result: outcome.result } : { status: 'failed', error: outcome.error });
     },
-    async heartbeat() {},
-    failStale: async () => 0,
+    requeue: async (id) => set(id, { status: 'queued' }),
+    cancel: async () => false,
     get: async (_u, id) => runs.get(id),
     list: async () => [...runs.values()],
   };
@@ -76,7 +78,7 @@ async function timeBacktest(
   const from = history.dates[Math.max(0, history.dates.length - 1 - tradingDays)] ?? '';
   const cpu = process.cpuUsage();
   const t0 = performance.now();
-  const run = await backtests.start('bench', backtestRequestSchema.parse({ template, from, rebalance, top: 20 }));
+  const run = await backtests.start({ id: 'bench', tier: 'enterprise' }, backtestRequestSchema.parse({ template, from, rebalance, top: 20 }));
   await backtests.idle();
   const stored = await backtests.get('bench', run.id);
   if (stored?.status !== 'completed') throw new Error(`bench backtest failed: ${stored?.error ?? 'unknown'}`);
