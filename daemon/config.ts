@@ -124,6 +124,16 @@ const alertCapsSchema = z
   })
   .prefault({});
 
+/** Backtests a user of each tier may have queued or running at once (null = unlimited); a tier left out keeps its default. */
+const backtestLimitsSchema = z
+  .strictObject({
+    free: int(0, 1e6).nullable().default(2),
+    basic: int(0, 1e6).nullable().default(3),
+    pro: int(0, 1e6).nullable().default(5),
+    enterprise: int(0, 1e6).nullable().default(10),
+  })
+  .prefault({});
+
 /** Live screens a tier may hold (issue 22), per WebSocket connection and per user across daemons. */
 const liveTier = (n: number) =>
   z.strictObject({ per_connection: int(0, 10_000).default(n), per_user: int(0, 100_000).default(n) }).prefault({});
@@ -171,6 +181,14 @@ export const configSchema = z.object({
   risk_free_rate: z.coerce.number().min(0).max(1).default(0.03),
   alert_caps: alertCapsSchema,
   live_screen_limits: liveScreenLimitsSchema,
+  /** Backtests per user queued or running at once, by tier (issue 23). */
+  backtest_limits: backtestLimitsSchema,
+  /** Most backtests waiting in the queue, all users together; more → 503 (issue 23). */
+  backtest_queue_max: int(1, 1_000_000).default(100),
+  /** Backtests this daemon runs at once (its BullMQ worker's concurrency; 0: it only enqueues, other daemons run them). */
+  backtest_workers: int(0, 16).default(1),
+  /** Backtests a `stockscreend worker` process runs at once (default 0: none; each such process reads its own copy of the market history). */
+  worker_backtests: int(0, 16).default(0),
   /** Events kept in the Redis stream for fan-out and session replay. */
   ws_history: int(1000, 10_000_000).default(200_000),
   /** Most messages replayed to a restored session; a larger gap gets a snapshot instead (history_truncated). */
@@ -196,7 +214,7 @@ export const configSchema = z.object({
   import_dirs: z.preprocess((v) => (typeof v === 'string' ? v.split(delimiter).filter(Boolean) : v), z.array(z.string().min(1)).max(100)).default([]),
   /** Largest file `POST /admin/uploads` accepts (bytes; default 4 GiB). */
   upload_max_bytes: z.coerce.number().int().min(1).max(2 ** 45).default(4 * 2 ** 30),
-  /** A market job's lock (ms): a job whose worker died is retried (or shown stalled) once it lapses. */
+  /** A market or backtest job's lock (ms): a job whose worker died is retried (or shown stalled) once it lapses. */
   job_lock_ms: int(1000, 600_000).default(30_000),
 });
 
@@ -231,7 +249,7 @@ const ENV_ALIASES: Record<string, string> = {
 };
 
 /** Settings whose environment variable holds JSON. */
-const JSON_KEYS = new Set(['rate_limit', 'alert_caps', 'live_screen_limits']);
+const JSON_KEYS = new Set(['rate_limit', 'alert_caps', 'live_screen_limits', 'backtest_limits']);
 
 /** A source's values plus the problems met reading it. */
 interface Collected {

@@ -52,7 +52,7 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
   try {
     const core = await buildCore(config, { clock, logger, connectionName: 'api' }, opened);
     const auth = await buildAuth(core, opened);
-    const screening = await buildScreening(core);
+    const screening = await buildScreening(core, opened);
     let app: DaemonContext['http']['app'] | undefined;
     // The address express would see (req.ip): the same `trust_proxy` rule as the HTTP rate limits.
     const realtime = await buildRealtime(core, auth, screening, (req) => clientAddressOf(app!, req), opened);
@@ -102,10 +102,17 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
         await ctx.feed.stop();
       }],
       // Firings already claimed are recorded and published before the bus and database close.
-      ['alerts', () => ctx.alerts.drain()],
+      ['alerts', async () => {
+        ctx.screenAlerts.close();
+        await Promise.all([ctx.alerts.drain(), ctx.screenAlerts.drain()]);
+      }],
       ['jobs', () => ctx.jobs.close()],
-      // A running backtest ends as failed (it is kept and listable).
-      ['backtests', () => ctx.backtests.close()],
+      // A backtest under way stops at its next rebalance date and goes back to the queue, where
+      // another daemon's worker takes it; then this daemon's worker and the queue close.
+      ['backtests', async () => {
+        await ctx.backtests.close();
+        await ctx.backtestJobs.close();
+      }],
       ['bus', () => ctx.bus.close()],
       ['notifier', () => ctx.notifier.close()],
       ['redis', () => Promise.all([closeRedis(ctx.commands), closeRedis(ctx.guard.redis)])],

@@ -16,6 +16,8 @@ Examples:
   $ stockscreend --sample                          # load the sample market when the database is empty
   $ STOCKSCREEN_JWT_SECRET=... REDIS_URL=redis://10.0.0.5:6379 stockscreend --host 0.0.0.0
   $ stockscreend worker --workers 2                # job workers only (loads, indicators)
+  $ STOCKSCREEN_WORKER_BACKTESTS=2 stockscreend worker  # also 2 backtests at a time (its own copy of the history)
+  $ stockscreend --backtest-workers 0              # this daemon only queues backtests; others run them
   $ stockscreend --host 0.0.0.0 --trust-proxy      # behind one reverse proxy (X-Forwarded-For: its last hop)
   $ stockscreend --trust-proxy=10.0.0.0/8,127.0.0.1  # trust only these proxy addresses
   $ DATABASE_URL=postgres://ss@db1/stockscreen REDIS_URL=redis://10.0.0.5:6379 stockscreend --host 0.0.0.0
@@ -39,6 +41,7 @@ function program(): Command {
     .option('--sample', 'load the built-in sample market when the database has no stocks')
     .option('--workers <n>', 'in-process job workers (0 = none; run `stockscreend worker` elsewhere)')
     .option('--no-workers', 'run no job workers in this process')
+    .option('--backtest-workers <n>', 'backtests this daemon runs at once (default 1; 0 = it only queues them)')
     .option('--trust-proxy [hops|addresses]', 'honour X-Forwarded-For from trusted proxies: alone = one hop; or a hop count, or comma-separated proxy addresses/CIDRs')
     .addOption(new Option('--market-clock <mode>', 'market hours').choices(['krx', 'always-open', 'always-closed']))
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))

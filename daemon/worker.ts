@@ -1,7 +1,8 @@
 /**
- * `stockscreend worker`: a process that only runs market-data jobs, sharing Redis (and
- * the database) with the daemons, so loading and indicator computation scale out. Built
- * from the daemon's own core builder; it announces each computed snapshot version.
+ * `stockscreend worker`: a process that only runs jobs, sharing Redis (and the database) with
+ * the daemons, so loading and indicator computation scale out. Built from the daemon's own core
+ * builder; it announces each computed snapshot version. With `worker_backtests` > 0 it also runs
+ * backtest jobs (reading its own copy of the market history).
  */
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -9,6 +10,7 @@ import { systemClock } from './infra/clock.js';
 import { createConfiguredLogger } from './infra/logger.js';
 import { runShutdownSteps, type ShutdownStep } from './infra/shutdown.js';
 import { buildCore, SNAPSHOT_CHANNEL } from './wiring/core.js';
+import { buildWorkerBacktests } from './wiring/backtests.js';
 import { buildJobs, createMarketParts } from './wiring/market.js';
 
 /** A running worker process. */
@@ -24,7 +26,8 @@ export async function startWorker(config: Config, logger: Logger = createConfigu
     const parts = createMarketParts(core.db);
     const workers = Math.max(1, config.workers);
     await buildJobs(core, parts, workers, (run) => core.notifier.publish(SNAPSHOT_CHANNEL, run.version), opened);
-    logger.info({ workers }, 'stockscreend worker ready');
+    if (config.worker_backtests > 0) await buildWorkerBacktests(core, parts, config.worker_backtests, opened);
+    logger.info({ workers, backtests: config.worker_backtests }, 'stockscreend worker ready');
   } catch (err) {
     await runShutdownSteps(opened.reverse(), logger, 'warn', 'cleanup after a failed start failed');
     throw err;

@@ -1,6 +1,6 @@
 /**
  * `ndjson`: the service's own round-trip format — one JSON object per line with
- * a `kind` (`stock`, `bar`, `halt`, `financial`, `index`, and an optional
+ * a `kind` (`stock`, `bar`, `halt`, `financial`, `index`, `designation`, and an optional
  * leading `meta` line) plus the record's fields under their record names.
  * See loaders/README.md for the format. Parsing is available for a whole text
  * (`parse`) and as a stream of chunks (`streamNdjson`) for multi-million-line files.
@@ -8,7 +8,7 @@
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import type { DailyBar, FinancialQuarter, HaltRecord, IndexBar } from '../daemon/kernel/records.js';
+import type { DailyBar, DesignationRecord, FinancialQuarter, HaltRecord, IndexBar } from '../daemon/kernel/records.js';
 import { blankFinancial, checkPeriod, FINANCIAL_VALUE_FIELDS } from './financials-csv.js';
 import { addRecord, assertBadRowRatio, emptyResult, enforceBadRowLimit, REASONS_LISTED, reject, skip, skippedCount } from './result.js';
 import type { BadRowSummary } from './result.js';
@@ -97,8 +97,20 @@ function toIndex(o: Obj, out: LoadResult): string | null {
   return problem;
 }
 
+function toDesignation(o: Obj, out: LoadResult): string | null {
+  const problem = checkCode(o.stock_code) ?? checkTradeDate(o.trade_date)
+    ?? (typeof o.is_administrative === 'boolean' ? null : 'is_administrative must be a boolean')
+    ?? (o.board === null || o.board === undefined || typeof o.board === 'string' ? null : 'board must be a string or null');
+  if (problem) return problem;
+  const d: DesignationRecord = {
+    stock_code: o.stock_code as string, trade_date: o.trade_date as string, is_administrative: o.is_administrative as boolean, board: (o.board as string | undefined) ?? null,
+  };
+  (out.designations ??= []).push(d);
+  return null;
+}
+
 const HANDLERS: Record<string, (o: Obj, out: LoadResult, line: number) => string | null> = {
-  stock: toStock, bar: toBar, halt: toHalt, financial: toFinancial, index: toIndex,
+  stock: toStock, bar: toBar, halt: toHalt, financial: toFinancial, index: toIndex, designation: toDesignation,
 };
 
 /** Parses one line into `result`; blank lines are ignored (not counted). */
@@ -170,7 +182,7 @@ export async function* streamNdjson(input: Readable, file: string, options: Ndjs
 /** Loader for the service's NDJSON round-trip format (whole-text variant). */
 export const ndjsonLoader: Loader = {
   format: 'ndjson',
-  description: 'stockscreen NDJSON: one {"kind": stock|bar|halt|financial|index, …} object per line',
+  description: 'stockscreen NDJSON: one {"kind": stock|bar|halt|financial|index|designation, …} object per line',
   detect(_fileName, head) {
     // The first line must be an object with a "kind" field (the file name is not needed).
     const first = head.trimStart().split('\n')[0] ?? '';
@@ -181,13 +193,14 @@ export const ndjsonLoader: Loader = {
   },
 };
 
-/** JSON lines (no trailing newline each) for a set of records, in stock, bar, halt, financial, index order. */
+/** JSON lines (no trailing newline each) for a set of records, in stock, bar, halt, financial, index, designation order. */
 export function* ndjsonLines(records: Partial<MarketRecords>): Generator<string> {
   for (const s of records.stocks ?? []) yield JSON.stringify({ kind: 'stock', ...s });
   for (const b of records.bars ?? []) yield barLine(b);
   for (const h of records.halts ?? []) yield JSON.stringify({ kind: 'halt', ...h });
   for (const f of records.financials ?? []) yield JSON.stringify({ kind: 'financial', ...f });
   for (const i of records.index ?? []) yield JSON.stringify({ kind: 'index', ...i });
+  for (const d of records.designations ?? []) yield JSON.stringify({ kind: 'designation', ...d });
 }
 
 const str = (v: string): string => JSON.stringify(v);

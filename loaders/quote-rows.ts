@@ -112,7 +112,11 @@ function mapQuoteRow(f: string[], line: number, c: Cols, tradeDate: string, resu
     if (problem) { reject(result, line, problem); return; }
     addRecord(result, 'bars', bar, line);
   }
-  addRecord(result, 'stocks', stockUpdate(code, name, market.market, market.global, cell('dept'), shares), line);
+  const update = stockUpdate(code, name, market.market, market.global, cell('dept'), shares);
+  addRecord(result, 'stocks', update, line);
+  if (update.is_administrative !== undefined) {
+    (result.designations ??= []).push({ stock_code: code, trade_date: tradeDate, is_administrative: update.is_administrative, board: update.board ?? null });
+  }
   result.rows_ok += 1;
 }
 

@@ -16,7 +16,7 @@ export const REASONS_LISTED = 100;
 /** An empty result for `file` in `format`. */
 export function emptyResult(format: LoaderFormat, file: string): LoadResult {
   return {
-    format, file, stocks: [], bars: [], halts: [], financials: [], index: [], financial_reports: [],
+    format, file, stocks: [], bars: [], halts: [], financials: [], index: [], financial_reports: [], designations: [],
     rejected: [], skipped: [], rows_total: 0, rows_ok: 0,
     lines: { stocks: [], bars: [], halts: [], financials: [], financial_reports: [] },
   };

@@ -3,7 +3,7 @@
  * per-file load result and the loader contract. See loaders/README.md.
  */
 import type { ReportedAmount } from '../daemon/kernel/financial-reports.js';
-import type { DailyBar, FinancialQuarter, HaltRecord, IndexBar, Market, StockRecord } from '../daemon/kernel/records.js';
+import type { DailyBar, DesignationRecord, FinancialQuarter, HaltRecord, IndexBar, Market, StockRecord } from '../daemon/kernel/records.js';
 
 /**
  * A partial update of one stock: `code` plus only the fields the source file
@@ -34,6 +34,8 @@ export interface MarketRecords {
   halts: HaltRecord[];
   financials: FinancialQuarter[];
   index: IndexBar[];
+  /** Designations stated by dated all-issue files (krx-quotes, fdr-listing), one per issue and day. */
+  designations?: DesignationRecord[];
 }
 
 /** The identifiers of the supported file formats. */

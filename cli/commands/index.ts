@@ -31,6 +31,9 @@ import { register as screen } from './screen/screen.js';
 import { register as screenFields } from './screen/fields.js';
 import { register as screenTemplates } from './screen/templates.js';
 import { register as backtest } from './backtest/backtest.js';
+import { register as backtestCancel } from './backtest/cancel.js';
+import { register as backtestList } from './backtest/list.js';
+import { register as backtestShow } from './backtest/show.js';
 import { register as stocksFinancials } from './stocks/financials.js';
 import { register as stocksHistory } from './stocks/history.js';
 import { register as stocksList } from './stocks/list.js';
@@ -38,6 +41,7 @@ import { register as stocksSectors } from './stocks/sectors.js';
 import { register as stocksPrice } from './stocks/price.js';
 import { register as stocksShow } from './stocks/show.js';
 import { register as alertsAdd } from './alerts/add.js';
+import { register as alertsAddScreen } from './alerts/add-screen.js';
 import { register as alertsEdit } from './alerts/edit.js';
 import { register as alertsHistory } from './alerts/history.js';
 import { register as alertsList } from './alerts/list.js';
@@ -119,6 +123,9 @@ export const REGISTRATIONS: readonly Registration[] = [
   { group: ['screen'], register: screenFields },
   { group: ['screen'], register: screenTemplates },
   { group: [], register: backtest },
+  { group: ['backtest'], register: backtestList },
+  { group: ['backtest'], register: backtestShow },
+  { group: ['backtest'], register: backtestCancel },
   { group: ['presets'], register: presetsList },
   { group: ['presets'], register: presetsSave },
   { group: ['presets'], register: presetsShow },
@@ -130,6 +137,7 @@ export const REGISTRATIONS: readonly Registration[] = [
   { group: [], register: wsStats },
   { group: ['alerts'], register: alertsList },
   { group: ['alerts'], register: alertsAdd },
+  { group: ['alerts'], register: alertsAddScreen },
   { group: ['alerts'], register: alertsEdit },
   { group: ['alerts'], register: alertsRm },
   { group: ['alerts'], register: alertsHistory },

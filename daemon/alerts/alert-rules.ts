@@ -5,7 +5,7 @@
  * threshold × the 20-day average volume. "Above" and "below" include the threshold
  * itself (the price has reached it).
  */
-import type { AlertType } from '../kernel/alert-types.js';
+import type { PriceAlertType as AlertType } from '../kernel/alert-types.js';
 
 
 /** Types whose threshold must be greater than 0 (a price, or a multiple of the average volume). */

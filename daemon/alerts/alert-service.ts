@@ -1,16 +1,18 @@
 /**
- * Alert service: create, read, update and delete a user's price alerts, and read their
- * firing history. Another user's alert is "not found". Active alerts are capped per tier
- * (a 403 naming the limit); every change is handed to `onChange` so the evaluators of
- * every daemon instance pick it up.
+ * Alert service: create, read, update and delete a user's price alerts and alerts on screens,
+ * and read their firing history. Another user's alert is "not found"; a screen alert must
+ * name one of the caller's presets (else 400 with details.preset_id, as backtests do).
+ * Active alerts of both kinds are capped together per tier (a 403 naming the limit); every
+ * change is handed to `onChange` so the evaluators of every daemon instance pick it up.
  */
-import type { NewAlert } from '../contract/alerts.js';
+import type { NewAlert, NewPriceAlert } from '../contract/alerts.js';
 import type { Tier } from '../kernel/roles.js';
 import { AppError, invalidRequest, notFound } from '../errors.js';
-import type { Alert, AlertFilter, AlertFiringRecord, AlertPatch, AlertsRepo, AlertWrite } from '../store/alerts-repo.js';
+import type { Alert, AlertFilter, AlertFiringRecord, AlertInsert, AlertPatch, AlertsRepo, AlertWrite } from '../store/alerts-repo.js';
 import type { StocksRepo } from '../store/stocks-repo.js';
 import { thresholdProblem } from './alert-rules.js';
-import type { AlertType } from '../kernel/alert-types.js';
+import { isScreenAlertType } from '../kernel/alert-types.js';
+import type { PresetsRepo } from '../store/presets-repo.js';
 
 /** Most active alerts per tier; null = unlimited. */
 export type AlertCaps = Readonly<Record<Tier, number | null>>;
@@ -31,6 +33,8 @@ export type AlertRequest = NewAlert;
 export interface AlertServiceDeps {
   alerts: AlertsRepo;
   stocks: Pick<StocksRepo, 'get'>;
+  /** The caller's presets (screen alerts name one). */
+  presets: Pick<PresetsRepo, 'get'>;
   caps: AlertCaps;
   /** Called after every successful write with the alert id (the evaluator's `changed`). */
   onChange?(alertId: string): Promise<void> | void;
@@ -38,12 +42,12 @@ export interface AlertServiceDeps {
 
 /** Alert service. */
 export interface AlertService {
-  /** @throws AppError INVALID_REQUEST (unknown stock, bad threshold), FORBIDDEN (tier cap reached) */
+  /** @throws AppError INVALID_REQUEST (unknown stock or preset, bad threshold), FORBIDDEN (tier cap reached) */
   create(owner: AlertOwner, input: AlertRequest): Promise<Alert>;
   /** @throws AppError NOT_FOUND */
   get(userId: string, id: string): Promise<Alert>;
   list(userId: string, filter: AlertFilter): Promise<{ items: Alert[]; total: number }>;
-  /** @throws AppError NOT_FOUND, INVALID_REQUEST (bad threshold), FORBIDDEN (reactivating over the cap) */
+  /** @throws AppError NOT_FOUND, INVALID_REQUEST (bad threshold, or a threshold for a screen alert), FORBIDDEN (reactivating over the cap) */
   update(owner: AlertOwner, id: string, patch: AlertPatch): Promise<Alert>;
   /** @throws AppError NOT_FOUND */
   delete(userId: string, id: string): Promise<void>;
@@ -71,9 +75,24 @@ export function createAlertService(deps: AlertServiceDeps): AlertService {
     throw notFound('Alert', { id });
   }
 
-  function checkThreshold(type: AlertType, threshold: number | undefined): void {
-    const problem = threshold === undefined ? null : thresholdProblem(type, threshold);
+  function checkThreshold(alert: Alert | NewPriceAlert, threshold: number | undefined): void {
+    if (threshold === undefined) return;
+    const type = alert.alert_type;
+    if (isScreenAlertType(type)) throw invalidRequest('A screen alert has no threshold', { threshold: `not allowed for ${type}` });
+    const problem = thresholdProblem(type, threshold);
     if (problem) throw invalidRequest('Invalid threshold', { threshold: `${problem} for ${type}` });
+  }
+
+  /** The row to insert: a price alert on a listed stock, or a screen alert on one of the owner's presets. */
+  async function insertOf(owner: AlertOwner, input: AlertRequest): Promise<AlertInsert> {
+    const common = { alert_type: input.alert_type, recurring: input.recurring ?? false, cooldown_s: input.cooldown_s ?? 0, note: input.note ?? null };
+    if ('preset_id' in input) {
+      if (!(await deps.presets.get(owner.id, input.preset_id))) throw invalidRequest('Unknown preset', { preset_id: 'no preset of yours has this id' });
+      return { ...common, code: null, preset_id: input.preset_id, threshold: null };
+    }
+    checkThreshold(input, input.threshold);
+    if (!(await deps.stocks.get(input.code))) throw invalidRequest('Unknown stock', { code: `no listed stock has the code ${input.code}` });
+    return { ...common, code: input.code, preset_id: null, threshold: input.threshold };
   }
 
   async function get(userId: string, id: string): Promise<Alert> {
@@ -84,20 +103,13 @@ export function createAlertService(deps: AlertServiceDeps): AlertService {
 
   return {
     async create(owner, input) {
-      checkThreshold(input.alert_type, input.threshold);
-      if (!(await deps.stocks.get(input.code))) throw invalidRequest('Unknown stock', { code: `no listed stock has the code ${input.code}` });
-      const write = await deps.alerts.create(
-        owner.id,
-        { code: input.code, alert_type: input.alert_type, threshold: input.threshold, recurring: input.recurring ?? false, cooldown_s: input.cooldown_s ?? 0, note: input.note ?? null },
-        deps.caps[owner.tier],
-      );
-      return settle(owner, write);
+      return settle(owner, await deps.alerts.create(owner.id, await insertOf(owner, input), deps.caps[owner.tier]));
     },
     get,
     list: (userId, filter) => deps.alerts.list(userId, filter),
     async update(owner, id, patch) {
       const current = await get(owner.id, id);
-      checkThreshold(current.alert_type, patch.threshold);
+      checkThreshold(current, patch.threshold);
       return settle(owner, await deps.alerts.update(owner.id, id, patch, deps.caps[owner.tier]), id);
     },
     async delete(userId, id) {

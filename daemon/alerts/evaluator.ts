@@ -28,18 +28,29 @@ import type { Logger } from 'pino';
 import type { Clock } from '../infra/clock.js';
 import type { Notifier } from '../infra/notifier.js';
 import type { AlertEvent, MarketEvent, PriceEvent } from '../kernel/events.js';
+import type { PriceAlertType } from '../kernel/alert-types.js';
+import { isScreenAlertType } from '../kernel/alert-types.js';
 import type { Alert, AlertFiringRecord, AlertsRepo } from '../store/alerts-repo.js';
 import { alertMessage, conditionMet } from './alert-rules.js';
 
 /** Pub/sub channel (under the deployment prefix) announcing a changed alert id. */
 export const ALERTS_CHANNEL = 'alerts';
 
-/** The bus event (spec `alert` message) of a recorded firing. */
+/** The bus event (spec `alert` message) of a recorded firing (a screen alert's names its preset). */
 export function alertEventOf(r: AlertFiringRecord): AlertEvent {
   return {
     type: 'alert', user_id: r.user_id, alert_id: r.alert_id, event_id: r.id, code: r.code, alert_type: r.alert_type,
     threshold: r.threshold, current_price: r.price, message: r.message, ts: r.fired_at,
+    ...(r.preset_id ? { preset_id: r.preset_id } : {}),
   };
+}
+
+/** A price alert: on one stock, with a threshold. */
+export type PriceAlert = Alert & { code: string; threshold: number; alert_type: PriceAlertType };
+
+/** True for a price alert (the screen alerts have their own evaluator). */
+export function isPriceAlert(alert: Alert): alert is PriceAlert {
+  return !isScreenAlertType(alert.alert_type) && alert.code !== null && alert.threshold !== null;
 }
 
 /** A firing this instance recorded. */
@@ -84,11 +95,11 @@ export interface AlertEvaluator {
   /** Resolves once the firings in flight are recorded and published (or failed): shutdown, tests. Never rejects. */
   drain(): Promise<void>;
   /** The in-memory state of one alert (undefined when not indexed): for diagnostics and tests. */
-  inspect(alertId: string): { alert: Readonly<Alert>; armed: boolean; generation: number; lastFiredMs: number | null } | undefined;
+  inspect(alertId: string): { alert: Readonly<PriceAlert>; armed: boolean; generation: number; lastFiredMs: number | null } | undefined;
 }
 
 interface Entry {
-  alert: Alert;
+  alert: PriceAlert;
   armed: boolean;
   /** Generation of the next firing. */
   generation: number;
@@ -119,7 +130,7 @@ export function createAlertEvaluator(deps: AlertEvaluatorDeps): AlertEvaluator {
     else byCode.delete(entry.alert.code);
   }
 
-  const fromRow = (alert: Alert): Entry => ({ alert, armed: alert.armed, generation: alert.fire_count, lastFiredMs: alert.last_fired_at });
+  const fromRow = (alert: PriceAlert): Entry => ({ alert, armed: alert.armed, generation: alert.fire_count, lastFiredMs: alert.last_fired_at });
 
   async function loadAverages(codes: readonly string[]): Promise<void> {
     if (codes.length === 0) return;
@@ -135,7 +146,7 @@ export function createAlertEvaluator(deps: AlertEvaluatorDeps): AlertEvaluator {
   async function reload(id: string): Promise<void> {
     const row = await deps.alerts.getById(id);
     const entry = byId.get(id);
-    if (!row || !row.active) {
+    if (!row || !row.active || !isPriceAlert(row)) {
       if (entry) drop(entry);
       return;
     }
@@ -165,6 +176,7 @@ export function createAlertEvaluator(deps: AlertEvaluatorDeps): AlertEvaluator {
     const record: AlertFiringRecord = {
       id: randomUUID(), alert_id: alert.id, user_id: alert.user_id, generation, code: alert.code, alert_type: alert.alert_type,
       threshold: alert.threshold, price: e.price, change_percent: e.change_percent, volume: e.volume, message, fired_at: now,
+      preset_id: null, claim: '',
     };
     try {
       // The claim: the UNIQUE (alert_id, generation) insert of one instance wins.
@@ -214,7 +226,7 @@ export function createAlertEvaluator(deps: AlertEvaluatorDeps): AlertEvaluator {
 
   return {
     async start() {
-      for (const alert of await deps.alerts.listActive()) add(fromRow(alert));
+      for (const alert of await deps.alerts.listActive()) if (isPriceAlert(alert)) add(fromRow(alert));
       await loadAverages(volumeCodes());
       deps.notifier?.subscribe(ALERTS_CHANNEL, (id) => {
         reload(id).catch((err: Error) => logger.error({ err, alert: id }, 'alert reload failed'));

@@ -1,173 +1,228 @@
 /**
  * Backtests as a use case (issue 23): validate a request against the loaded history, then run
  * it — directly when it has at most DIRECT_MAX_SIGNALS rebalance dates (the answer carries the
- * result), else in the background, one run at a time per daemon, with its progress stored so
- * `GET /screen/backtests/{id}` can follow it. Runs are kept per owner; another user's is absent.
+ * result), else as a job on the backtest queue, which a worker of any daemon runs, storing its
+ * progress so `GET /screen/backtests/{id}` on any daemon can follow it. Runs are kept per
+ * owner; another user's is absent. The stored row is the truth; the queue only carries the id.
  *
- * Runs execute in the daemon's process, not on a BullMQ worker: each rebalance screens an as-of
- * snapshot built from the in-memory history the daemon already holds for as-of screens (≈100
- * MB for a full market), which a worker process would have to load a second copy of.
+ * The queue is a port (BacktestQueue, implemented with BullMQ in daemon/jobs/backtest-jobs.ts):
+ * without one (the benches) long runs run in this process, one at a time.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError, invalidRequest, isAppError } from '../errors.js';
+import { AppError, isAppError } from '../errors.js';
 import type { AsOfService } from '../history/as-of-service.js';
-import { expressionOf, matchAll, type ScreenQuery } from '../screening/query.js';
-import { depthFor } from '../history/point-indicators.js';
-import { valueAt } from '../screening/snapshot.js';
-import { applyTemplateOverrides, getTemplate, listTemplates } from '../screening/templates.js';
-import type { BacktestsRepo, StoredBacktest } from '../store/backtests-repo.js';
-import { signalDays } from './calendar.js';
+import type { Tier } from '../kernel/roles.js';
+import type { ScreenQuery } from '../screening/query.js';
+import type { BacktestStatus, BacktestsRepo, StoredBacktest } from '../store/backtests-repo.js';
+import { checkOneSource, planBacktest, type PlanDeps } from './plan.js';
 import type { BacktestRequest } from './request.js';
-import { simulate } from './simulate.js';
-import type { BacktestResult, BacktestRules, Selected } from './types.js';
+import { executePlan, RunCancelled, RunInterrupted, type PicksCheckpoint } from './run.js';
+
+export { queryFields } from './plan.js';
+export { RunInterrupted, type PicksCheckpoint } from './run.js';
 
 /** Runs with at most this many rebalance dates are answered directly. */
 export const DIRECT_MAX_SIGNALS = 6;
-/** How often the daemon renews the heartbeat of the runs it holds (queued or running). */
-export const HEARTBEAT_MS = 30_000;
-/** A running run whose heartbeat is older than this was interrupted (its daemon stopped). */
-export const STALE_MS = 5 * 60_000;
+/** A queued or running run the queue has never heard of for this long was lost (its daemon died before enqueueing, Redis emptied). */
+export const LOST_AFTER_MS = 60_000;
+/** The error of such a run. */
+export const LOST_ERROR = 'interrupted: no worker holds this run any more (its daemon stopped before handing it on, or the queue lost it); start it again';
+
+/** What a queued run's job carries: the run's id and owner, and the preset's query as it was when asked. */
+export interface BacktestJob {
+  id: string;
+  user_id: string;
+  preset_query: Record<string, unknown> | null;
+}
+
+/** The queue's view of a run. */
+export interface QueuedState {
+  state: 'waiting' | 'active' | 'completed' | 'failed' | 'other';
+  /** Why it failed (BullMQ's failedReason), when it did. */
+  reason: string | null;
+}
+
+/** Where long runs wait for a worker (any daemon's). */
+export interface BacktestQueue {
+  /** @throws AppError SERVICE_UNAVAILABLE when the queue cannot be reached */
+  enqueue(job: BacktestJob): Promise<void>;
+  /** The queue's view of a run; null when it holds no such job. */
+  state(id: string): Promise<QueuedState | null>;
+  /** Drop a job still waiting (no-op once a worker took it). */
+  remove(id: string): Promise<void>;
+}
+
+/** Who asks. */
+export interface BacktestOwner {
+  id: string;
+  tier: Tier;
+}
+
+/** How many runs may wait or run (null = no limit). */
+export interface BacktestLimits {
+  /** Most queued + running runs per user, by tier. */
+  perTier: Readonly<Record<Tier, number | null>>;
+  /** Most queued runs of every user together. */
+  queued: number | null;
+}
 
 /** Collaborators of the backtest service. */
-export interface BacktestServiceDeps {
+export interface BacktestServiceDeps extends PlanDeps {
   asOf: AsOfService;
   /** Parses a screening request. @throws AppError INVALID_REQUEST */
   parseScreen(body: unknown): ScreenQuery;
   /** The owner's saved preset's query, or undefined. */
   presetQuery(userId: string, id: string): Promise<Record<string, unknown> | undefined>;
   repo: BacktestsRepo;
-  riskFreeRate: number;
+  /** The queue of long runs; without one they run in this process, one at a time. */
+  queue?: BacktestQueue;
+  limits?: BacktestLimits;
   onError?(err: unknown, id: string): void;
-  /** Time source of heartbeats and staleness (default: the system clock). */
+  /** Time source of the lost-run check (default: the system clock). */
   now?: () => number;
+}
+
+/** Hooks of one run. */
+export interface RunHooks {
+  /** After each rebalance date's screen. */
+  onProgress?(done: number, total: number): void | Promise<void>;
+  /** Where each date's selection is kept, so a worker taking the run over resumes after the last one (run.ts). */
+  checkpoint?: PicksCheckpoint;
 }
 
 /** The backtest use cases. */
 export interface BacktestService {
-  /** Validate and run (or start) a backtest. @throws AppError INVALID_REQUEST with field details */
-  start(userId: string, request: BacktestRequest): Promise<StoredBacktest>;
+  /**
+   * Validate and run (or queue) a backtest.
+   * @throws AppError INVALID_REQUEST with field details, FORBIDDEN (the tier's limit of active runs), SERVICE_UNAVAILABLE (queue full or unreachable)
+   */
+  start(owner: BacktestOwner, request: BacktestRequest): Promise<StoredBacktest>;
   get(userId: string, id: string): Promise<StoredBacktest | undefined>;
   list(userId: string, limit: number): Promise<StoredBacktest[]>;
-  /** Resolves once every run started so far has finished. */
+  /** Cancel a queued or running run; undefined when not the owner's. @throws AppError CONFLICT when it already ended */
+  cancel(userId: string, id: string): Promise<StoredBacktest | undefined>;
+  /**
+   * Run a queued run (the queue's worker calls this); resolves with how it ended.
+   * @throws RunInterrupted when this daemon stops mid-run (the run is queued again for another worker)
+   */
+  run(job: BacktestJob, hooks?: RunHooks): Promise<BacktestStatus>;
+  /** Resolves once every run started in this process without a queue has finished. */
   idle(): Promise<void>;
-  /** Stop background runs (they finish as failed) and wait for them. Idempotent. */
+  /** Stop: a run under way stops at its next rebalance date (queued again, or failed without a queue). Idempotent. */
   close(): Promise<void>;
 }
 
-/** A validated, resolved run. */
-interface Plan {
-  query: ScreenQuery;
-  fromDay: number;
-  toDay: number;
-  signals: number;
-  rules: BacktestRules;
-}
-
-/** Every indicator a query reads: its filters, expression, sort keys and columns, and market_cap (weights). */
-export function queryFields(query: ScreenQuery): string[] {
-  return [
-    ...query.filters.map((f) => f.field), ...(expressionOf(query)?.fields ?? []), ...query.sort.map((s) => s.field), ...query.fields, 'market_cap',
-  ];
-}
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** Create the backtest service. */
 export function createBacktestService(deps: BacktestServiceDeps): BacktestService {
-  let queue: Promise<unknown> = Promise.resolve();
+  let local: Promise<unknown> = Promise.resolve();
   let closing = false;
   const now = deps.now ?? Date.now;
-  // Runs this daemon holds: their heartbeat is renewed so other daemons (and this one after a
-  // restart) can tell a run still under way from one whose daemon was killed.
-  const held = new Set<string>();
-  const beat = setInterval(() => {
-    if (held.size > 0) void deps.repo.heartbeat([...held], new Date(now()).toISOString()).catch(() => undefined);
-  }, HEARTBEAT_MS);
-  beat.unref();
-  const settleStale = (userId: string) =>
-    deps.repo.failStale(userId, new Date(now() - STALE_MS).toISOString(), new Date(now()).toISOString());
 
-  async function screenOf(userId: string, req: BacktestRequest): Promise<ScreenQuery> {
-    const sources = (['query', 'preset_id', 'template'] as const).filter((k) => req[k] !== undefined);
-    if (sources.length !== 1) throw invalidRequest('give exactly one of query, preset_id, template', { query: 'give exactly one of query, preset_id, template' });
-    if (req.template !== undefined) {
-      const template = getTemplate(req.template);
-      if (!template) throw invalidRequest(`unknown template '${req.template}'`, { template: `unknown template; one of ${listTemplates().map((t) => t.id).join(', ')}` });
-      return applyTemplateOverrides(template, req.market ? { market: req.market } : {});
+  function capsOf(owner: BacktestOwner) {
+    return { perUser: deps.limits?.perTier[owner.tier] ?? null, queued: deps.limits?.queued ?? null };
+  }
+
+  function refused(owner: BacktestOwner, created: Exclude<Awaited<ReturnType<BacktestsRepo['create']>>, { ok: true }>): AppError {
+    if (created.reason === 'user') {
+      const limit = deps.limits?.perTier[owner.tier] ?? null;
+      return new AppError('FORBIDDEN', `Backtest limit reached: the ${owner.tier} tier may have ${limit} backtests queued or running and you have ${created.active}. Wait for one to finish or cancel one.`, {
+        tier: owner.tier, limit, active: created.active,
+      });
     }
-    const raw = req.query ?? (await deps.presetQuery(userId, req.preset_id ?? ''));
-    if (raw === undefined) throw invalidRequest('unknown preset', { preset_id: 'no preset of yours has this id' });
-    if ('as_of' in raw) throw invalidRequest('as_of is set by the rebalance dates', { 'query.as_of': 'not allowed in a backtest: each rebalance date sets it' });
+    return new AppError('SERVICE_UNAVAILABLE', `The backtest queue is full (${created.queued} runs waiting); try again later.`, { queued: created.queued, limit: deps.limits?.queued ?? null });
+  }
+
+  /** A queued/running run the queue failed or lost is failed here too (on any daemon that reads it). */
+  async function settle(userId: string, run: StoredBacktest): Promise<StoredBacktest> {
+    if (!deps.queue || (run.status !== 'queued' && run.status !== 'running')) return run;
+    const queued = await deps.queue.state(run.id).catch(() => undefined);
+    let error: string | null = null;
+    if (queued === null && now() - Date.parse(run.created_at) > LOST_AFTER_MS) error = LOST_ERROR;
+    else if (queued?.state === 'failed') error = `failed: ${queued.reason ?? 'unknown reason'}`;
+    if (error === null) return run;
+    // Conditional: a run that ended meanwhile (its job completed and was removed) keeps its end.
+    await deps.repo.finish(run.id, { error });
+    return (await deps.repo.get(userId, run.id)) ?? run;
+  }
+
+  /** Run `job`; `handOn`: when this daemon stops mid-run, queue it again for another worker (else it fails). */
+  async function run(job: BacktestJob, hooks: RunHooks = {}, handOn = deps.queue !== undefined): Promise<BacktestStatus> {
+    if (closing) throw new RunInterrupted();
+    const stored = await deps.repo.get(job.user_id, job.id);
+    if (!stored || !(await deps.repo.claim(job.id))) return stored?.status ?? 'cancelled';
     try {
-      return deps.parseScreen(raw);
+      const p = await planBacktest(deps, stored.request as BacktestRequest, job.preset_query ?? undefined);
+      const result = await executePlan(deps.asOf, p, {
+        stopping: () => closing,
+        checkpoint: hooks.checkpoint,
+        async onProgress(done, total) {
+          if (!(await deps.repo.progress(job.id, done, total))) throw new RunCancelled();
+          await hooks.onProgress?.(done, total);
+        },
+      });
+      await deps.repo.finish(job.id, { result });
+      return 'completed';
     } catch (err) {
-      if (!isAppError(err)) throw err;
-      throw new AppError('INVALID_REQUEST', `Invalid query: ${err.message}`, Object.fromEntries(Object.entries(err.details).map(([k, v]) => [`query.${k}`, v])));
+      if (err instanceof RunCancelled) return 'cancelled';
+      if (err instanceof RunInterrupted && handOn) {
+        await deps.repo.requeue(job.id);
+        throw err;
+      }
+      deps.onError?.(err, job.id);
+      await deps.repo.finish(job.id, { error: message(err) });
+      return 'failed';
     }
   }
 
-  async function plan(userId: string, req: BacktestRequest): Promise<Plan> {
-    const query = await screenOf(userId, req);
-    const from = await deps.asOf.resolve(req.from, 'from');
-    const history = from.history;
-    const to = await deps.asOf.resolve(req.to ?? history.dates[history.dates.length - 1] ?? req.from, 'to');
-    if ((req.to ?? to.date) <= req.from) throw invalidRequest('from must be before to', { from: 'must be before to', to: 'must be after from' });
-    if (to.day <= from.day) throw invalidRequest('no trading day between from and to', { to: `no trading day after ${from.date} up to this date: nothing to trade` });
-    const signals = signalDays(history.dates, from.day, to.day, req.rebalance).length;
-    const rules: BacktestRules = {
-      rebalance: req.rebalance, top: req.top === 'all' ? null : req.top, weighting: req.weighting, fee_bps: req.fee_bps,
-      tax_bps: req.tax_bps, slippage_bps: req.slippage_bps, benchmark: req.benchmark, capital: req.capital, risk_free_rate: deps.riskFreeRate,
-    };
-    return { query, fromDay: from.day, toDay: to.day, signals, rules };
-  }
-
-  async function execute(id: string, p: Plan): Promise<BacktestResult> {
-    const history = await deps.asOf.history();
-    const fields = queryFields(p.query);
-    const depth = depthFor(fields);
-    const select = async (day: number): Promise<Selected[]> => {
-      if (closing) throw new Error('interrupted: the daemon is stopping');
-      const snapshot = await deps.asOf.snapshotOf({ history, day, date: history.dates[day] ?? '' }, depth, fields);
-      const rows = matchAll(snapshot, { ...p.query, page: 1 }).rows;
-      const n = p.rules.top === null ? rows.length : Math.min(rows.length, p.rules.top);
-      return Array.from(rows.subarray(0, n), (row) => ({ code: snapshot.codes[row] ?? '', market_cap: valueAt(snapshot, 'market_cap', row) }));
-    };
-    return simulate({ history, fromDay: p.fromDay, toDay: p.toDay, rules: p.rules, select, onProgress: (done, total) => deps.repo.progress(id, done, total) });
-  }
-
-  async function run(id: string, p: Plan): Promise<void> {
-    try {
-      await deps.repo.finish(id, { result: await execute(id, p) });
-    } catch (err) {
-      deps.onError?.(err, id);
-      await deps.repo.finish(id, { error: err instanceof Error ? err.message : String(err) }).catch(() => undefined);
-    } finally {
-      held.delete(id);
-    }
+  async function start(owner: BacktestOwner, request: BacktestRequest): Promise<StoredBacktest> {
+    if (closing) throw new AppError('SERVICE_UNAVAILABLE', 'the daemon is stopping');
+    checkOneSource(request);
+    const presetQuery = request.preset_id === undefined ? undefined : await deps.presetQuery(owner.id, request.preset_id);
+    const p = await planBacktest(deps, request, presetQuery);
+    const id = randomUUID();
+    const direct = p.signals <= DIRECT_MAX_SIGNALS;
+    const created = await deps.repo.create(owner.id, id, request as unknown as Record<string, unknown>, p.signals, direct ? 'running' : 'queued', capsOf(owner));
+    if (!created.ok) throw refused(owner, created);
+    const job: BacktestJob = { id, user_id: owner.id, preset_query: presetQuery ?? null };
+    if (direct) await run(job, {}, false);
+    else if (deps.queue) {
+      try {
+        await deps.queue.enqueue(job);
+      } catch (err) {
+        await deps.repo.finish(id, { error: `not queued: ${message(err)}` });
+        throw isAppError(err) ? err : new AppError('SERVICE_UNAVAILABLE', 'Backtest queue unavailable');
+      }
+    } else local = local.then(() => run(job, {}, false)).catch(() => undefined);
+    return (await deps.repo.get(owner.id, id))!;
   }
 
   return {
-    async start(userId, request) {
-      if (closing) throw new AppError('SERVICE_UNAVAILABLE', 'the daemon is stopping');
-      const p = await plan(userId, request);
-      const id = randomUUID();
-      await deps.repo.create(userId, id, request as unknown as Record<string, unknown>, p.signals);
-      held.add(id);
-      if (p.signals <= DIRECT_MAX_SIGNALS) await run(id, p);
-      else queue = queue.then(() => run(id, p));
-      return (await deps.repo.get(userId, id))!;
-    },
+    start,
+    run: (job, hooks) => run(job, hooks),
     async get(userId, id) {
-      await settleStale(userId);
-      return deps.repo.get(userId, id);
+      const found = await deps.repo.get(userId, id);
+      return found && settle(userId, found);
     },
     async list(userId, limit) {
-      await settleStale(userId);
-      return deps.repo.list(userId, limit);
+      return Promise.all((await deps.repo.list(userId, limit)).map((run) => settle(userId, run)));
     },
-    idle: async () => void (await queue.catch(() => undefined)),
+    async cancel(userId, id) {
+      const found = await deps.repo.get(userId, id);
+      if (!found) return undefined;
+      if (!(await deps.repo.cancel(userId, id))) {
+        const status = (await deps.repo.get(userId, id))?.status ?? found.status;
+        throw new AppError('CONFLICT', `Backtest already ${status}`, { id, status });
+      }
+      // A waiting job is dropped; a running one stops at its next rebalance date (it sees the row cancelled).
+      if (found.status === 'queued') await deps.queue?.remove(id).catch(() => undefined);
+      return deps.repo.get(userId, id);
+    },
+    idle: async () => void (await local),
     async close() {
       closing = true;
-      clearInterval(beat);
-      await queue.catch(() => undefined);
+      await local;
     },
   };
 }

@@ -1,21 +1,28 @@
-/** Price alerts on the wire (issue 7): /alerts, /alerts/{id}, /alerts/events, /alerts/{id}/events. */
+/**
+ * Alerts on the wire: price alerts (issue 7) and alerts on screens (issue 22):
+ * /alerts, /alerts/{id}, /alerts/events, /alerts/{id}/events.
+ */
 import type { AlertType } from '../kernel/alert-types.js';
 
-export { ALERT_TYPES, type AlertType } from '../kernel/alert-types.js';
+export { ALERT_TYPES, PRICE_ALERT_TYPES, SCREEN_ALERT_TYPES, isScreenAlertType, type AlertType } from '../kernel/alert-types.js';
 
 /** An alert as the API shows it. */
 export interface Alert {
   id: string;
-  code: string;
-  /** The stock's name (null when the stock is no longer listed). */
+  /** The stock of a price alert; null for a screen alert. */
+  code: string | null;
+  /** The stock's name (null when the stock is no longer listed, and for a screen alert). */
   name: string | null;
+  /** The preset whose live screen a `screen_enter`/`screen_exit` alert watches; null for a price alert. */
+  preset_id: string | null;
   alert_type: AlertType;
-  threshold: number;
+  /** The threshold of a price alert; null for a screen alert. */
+  threshold: number | null;
   recurring: boolean;
   cooldown_s: number;
   note: string | null;
   active: boolean;
-  /** False after a firing until the condition has been false again. */
+  /** False after a firing until the condition has been false again (price alerts; screen alerts stay armed). */
   armed: boolean;
   fire_count: number;
   /** ISO time of the last firing. */
@@ -28,9 +35,12 @@ export interface Alert {
 export interface AlertFiring {
   id: string;
   alert_id: string;
+  /** The stock that met the condition, or that entered or exited the screen. */
   code: string;
+  /** The preset of a screen alert's firing; null for a price alert's. */
+  preset_id: string | null;
   alert_type: AlertType;
-  threshold: number;
+  threshold: number | null;
   price: number;
   change_percent: number | null;
   volume: number | null;
@@ -39,15 +49,27 @@ export interface AlertFiring {
   fired_at: string;
 }
 
-/** Body of POST /alerts. */
-export interface NewAlert {
+/** Body of POST /alerts for a price alert. */
+export interface NewPriceAlert {
   code: string;
-  alert_type: AlertType;
+  alert_type: Exclude<AlertType, 'screen_enter' | 'screen_exit'>;
   threshold: number;
   recurring?: boolean;
   cooldown_s?: number;
   note?: string | null;
 }
 
-/** Body of PUT /alerts/{id} (at least one field). */
-export type AlertPatch = Partial<Pick<Alert, 'threshold' | 'active' | 'recurring' | 'note' | 'cooldown_s'>>;
+/** Body of POST /alerts for an alert on a preset's live screen. */
+export interface NewScreenAlert {
+  preset_id: string;
+  alert_type: 'screen_enter' | 'screen_exit';
+  recurring?: boolean;
+  cooldown_s?: number;
+  note?: string | null;
+}
+
+/** Body of POST /alerts. */
+export type NewAlert = NewPriceAlert | NewScreenAlert;
+
+/** Body of PUT /alerts/{id} (at least one field; `threshold` only for price alerts). */
+export type AlertPatch = Partial<{ threshold: number; active: boolean; recurring: boolean; note: string | null; cooldown_s: number }>;

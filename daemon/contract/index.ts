@@ -1,5 +1,6 @@
 /** The wire contract in one import: every response, request body and message type the daemon and the CLI share. */
 export * from './alerts.js';
+export * from './backtests.js';
 export * from './envelope.js';
 export * from './errors.js';
 export * from './health.js';

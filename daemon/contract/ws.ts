@@ -96,9 +96,12 @@ export type AlertMessage = ServerMessageBase & {
   type: 'alert';
   code: string;
   alert_type: string;
-  threshold: number;
+  /** The price alert's threshold; null for an alert on a screen (`screen_enter`/`screen_exit`, issue 22). */
+  threshold: number | null;
   current_price: number;
-  message: string;};
+  message: string;
+  /** The preset whose live screen the stock entered or exited (alerts on screens only). */
+  preset_id?: string;};
 
 /** `error`. */
 export type ErrorMessage = ServerMessageBase & {

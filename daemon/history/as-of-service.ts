@@ -1,13 +1,17 @@
 /**
  * As-of snapshots on demand (issue 23): the market's history is read once per data version
- * (reloaded when the live snapshot's version changes), and each date's snapshot is built once
- * and kept in a memory-bounded LRU keyed by (date, data version), so a warm as-of screen costs
- * what a screen of the live snapshot costs. Concurrent requests for one date share one build.
+ * (reloaded when the live snapshot's version changes); each indicator's series over the whole
+ * history is built once per data version (field-series.ts: on first use, and for the fields
+ * most screens read in the background right after the history is read), so a date's snapshot
+ * is a column pick; each snapshot is kept in a memory-bounded LRU keyed by (date, fields, data
+ * version), so a warm as-of screen costs what a screen of the live snapshot costs. Concurrent
+ * requests for one date share one build.
  */
 import { invalidRequest } from '../errors.js';
 import type { Snapshot } from '../screening/snapshot.js';
 import { createTimeSlicer } from '../screening/time-slicer.js';
 import { buildAsOfSnapshot } from './as-of-snapshot.js';
+import { createSeriesStore, SERIES_BYTES, SERIES_FIELDS, type SeriesStore } from './field-series.js';
 import type { MarketHistory } from './market-history.js';
 import type { AsOfDepth } from './point-indicators.js';
 import { dayOnOrBefore } from './market-history.js';
@@ -25,7 +29,24 @@ export interface AsOfServiceDeps {
   loadHistory(version: string): Promise<MarketHistory>;
   /** Cache budget in bytes (default AS_OF_CACHE_BYTES). */
   cacheBytes?: number;
+  /** Bytes of indicator series kept (default SERIES_BYTES). */
+  seriesBytes?: number;
+  /** Series built in the background once the history is read (default WARM_FIELDS; [] for none). */
+  warmFields?: readonly (readonly string[])[];
 }
+
+/**
+ * The series built in the background after a history read, batch by batch (a request for one
+ * of them waits for its batch only): the columns every screen answers with, the common
+ * filters and the inputs of the cross-sectional scores. ≈30 fields, ≈330 MB on 2,700 × 520.
+ */
+export const WARM_FIELDS: readonly (readonly string[])[] = [
+  ['close', 'change_percent', 'volume'],
+  ['market_cap', 'per', 'pbr', 'psr', 'roe', 'roa', 'earnings_yield', 'dividend_yield', 'operating_margin', 'debt_ratio', 'piotroski_f_score',
+    'revenue_growth_yoy', 'operating_profit_growth_yoy', 'net_profit_growth_yoy', 'revenue_growth_qoq', 'ev_ebit', 'return_on_capital'],
+  ['return_3m', 'return_6m', 'momentum_12_1', 'dist_52w_high', 'sma_20'],
+  ['rsi_14'],
+];
 
 /** A resolved as-of date. */
 export interface AsOfDay {
@@ -45,15 +66,20 @@ export interface AsOfService {
    * date is malformed, before the first loaded date or after the last, or nothing is loaded
    */
   resolve(date: string, field?: string): Promise<AsOfDay>;
-  /** The as-of snapshot of `date` (resolved as `resolve` does). @throws like resolve */
-  snapshotAt(date: string): Promise<{ snapshot: Snapshot; date: string }>;
+  /**
+   * The as-of snapshot of `date` (resolved as `resolve` does), holding `fields` (default every
+   * indicator: a screen passes the ones it reads). @throws like resolve
+   */
+  snapshotAt(date: string, fields?: readonly string[]): Promise<{ snapshot: Snapshot; date: string }>;
   /**
    * The snapshot of an already resolved day; 'point' holds only what needs no price history
    * (point-indicators.ts); `fields` limits the columns it holds (default every indicator).
    */
   snapshotOf(at: AsOfDay, depth?: AsOfDepth, fields?: readonly string[]): Promise<Snapshot>;
-  /** Figures for the benchmark and logs. */
-  stats(): { cached: number; bytes: number; builds: number };
+  /** Figures for the benchmark and logs (`series`: of the current history, once read). */
+  stats(): { cached: number; bytes: number; builds: number; series?: ReturnType<SeriesStore['stats']> };
+  /** Settles when the background series build of the current history is done (benchmarks, tests). */
+  warmed(): Promise<void>;
 }
 
 /** Rough bytes of a snapshot (columns dominate: 9 bytes a value). */
@@ -68,12 +94,38 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
   const cache = new Map<string, { snapshot: Promise<Snapshot>; bytes: number }>();
   let bytes = 0;
   let builds = 0;
+  const stores = new WeakMap<MarketHistory, SeriesStore>();
+  let current: { store: SeriesStore; warm: Promise<void> } | undefined;
+
+  function storeOf(h: MarketHistory): SeriesStore {
+    let store = stores.get(h);
+    if (!store) {
+      store = createSeriesStore(h, deps.seriesBytes ?? SERIES_BYTES);
+      stores.set(h, store);
+    }
+    return store;
+  }
+
+  /** Build the warm series batch by batch, time-sliced, after the history is read. */
+  async function warm(h: MarketHistory, store: SeriesStore): Promise<void> {
+    for (const batch of deps.warmFields ?? WARM_FIELDS) {
+      if (loaded?.version !== h.version) return;
+      const slicer = createTimeSlicer();
+      await store.get(batch.filter((f) => SERIES_FIELDS.has(f)), () => slicer.checkpoint());
+    }
+  }
 
   function history(): Promise<MarketHistory> {
     const version = deps.version();
     if (loaded?.version !== version) {
       const promise = deps.loadHistory(version);
       loaded = { version, history: promise };
+      current = undefined;
+      promise.then((h) => {
+        if (loaded?.history !== promise) return;
+        const store = storeOf(h);
+        current = { store, warm: warm(h, store).catch(() => undefined) };
+      }, () => undefined);
       // A failed read is not kept: the next request tries again.
       promise.catch(() => {
         if (loaded?.history === promise) loaded = undefined;
@@ -115,7 +167,7 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
     }
     builds++;
     const slicer = createTimeSlicer();
-    const snapshot = buildAsOfSnapshot(at.history, at.day, () => slicer.checkpoint(), depth, fields);
+    const snapshot = buildAsOfSnapshot(at.history, at.day, () => slicer.checkpoint(), depth, fields, storeOf(at.history));
     const entry = { snapshot, bytes: 0 };
     cache.set(key, entry);
     snapshot.then(
@@ -134,10 +186,16 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
     history,
     resolve,
     snapshotOf,
-    async snapshotAt(date) {
+    async snapshotAt(date, fields) {
       const at = await resolve(date);
-      return { snapshot: await snapshotOf(at), date: at.date };
+      return { snapshot: await snapshotOf(at, 'full', fields), date: at.date };
     },
-    stats: () => ({ cached: cache.size, bytes, builds }),
+    stats: () => ({ cached: cache.size, bytes, builds, ...(current ? { series: current.store.stats() } : {}) }),
+    warmed: async () => {
+      await history();
+      // `current` is set by the read's own continuation; give it its turn first.
+      await new Promise<void>((r) => setImmediate(r));
+      await current?.warm;
+    },
   };
 }

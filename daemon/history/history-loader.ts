@@ -1,13 +1,15 @@
 /**
- * Reads the stored market into a MarketHistory (market-history.ts): one day of bars per read
- * (~2,700 rows on a full market, a short read), with a turn for the event loop after each, so
- * loading years of history never blocks the daemon (issue 3).
+ * Reads the stored market into a MarketHistory (market-history.ts): the bars of 100 stocks per
+ * read, as columns (PricesRepo.barColumns: a few strings per stock, not an object per bar), with
+ * a turn for the event loop after each, so loading years of history never blocks the daemon
+ * (issue 3).
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { MARKETS, type DailyBar, type FinancialQuarter, type HaltRecord, type IndexBar, type Market, type StockRecord } from '../kernel/records.js';
+import { MARKETS, type DailyBar, type DesignationRecord, type FinancialQuarter, type HaltRecord, type IndexBar, type Market, type StockRecord } from '../kernel/records.js';
+import type { DesignationsRepo } from '../store/designations-repo.js';
 import type { FinancialsRepo } from '../store/financials-repo.js';
 import type { IndexRepo } from '../store/index-repo.js';
-import type { PricesRepo } from '../store/prices-repo.js';
+import type { BarColumns, PricesRepo } from '../store/prices-repo.js';
 import type { StocksRepo } from '../store/stocks-repo.js';
 import { disclosureDeadline } from './disclosure.js';
 import type { KnownStatement, MarketHistory, StockHistory } from './market-history.js';
@@ -15,9 +17,11 @@ import type { KnownStatement, MarketHistory, StockHistory } from './market-histo
 /** The repositories the history is read from. */
 export interface HistorySources {
   stocks: Pick<StocksRepo, 'all'>;
-  prices: Pick<PricesRepo, 'tradeDates' | 'barsOn' | 'allHalts'>;
+  prices: Pick<PricesRepo, 'tradeDates' | 'barColumns' | 'allHalts'>;
   financials: Pick<FinancialsRepo, 'all'>;
   index: Pick<IndexRepo, 'series'>;
+  /** Designations by day (absent: today's flags stand for every date). */
+  designations?: Pick<DesignationsRepo, 'all'>;
 }
 
 /** Growable columns of one stock while reading. */
@@ -28,24 +32,32 @@ interface Builder {
 
 const COLS = 8;
 
+/** Stocks whose bars are read at once (≈50,000 bars over two years: a read of tens of ms). */
+export const HISTORY_PAGE_STOCKS = 100;
+
 /** Read the whole stored market. @throws the repositories' errors */
 export async function loadMarketHistory(src: HistorySources, version: string): Promise<MarketHistory> {
-  const [records, barDates, halts, financials] = await Promise.all([
-    src.stocks.all(), src.prices.tradeDates(), src.prices.allHalts(), src.financials.all(),
+  const [records, barDates, halts, financials, designations] = await Promise.all([
+    src.stocks.all(), src.prices.tradeDates(), src.prices.allHalts(), src.financials.all(), src.designations?.all() ?? [],
   ]);
   const builder = createHistoryBuilder(records, [...barDates, ...halts.map((h) => h.trade_date)]);
-  for (const date of barDates) {
-    builder.addBars(await src.prices.barsOn(date));
+  for (let i = 0; i < records.length; i += HISTORY_PAGE_STOCKS) {
+    for (const cols of await src.prices.barColumns(records.slice(i, i + HISTORY_PAGE_STOCKS).map((r) => r.code))) builder.addColumns(cols);
     await yieldToLoop();
   }
   const index = Object.fromEntries(await Promise.all(MARKETS.map(async (m) => [m, await src.index.series(m)] as const))) as Record<Market, IndexBar[]>;
-  return builder.finish(version, halts, financials, index);
+  return builder.finish(version, halts, financials, index, designations);
 }
 
 /** Assembles a MarketHistory from records: bars in date order (any number of calls), then the rest. */
 export interface HistoryBuilder {
   addBars(bars: Iterable<DailyBar>): void;
-  finish(version: string, halts: readonly HaltRecord[], financials: ReadonlyMap<string, readonly FinancialQuarter[]>, index: Partial<Record<Market, IndexBar[]>>): MarketHistory;
+  /** One stock's bars as columns, oldest first (after or instead of its addBars). */
+  addColumns(cols: BarColumns): void;
+  finish(
+    version: string, halts: readonly HaltRecord[], financials: ReadonlyMap<string, readonly FinancialQuarter[]>,
+    index: Partial<Record<Market, IndexBar[]>>, designations?: readonly DesignationRecord[],
+  ): MarketHistory;
 }
 
 /** A history builder over `records`; `dates` are every date that has a bar or a halt (any order, repeats allowed). */
@@ -64,9 +76,26 @@ export function createHistoryBuilder(records: readonly StockRecord[], dates: Ite
         values.forEach((v, k) => builder.cols[k]?.push(v));
       }
     },
-    finish(version, halts, financials, index) {
+    addColumns(c) {
+      const builder = builders.get(c.stock_code);
+      if (!builder) return;
+      const sources = [c.open, c.high, c.low, c.close, c.volume, c.value, c.cap, c.shares];
+      c.dates.forEach((date, i) => {
+        const day = dayOf.get(date);
+        if (day === undefined) return;
+        builder.days.push(day);
+        sources.forEach((col, k) => builder.cols[k]?.push(col[i] ?? Number.NaN));
+      });
+    },
+    finish(version, halts, financials, index, designations = []) {
       const haltsOf = groupHalts(halts, dayOf);
-      const stocks = records.map((r) => finish(r, builders.get(r.code), haltsOf.get(r.code), financials.get(r.code) ?? []));
+      const designationsOf = new Map<string, DesignationRecord[]>();
+      for (const d of designations) {
+        const list = designationsOf.get(d.stock_code);
+        if (list) list.push(d);
+        else designationsOf.set(d.stock_code, [d]);
+      }
+      const stocks = records.map((r) => finish(r, builders.get(r.code), haltsOf.get(r.code), financials.get(r.code) ?? [], designationsOf.get(r.code) ?? []));
       const series = { KOSPI: index.KOSPI ?? [], KOSDAQ: index.KOSDAQ ?? [] };
       return { version, dates: allDates, stocks, byCode: new Map(stocks.map((s) => [s.record.code, s])), index: series };
     },
@@ -83,7 +112,10 @@ function groupHalts(halts: readonly HaltRecord[], dayOf: ReadonlyMap<string, num
   return out;
 }
 
-function finish(record: StockRecord, builder: Builder | undefined, halts: Map<number, HaltRecord> | undefined, quarters: readonly FinancialQuarter[]): StockHistory {
+function finish(
+  record: StockRecord, builder: Builder | undefined, halts: Map<number, HaltRecord> | undefined,
+  quarters: readonly FinancialQuarter[], designations: readonly DesignationRecord[],
+): StockHistory {
   const col = (k: number) => Float64Array.from(builder?.cols[k] ?? []);
   const days = Int32Array.from(builder?.days ?? []);
   const haltDays = [...(halts?.keys() ?? [])];
@@ -94,6 +126,6 @@ function finish(record: StockRecord, builder: Builder | undefined, halts: Map<nu
     .sort((a, b) => (a.known_on < b.known_on ? -1 : a.known_on > b.known_on ? 1 : 0));
   return {
     record, days, open: col(0), high: col(1), low: col(2), close: col(3), volume: col(4), value: col(5), cap: col(6), shares: col(7),
-    halts: halts ?? new Map(), statements, firstDay: Number.isFinite(first) ? first : -1, lastDay: last,
+    halts: halts ?? new Map(), statements, designations: [...designations].sort((a, b) => (a.trade_date < b.trade_date ? -1 : 1)), firstDay: Number.isFinite(first) ? first : -1, lastDay: last,
   };
 }

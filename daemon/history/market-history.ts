@@ -4,7 +4,7 @@
  * 2,700 stocks × 500 days is ≈95 MB), its halt days, and its statements with the date each
  * became known. Plain data and pure look-ups; loading is in history-loader.ts.
  */
-import type { DailyBar, FinancialQuarter, HaltRecord, IndexBar, Market, StockRecord } from '../kernel/records.js';
+import type { DailyBar, DesignationRecord, FinancialQuarter, HaltRecord, IndexBar, Market, StockRecord } from '../kernel/records.js';
 
 /** A statement and the first date it may be used (its disclosure date, or the statutory deadline). */
 export interface KnownStatement {
@@ -30,6 +30,8 @@ export interface StockHistory {
   readonly halts: ReadonlyMap<number, HaltRecord>;
   /** Statements, ordered by `known_on`. */
   readonly statements: readonly KnownStatement[];
+  /** Designations dated files stated, ordered by date (empty when no source dated them). */
+  readonly designations: readonly DesignationRecord[];
   /** First and last date index with a bar or halt record (-1 when none). */
   readonly firstDay: number;
   readonly lastDay: number;
@@ -139,4 +141,24 @@ export function isListedOn(history: MarketHistory, stock: StockHistory, day: num
 /** The stock's delisting date index (its last day of data when that is before the market's), or null. */
 export function delistedAfter(history: MarketHistory, stock: StockHistory): number | null {
   return stock.lastDay >= 0 && stock.lastDay < history.dates.length - 1 ? stock.lastDay : null;
+}
+
+/**
+ * The stock's designation on `date`: the last one a dated file stated on or before it; before
+ * the first statement (or with none) the listing's current flag and board, since nothing older
+ * is known.
+ */
+export function designationOn(stock: StockHistory, date: string): { is_administrative: boolean; board: string | null } {
+  let lo = 0;
+  let hi = stock.designations.length - 1;
+  let found: DesignationRecord | undefined;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const d = stock.designations[mid]!;
+    if (d.trade_date <= date) {
+      found = d;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found ?? stock.record;
 }

@@ -46,6 +46,9 @@ export interface MarketComputeOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
+/** What the price side reads of the last bar. */
+export type LastBar = Pick<DailyBar, 'close_price' | 'shares_outstanding' | 'market_cap'>;
+
 /** Bars dated after `asOf` are ignored (the inputs may run ahead of the computation date). */
 function barsUpTo(bars: readonly DailyBar[], asOf: string): readonly DailyBar[] {
   let end = bars.length;
@@ -54,15 +57,27 @@ function barsUpTo(bars: readonly DailyBar[], asOf: string): readonly DailyBar[] 
 }
 
 /** Listing shares, else the latest bar's, else the latest filing's; null unless > 0. */
-function resolveShares(stock: StockSeries, lastBar: DailyBar | undefined): number | null {
+function resolveShares(stock: Pick<StockSeries, 'shares_outstanding' | 'financials'>, lastBar: LastBar | undefined): number | null {
   const latestFiling = stock.financials[stock.financials.length - 1];
   return positive(stock.shares_outstanding) ?? positive(lastBar?.shares_outstanding) ?? positive(latestFiling?.shares_outstanding);
 }
 
 /** Effective close: the last bar's; when halted today, the stock's last close if given. */
-function resolveClose(stock: StockSeries, lastBar: DailyBar | undefined): number | null {
+function resolveClose(stock: Pick<StockSeries, 'halted' | 'last_close'>, lastBar: LastBar | undefined): number | null {
   if (stock.halted && stock.last_close != null && stock.last_close > 0) return stock.last_close;
   return lastBar?.close_price ?? positive(stock.last_close);
+}
+
+/** What a stock's price-side values are on its last bar: close, shares, market cap (as-of series reuse it). */
+export function priceSide(
+  stock: Pick<StockSeries, 'halted' | 'last_close' | 'shares_outstanding' | 'financials' | 'market_cap'>, lastBar: LastBar | undefined,
+): { close: number | null; shares: number | null; marketCap: number | null } {
+  const close = resolveClose(stock, lastBar);
+  const shares = resolveShares(stock, lastBar);
+  // Halted today: the day's own record (close, shares, market cap as the file gives them) beats an older bar.
+  const reportedCap = (stock.halted ? positive(stock.market_cap) : null) ?? positive(lastBar?.market_cap);
+  const marketCap = reportedCap ?? (close != null && shares != null ? close * shares : null);
+  return { close, shares, marketCap };
 }
 
 /**
@@ -72,11 +87,7 @@ function resolveClose(stock: StockSeries, lastBar: DailyBar | undefined): number
 export function computeStockIndicators(stock: StockSeries, index: IndexBar[] | undefined, as_of: string): IndicatorValues {
   const bars = barsUpTo(stock.bars, as_of);
   const lastBar = bars[bars.length - 1];
-  const close = resolveClose(stock, lastBar);
-  const shares = resolveShares(stock, lastBar);
-  // Halted today: the day's own record (close, shares, market cap as the file gives them) beats an older bar.
-  const reportedCap = (stock.halted ? positive(stock.market_cap) : null) ?? positive(lastBar?.market_cap);
-  const marketCap = reportedCap ?? (close != null && shares != null ? close * shares : null);
+  const { close, shares, marketCap } = priceSide(stock, lastBar);
   const cols = toColumns(bars);
   const indexCloses = index && index.length > 0 ? alignIndexCloses(cols.dates, index) : null;
   const technical = technicalIndicators({ cols, indexCloses, asOf: as_of, halted: stock.halted, close });

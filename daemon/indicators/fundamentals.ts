@@ -49,31 +49,62 @@ export function capitalEmployed(view: FinancialView): number | null {
   return equity == null ? null : equity + (view.at('long_term_debt') ?? 0);
 }
 
+/** What the valuation ratios take from the statements (constant between two disclosures). */
+export interface ValuationBasis {
+  hasData: boolean;
+  netProfit: number | null;
+  operatingProfit: number | null;
+  equity: number | null;
+  revenue: number | null;
+  npGrowth: number | null;
+  longTermDebt: number | null;
+  cash: number | null;
+  dps: number | null;
+}
+
+/** The statement side of valuationIndicators (as-of series compute it once per disclosure). */
+export function valuationBasis(view: FinancialView): ValuationBasis {
+  const netProfit = view.ttm('net_profit');
+  return {
+    hasData: view.hasData,
+    netProfit,
+    operatingProfit: view.ttm('operating_profit'),
+    equity: view.at('equity'),
+    revenue: view.ttm('revenue'),
+    npGrowth: growthPercent(netProfit, view.ttm('net_profit', 4)),
+    longTermDebt: view.at('long_term_debt'),
+    cash: view.at('cash'),
+    dps: view.ttmSparse('dividends_per_share'),
+  };
+}
+
 /** per, pbr, psr, por, earnings_yield, eps, bps, graham_ratio, peg, dividend_yield, enterprise_value, ev_ebit. */
 export function valuationIndicators(view: FinancialView, price: PriceContext): IndicatorPatch {
+  return valuationFrom(valuationBasis(view), price);
+}
+
+/** valuationIndicators from a basis and the day's price side. */
+export function valuationFrom(b: ValuationBasis, price: PriceContext): IndicatorPatch {
   const cap = positive(price.marketCap);
   const shares = positive(price.shares);
-  const netProfit = view.ttm('net_profit');
-  const operatingProfit = view.ttm('operating_profit');
-  const equity = view.at('equity');
+  const { netProfit, operatingProfit, equity } = b;
   const eps = safeDiv(netProfit, shares);
   const bps = safeDiv(equity, shares);
   const per = safeDiv(cap, positive(netProfit));
-  const npGrowth = growthPercent(netProfit, view.ttm('net_profit', 4));
-  const ev = enterpriseValue(view, cap);
+  // enterpriseValue() with the basis' figures: cap + long-term debt − cash.
+  const ev = cap == null || !b.hasData ? null : cap + (b.longTermDebt ?? 0) - (b.cash ?? 0);
   const grahamBase = eps != null && bps != null && eps > 0 && bps > 0 ? Math.sqrt(22.5 * eps * bps) : null;
-  const dps = view.ttmSparse('dividends_per_share');
   return {
     per,
     pbr: safeDiv(cap, positive(equity)),
-    psr: safeDiv(cap, positive(view.ttm('revenue'))),
+    psr: safeDiv(cap, positive(b.revenue)),
     por: safeDiv(cap, positive(operatingProfit)),
     earnings_yield: percent(netProfit, cap),
     eps,
     bps,
     graham_ratio: safeDiv(price.close, grahamBase),
-    peg: safeDiv(per, positive(npGrowth)),
-    dividend_yield: percent(dps, positive(price.close)),
+    peg: safeDiv(per, positive(b.npGrowth)),
+    dividend_yield: percent(b.dps, positive(price.close)),
     enterprise_value: ev,
     ev_ebit: safeDiv(positive(ev), positive(operatingProfit)),
   };

@@ -62,10 +62,13 @@ export interface AlertEvent {
   event_id?: string;
   code: string;
   alert_type: string;
-  threshold: number;
+  /** The price alert's threshold; null for an alert on a screen (issue 22). */
+  threshold: number | null;
   current_price: number;
   message: string;
   ts: number;
+  /** The preset of a `screen_enter`/`screen_exit` alert (issue 22). */
+  preset_id?: string;
 }
 
 /** Every event the bus carries. */

@@ -61,6 +61,20 @@ export interface HaltRecord {
   shares_outstanding: number | null;
 }
 
+/**
+ * What a dated source said of an issue's designation on one trading day (issue 23: as-of
+ * screens use the designation in force on their date). Only days a source stated it are
+ * recorded; KOSPI rows of the KRX daily files leave it blank (unknown), so they record none.
+ */
+export interface DesignationRecord {
+  stock_code: string;
+  /** YYYY-MM-DD, the trading day of the file that stated it. */
+  trade_date: string;
+  is_administrative: boolean;
+  /** The board or designation text (소속부) that day, e.g. 관리종목(소속부없음). */
+  board: string | null;
+}
+
 /** Optional fields of a real filing that the better indicators need. */
 export const OPTIONAL_FINANCIAL_FIELDS = [
   'gross_profit',

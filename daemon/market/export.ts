@@ -3,6 +3,7 @@
  * `stockscreen export` writes and every loader reads back (a lossless round trip).
  */
 import type { MarketRecords } from '../../loaders/types.js';
+import type { DesignationsRepo } from '../store/designations-repo.js';
 import type { FinancialsRepo } from '../store/financials-repo.js';
 import type { IndexRepo } from '../store/index-repo.js';
 import type { PricesRepo } from '../store/prices-repo.js';
@@ -15,9 +16,10 @@ export interface ExportDeps {
   prices: PricesRepo;
   financials: FinancialsRepo;
   index: IndexRepo;
+  designations: DesignationsRepo;
 }
 
-/** Stocks first, then bars 100 stocks at a time, then halts, financials and index series. */
+/** Stocks first, then bars 100 stocks at a time, then halts, financials, index series and designations. */
 export async function* exportMarket(deps: ExportDeps): AsyncGenerator<Partial<MarketRecords>> {
   const stocks = await deps.stocks.all();
   yield { stocks };
@@ -27,4 +29,5 @@ export async function* exportMarket(deps: ExportDeps): AsyncGenerator<Partial<Ma
   yield { halts: await deps.prices.allHalts() };
   yield { financials: [...(await deps.financials.all()).values()].flat() };
   for (const market of MARKETS) yield { index: await deps.index.series(market) };
+  yield { designations: await deps.designations.all() };
 }

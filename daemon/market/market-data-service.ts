@@ -10,6 +10,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { applyCrossSectionalScoresAsync, computeStockIndicators, type StockSeries } from '../indicators/compute.js';
 import type { IndicatorValues } from '../indicators/registry.js';
 import { transactionDb, type Db, type Queryable } from '../store/db.js';
+import { createDesignationsRepo, type DesignationsRepo } from '../store/designations-repo.js';
 import { createFinancialsRepo, type FinancialsRepo } from '../store/financials-repo.js';
 import { createIndexRepo, type IndexRepo } from '../store/index-repo.js';
 import { createIndicatorsRepo, type IndicatorRun, type IndicatorsRepo } from '../store/indicators-repo.js';
@@ -18,7 +19,7 @@ import { createPricesRepo, type PricesRepo } from '../store/prices-repo.js';
 import { createStocksRepo, type StocksRepo, type StockUpdate } from '../store/stocks-repo.js';
 import { createCapWeightedIndexBuilder } from './cap-weighted-index.js';
 import { deriveQuarters, reportYears, type ReportedAmount } from '../kernel/financial-reports.js';
-import { MARKETS, type DailyBar, type FinancialQuarter, type HaltRecord, type IndexBar, type Market } from '../kernel/records.js';
+import { MARKETS, type DailyBar, type DesignationRecord, type FinancialQuarter, type HaltRecord, type IndexBar, type Market } from '../kernel/records.js';
 
 /** Records to write, as produced by a loader or the sample generator. */
 export interface RecordsBatch {
@@ -27,6 +28,8 @@ export interface RecordsBatch {
   halts: readonly HaltRecord[];
   financials: readonly FinancialQuarter[];
   index: readonly IndexBar[];
+  /** Designations stated by dated files (issue 23's as-of screens read them). */
+  designations?: readonly DesignationRecord[];
   /**
    * Statement amounts as filed (dart-json). The quarters of every (stock, year) they
    * touch are derived again from these plus the amounts and quarters already stored,
@@ -62,6 +65,8 @@ export interface MarketDataDeps {
   financials: FinancialsRepo;
   index: IndexRepo;
   indicators: IndicatorsRepo;
+  /** Defaults to the repository over `db`. */
+  designations?: DesignationsRepo;
 }
 
 /** Progress of a computation: (done, total). */
@@ -116,13 +121,14 @@ export interface MarketDataService {
 export function marketDataDeps(db: Db): MarketDataDeps {
   return {
     db, stocks: createStocksRepo(db), prices: createPricesRepo(db), financials: createFinancialsRepo(db),
-    index: createIndexRepo(db), indicators: createIndicatorsRepo(db),
+    index: createIndexRepo(db), indicators: createIndicatorsRepo(db), designations: createDesignationsRepo(db),
   };
 }
 
 /** Create the market data service. */
 export function createMarketDataService(deps: MarketDataDeps): MarketDataService {
   const { db } = deps;
+  const designations = deps.designations ?? createDesignationsRepo(db);
 
   /** Quarters of the (stock, year)s that filed amounts touch, derived with what is stored. */
   async function derivedFinancials(tx: Queryable, reports: readonly ReportedAmount[]): Promise<{ years: Set<string>; quarters: FinancialQuarter[] }> {
@@ -149,6 +155,7 @@ export function createMarketDataService(deps: MarketDataDeps): MarketDataService
       const derived = await derivedFinancials(tx, reports);
       financials = [...financials.filter((f) => !derived.years.has(`${f.stock_code}|${f.fiscal_year}`)), ...derived.quarters];
     }
+    await designations.upsert(tx, keep(batch.designations ?? []));
     return {
       stocks: merged.written,
       bars: await deps.prices.upsertBars(tx, bars),

@@ -168,6 +168,15 @@ export function itemColumns(query: ScreenQuery, parsed?: ParsedExpression): stri
   ];
 }
 
+/**
+ * The indicator fields a query reads (its item columns, its expression's and formula columns'
+ * fields), those of `known` only: what an as-of snapshot must hold to answer it (issue 23).
+ */
+export function indicatorFieldsOf(query: ScreenQuery, known: ReadonlySet<string>): string[] {
+  const formulaFields = formulasOf(query).flatMap((f) => f.parsed.fields);
+  return [...new Set([...itemColumns(query), ...formulaFields])].filter((f) => known.has(f));
+}
+
 /** Every match of a query, sorted, and the snapshot its items are read from. */
 export interface Matching {
   rows: Int32Array;

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { createCrossSectionMemo } from './cross-section.js';
 import { formulasOf } from './formula-columns.js';
 import { invalidRequest } from '../errors.js';
-import { executeQuery, matchAll, type ScreenMatches, type ScreenQuery } from './query.js';
+import { executeQuery, indicatorFieldsOf, matchAll, type ScreenMatches, type ScreenQuery } from './query.js';
 import { describeFiltersApplied, normalizeQuery, parseScreenRequest } from './request.js';
 import type { FiltersApplied } from './query-normalize.js';
 import type { SnapshotService } from './snapshot-service.js';
@@ -68,9 +68,10 @@ export interface ScreenServiceDeps {
   knownFields: ReadonlySet<string>;
   /**
    * The snapshot selector of as-of screens (issue 23): the snapshot of the market as known on
-   * `date` and the trading date used. @throws AppError INVALID_REQUEST for a date out of range
+   * `date` (holding at least `fields`, the indicators the query reads) and the trading date
+   * used. @throws AppError INVALID_REQUEST for a date out of range
    */
-  asOf?: (date: string) => Promise<{ snapshot: Snapshot; date: string }>;
+  asOf?: (date: string, fields: readonly string[]) => Promise<{ snapshot: Snapshot; date: string }>;
   /** Milliseconds now (for the in-process layer's expiry); default Date.now. */
   now?: () => number;
 }
@@ -124,7 +125,7 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
   async function snapshotFor(query: ScreenQuery): Promise<{ snapshot: Snapshot; as_of?: string }> {
     if (query.as_of === undefined) return { snapshot: deps.snapshot.current() };
     if (!deps.asOf) throw invalidRequest('as-of screens are not available here', { as_of: 'not supported by this service' });
-    const { snapshot, date } = await deps.asOf(query.as_of);
+    const { snapshot, date } = await deps.asOf(query.as_of, indicatorFieldsOf(query, deps.knownFields));
     return { snapshot, as_of: date };
   }
 

@@ -1,6 +1,6 @@
 /**
- * Alerts repository: price alerts (scoped to the owner for the API, unscoped for the
- * evaluator) and their durable firing history. The active-alert cap is checked inside
+ * Alerts repository: price alerts and alerts on screens (scoped to the owner for the API,
+ * unscoped for the evaluators) and their durable firing history. The active-alert cap is checked inside
  * the writing transaction so concurrent creates cannot pass it together; a firing is
  * recorded once per (alert, generation) and only while the alert is still active.
  */
@@ -16,9 +16,9 @@ export type Alert = Omit<WireAlert, 'last_fired_at'> & {
 };
 
 /** Fields of a new alert. */
-export type AlertInsert = Pick<Alert, 'code' | 'alert_type' | 'threshold' | 'recurring' | 'cooldown_s' | 'note'>;
+export type AlertInsert = Pick<Alert, 'code' | 'preset_id' | 'alert_type' | 'threshold' | 'recurring' | 'cooldown_s' | 'note'>;
 /** Fields an update may change. */
-export type AlertPatch = Partial<Pick<Alert, 'threshold' | 'active' | 'recurring' | 'note' | 'cooldown_s'>>;
+export type AlertPatch = Partial<{ threshold: number; active: boolean; recurring: boolean; note: string | null; cooldown_s: number }>;
 /** Outcome of a write bounded by the active-alert cap. */
 export type AlertWrite = { ok: true; alert: Alert } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'cap'; active: number };
 
@@ -31,12 +31,20 @@ export interface AlertFilter {
   offset: number;
 }
 
-/** One recorded firing: the wire shape (daemon/contract) with its owner and generation, `fired_at` in ms since the epoch. */
+/**
+ * One recorded firing: the wire shape (daemon/contract) with its owner, generation and claim,
+ * `fired_at` in ms since the epoch. Unique per (alert_id, generation, claim): a price firing has
+ * claim '' (one per generation), a screen firing the stock and cause of the entry or exit.
+ */
 export type AlertFiringRecord = Omit<AlertFiring, 'fired_at'> & {
   user_id: string;
   generation: number;
+  claim: string;
   fired_at: number;
 };
+
+/** A screen alert's firing to record: its claim identifies it (its generation is always 0). */
+export type ScreenFiringRecord = Omit<AlertFiringRecord, 'generation'>;
 
 /** Alerts repository. */
 export interface AlertsRepo {
@@ -51,8 +59,15 @@ export interface AlertsRepo {
   delete(userId: string, id: string): Promise<boolean>;
   /** Every active alert of every user. */
   listActive(): Promise<Alert[]>;
+  /** The ids of the active alerts on a preset (screen alerts). */
+  activeIdsOfPreset(presetId: string): Promise<string[]>;
   /** Record a firing and advance the alert (disarm; a one-shot becomes inactive). False when already recorded or no longer active. */
   recordFiring(record: AlertFiringRecord): Promise<boolean>;
+  /**
+   * Record a screen alert's firing once per claim, unless the alert is no longer active or the
+   * same stock fired for it less than `cooldownMs` ago; counts it (a one-shot becomes inactive).
+   */
+  recordScreenFiring(record: ScreenFiringRecord, cooldownMs: number): Promise<boolean>;
   /** Persist a re-arm, unless the alert has fired again since `generation`. */
   rearm(id: string, generation: number): Promise<void>;
   /** The user's firings, newest first. */
@@ -68,9 +83,14 @@ interface AlertRow extends Omit<Alert, 'recurring' | 'active' | 'armed'> {
 }
 
 const toAlert = (r: AlertRow): Alert => ({ ...r, recurring: r.recurring === 1, active: r.active === 1, armed: r.armed === 1 });
-const SELECT = `SELECT a.id, a.user_id, a.stock_code AS code, s.name AS name, a.alert_type, a.threshold, a.recurring, a.cooldown_s, a.note,
+const SELECT = `SELECT a.id, a.user_id, a.stock_code AS code, s.name AS name, a.preset_id, a.alert_type, a.threshold, a.recurring, a.cooldown_s, a.note,
   a.active, a.armed, a.fire_count, a.last_fired_at, a.created_at, a.updated_at FROM alerts a LEFT JOIN stocks s ON s.code = a.stock_code`;
-const EVENT_COLS = 'id, alert_id, user_id, generation, stock_code AS code, alert_type, threshold, price, change_percent, volume, message, fired_at';
+const EVENT_COLS = 'id, alert_id, user_id, generation, claim, stock_code AS code, preset_id, alert_type, threshold, price, change_percent, volume, message, fired_at';
+
+const INSERT_COLS = 'id, alert_id, user_id, generation, claim, stock_code, preset_id, alert_type, threshold, price, change_percent, volume, message, fired_at';
+const insertParams = (r: AlertFiringRecord) => [
+  r.id, r.alert_id, r.user_id, r.generation, r.claim, r.code, r.preset_id, r.alert_type, r.threshold, r.price, r.change_percent, r.volume, r.message, r.fired_at,
+];
 
 async function countActive(q: Queryable, userId: string, exceptId = ''): Promise<number> {
   return (await q.get<{ n: number }>('SELECT COUNT(*) AS n FROM alerts WHERE user_id = ? AND active = 1 AND id <> ?', [userId, exceptId]))?.n ?? 0;
@@ -94,9 +114,9 @@ export function createAlertsRepo(db: Db): AlertsRepo {
         const id = randomUUID();
         const now = new Date().toISOString();
         await tx.run(
-          `INSERT INTO alerts (id, user_id, stock_code, alert_type, threshold, recurring, cooldown_s, note, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          [id, userId, input.code, input.alert_type, input.threshold, input.recurring ? 1 : 0, input.cooldown_s, input.note, now, now],
+          `INSERT INTO alerts (id, user_id, stock_code, preset_id, alert_type, threshold, recurring, cooldown_s, note, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [id, userId, input.code, input.preset_id, input.alert_type, input.threshold, input.recurring ? 1 : 0, input.cooldown_s, input.note, now, now],
         );
         return { ok: true, alert: (await getById(id, tx))! };
       });
@@ -147,9 +167,9 @@ export function createAlertsRepo(db: Db): AlertsRepo {
         // A deleted or deactivated alert does not fire; the UNIQUE key lets one instance record a firing.
         if (!(await tx.get('SELECT 1 AS x FROM alerts WHERE id = ? AND active = 1', [r.alert_id]))) return false;
         const inserted = await tx.run(
-          `INSERT INTO alert_events (id, alert_id, user_id, generation, stock_code, alert_type, threshold, price, change_percent, volume, message, fired_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (alert_id, generation) DO NOTHING`,
-          [r.id, r.alert_id, r.user_id, r.generation, r.code, r.alert_type, r.threshold, r.price, r.change_percent, r.volume, r.message, r.fired_at],
+          `INSERT INTO alert_events (${INSERT_COLS}) VALUES (${INSERT_COLS.split(',').map(() => '?').join(', ')})
+           ON CONFLICT (alert_id, generation, claim) DO NOTHING`,
+          insertParams(r),
         );
         if (inserted.changes === 0) return false;
         await tx.run(
@@ -159,6 +179,27 @@ export function createAlertsRepo(db: Db): AlertsRepo {
         );
         return true;
       });
+    },
+    recordScreenFiring(r, cooldownMs) {
+      return db.transaction(async (tx) => {
+        if (!(await tx.get('SELECT 1 AS x FROM alerts WHERE id = ? AND active = 1', [r.alert_id]))) return false;
+        // The cooldown is per stock, and durable, so that every daemon applies the same one.
+        if (cooldownMs > 0 && (await tx.get('SELECT 1 AS x FROM alert_events WHERE alert_id = ? AND stock_code = ? AND fired_at > ?', [r.alert_id, r.code, r.fired_at - cooldownMs]))) return false;
+        const inserted = await tx.run(
+          `INSERT INTO alert_events (${INSERT_COLS}) VALUES (${INSERT_COLS.split(',').map(() => '?').join(', ')})
+           ON CONFLICT (alert_id, generation, claim) DO NOTHING`,
+          insertParams({ ...r, generation: 0 }),
+        );
+        if (inserted.changes === 0) return false;
+        await tx.run(
+          `UPDATE alerts SET fire_count = fire_count + 1, last_fired_at = ?, active = CASE WHEN recurring = 1 THEN active ELSE 0 END WHERE id = ?`,
+          [r.fired_at, r.alert_id],
+        );
+        return true;
+      });
+    },
+    async activeIdsOfPreset(presetId) {
+      return (await db.all<{ id: string }>('SELECT id FROM alerts WHERE preset_id = ? AND active = 1', [presetId])).map((r) => r.id);
     },
     async rearm(id, generation) {
       await db.run('UPDATE alerts SET armed = 1 WHERE id = ? AND fire_count = ? AND armed = 0', [id, generation]);

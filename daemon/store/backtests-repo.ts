@@ -1,10 +1,20 @@
-/** Backtest runs repository (issue 23): every read is scoped to the owner; results kept as JSON. */
-import type { Db } from './db.js';
+/**
+ * Backtest runs repository (issue 23): every owner-facing read is scoped to the owner; results
+ * kept as JSON. The row is the truth about a run for every daemon: the queue only carries its id.
+ * State moves queued → running → completed | failed, and queued | running → cancelled; a run
+ * taken back from a stopped daemon goes running → queued. Writes by a worker are conditional on
+ * the state they expect, so a cancelled run stays cancelled whatever its worker does next.
+ */
+import type { BacktestStatus } from '../contract/backtests.js';
+import type { Db, Params, Queryable } from './db.js';
+
+/** The states of a run (daemon/contract/backtests.ts). */
+export type { BacktestStatus } from '../contract/backtests.js';
 
 /** A stored run. `request` is the validated request; `result` is set once completed. */
 export interface StoredBacktest {
   id: string;
-  status: 'running' | 'completed' | 'failed';
+  status: BacktestStatus;
   done: number;
   total: number;
   request: Record<string, unknown>;
@@ -19,18 +29,31 @@ interface Row extends Omit<StoredBacktest, 'request' | 'result'> {
   result_json: string | null;
 }
 
+/** Why a capped create was refused: the owner's active runs, or the whole queue, at their limit. */
+export type BacktestCreate = { ok: true } | { ok: false; reason: 'user'; active: number } | { ok: false; reason: 'queue'; queued: number };
+
+/** Limits a create checks in the same transaction (null = none). */
+export interface BacktestCaps {
+  /** Most queued + running runs of the owner. */
+  perUser: number | null;
+  /** Most queued runs of every user together (only checked for a queued run). */
+  queued: number | null;
+}
+
 /** Backtests repository. */
 export interface BacktestsRepo {
-  create(userId: string, id: string, request: Record<string, unknown>, total: number): Promise<void>;
-  progress(id: string, done: number, total: number): Promise<void>;
+  /** Insert a run as `status` unless a cap is reached. */
+  create(userId: string, id: string, request: Record<string, unknown>, total: number, status: 'queued' | 'running', caps?: BacktestCaps): Promise<BacktestCreate>;
+  /** A worker takes the run: queued (or running, taken back from a stopped worker) → running from 0. False when it is no longer to run. */
+  claim(id: string): Promise<boolean>;
+  /** Record progress; false when the run is no longer running (cancelled meanwhile). */
+  progress(id: string, done: number, total: number): Promise<boolean>;
+  /** Completed or failed, unless it was cancelled or already finished. */
   finish(id: string, outcome: { result: unknown } | { error: string }): Promise<void>;
-  /** Renew the heartbeat of these runs (the ones this daemon holds) at `nowIso`. */
-  heartbeat(ids: readonly string[], nowIso: string): Promise<void>;
-  /**
-   * Mark the owner's running runs whose heartbeat is older than `cutoffIso` failed (the daemon
-   * holding them stopped without finishing them: killed, crashed). Returns how many.
-   */
-  failStale(userId: string, cutoffIso: string, nowIso: string): Promise<number>;
+  /** A running run given back to the queue (its daemon stopped): running → queued, progress reset. */
+  requeue(id: string): Promise<void>;
+  /** The owner cancels a queued or running run; false when it is not theirs or already finished. */
+  cancel(userId: string, id: string): Promise<boolean>;
   /** The owner's run, or undefined (another user's run is undefined too). */
   get(userId: string, id: string): Promise<StoredBacktest | undefined>;
   /** The owner's runs, newest first, without their results. */
@@ -42,38 +65,49 @@ const toRun = ({ request_json, result_json, ...row }: Row): StoredBacktest => ({
   request: JSON.parse(request_json) as Record<string, unknown>, result: result_json === null ? null : (JSON.parse(result_json) as unknown),
 });
 
-/** The error of a run whose daemon stopped without finishing it. */
-export const STALE_ERROR = 'interrupted: the daemon running it stopped (killed or crashed) before it finished; start it again';
+const ACTIVE = "status IN ('queued', 'running')";
+const count = async (q: Queryable, where: string, params: Params) =>
+  Number((await q.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM backtests WHERE ${where}`, params))?.n ?? 0);
 
 /** Create the backtests repository. */
 export function createBacktestsRepo(db: Db): BacktestsRepo {
+  const now = () => new Date().toISOString();
   return {
-    async create(userId, id, request, total) {
-      const now = new Date().toISOString();
-      await db.run('INSERT INTO backtests (id, user_id, status, done, total, request_json, created_at, heartbeat_at) VALUES (?, ?, ?, 0, ?, ?, ?, ?)', [
-        id, userId, 'running', total, JSON.stringify(request), now, now,
-      ]);
+    create(userId, id, request, total, status, caps = { perUser: null, queued: null }) {
+      return db.transaction(async (tx): Promise<BacktestCreate> => {
+        if (caps.perUser !== null) {
+          const active = await count(tx, `user_id = ? AND ${ACTIVE}`, [userId]);
+          if (active >= caps.perUser) return { ok: false, reason: 'user', active };
+        }
+        if (caps.queued !== null && status === 'queued') {
+          const queued = await count(tx, "status = 'queued'", []);
+          if (queued >= caps.queued) return { ok: false, reason: 'queue', queued };
+        }
+        await tx.run('INSERT INTO backtests (id, user_id, status, done, total, request_json, created_at) VALUES (?, ?, ?, 0, ?, ?, ?)', [
+          id, userId, status, total, JSON.stringify(request), now(),
+        ]);
+        return { ok: true };
+      });
+    },
+    async claim(id) {
+      return (await db.run(`UPDATE backtests SET status = 'running', done = 0 WHERE id = ? AND ${ACTIVE}`, [id])).changes > 0;
     },
     async progress(id, done, total) {
-      await db.run("UPDATE backtests SET done = ?, total = ? WHERE id = ? AND status = 'running'", [done, total, id]);
+      return (await db.run("UPDATE backtests SET done = ?, total = ? WHERE id = ? AND status = 'running'", [done, total, id])).changes > 0;
     },
     async finish(id, outcome) {
-      const now = new Date().toISOString();
-      if ('result' in outcome) await db.run("UPDATE backtests SET status = 'completed', done = total, result_json = ?, finished_at = ? WHERE id = ?", [JSON.stringify(outcome.result), now, id]);
-      else await db.run("UPDATE backtests SET status = 'failed', error = ?, finished_at = ? WHERE id = ?", [outcome.error, now, id]);
-    },
-    async heartbeat(ids, nowIso) {
-      for (const id of ids) await db.run("UPDATE backtests SET heartbeat_at = ? WHERE id = ? AND status = 'running'", [nowIso, id]);
-    },
-    async failStale(userId, cutoffIso, nowIso) {
-      const stale = await db.all<{ id: string }>("SELECT id FROM backtests WHERE user_id = ? AND status = 'running' AND heartbeat_at < ?", [userId, cutoffIso]);
-      for (const { id } of stale) {
-        await db.run(
-          "UPDATE backtests SET status = 'failed', error = ?, finished_at = ? WHERE id = ? AND status = 'running' AND heartbeat_at < ?",
-          [STALE_ERROR, nowIso, id, cutoffIso],
-        );
+      if ('result' in outcome) {
+        await db.run(`UPDATE backtests SET status = 'completed', done = total, result_json = ?, finished_at = ? WHERE id = ? AND ${ACTIVE}`, [JSON.stringify(outcome.result), now(), id]);
+      } else {
+        await db.run(`UPDATE backtests SET status = 'failed', error = ?, finished_at = ? WHERE id = ? AND ${ACTIVE}`, [outcome.error, now(), id]);
       }
-      return stale.length;
+    },
+    async requeue(id) {
+      await db.run("UPDATE backtests SET status = 'queued', done = 0 WHERE id = ? AND status = 'running'", [id]);
+    },
+    async cancel(userId, id) {
+      const res = await db.run(`UPDATE backtests SET status = 'cancelled', finished_at = ? WHERE user_id = ? AND id = ? AND ${ACTIVE}`, [now(), userId, id]);
+      return res.changes > 0;
     },
     async get(userId, id) {
       const row = await db.get<Row>('SELECT id, status, done, total, request_json, result_json, error, created_at, finished_at FROM backtests WHERE user_id = ? AND id = ?', [userId, id]);

@@ -9,7 +9,7 @@ export type MarketContent = 'sample' | 'files' | 'empty';
 
 /** Tables of the market, children first (deleting in this order never trips a foreign key). */
 export const MARKET_TABLES = [
-  'stock_indicators', 'indicator_runs', 'daily_prices', 'trading_halts', 'financials', 'financial_reports', 'market_index', 'stocks', 'market_meta',
+  'stock_indicators', 'indicator_runs', 'stock_designations', 'daily_prices', 'trading_halts', 'financials', 'financial_reports', 'market_index', 'stocks', 'market_meta',
 ] as const;
 
 /** The market's content as recorded; a database with stocks and no record (loaded before issue 19) holds files. */

@@ -9,12 +9,32 @@ const BAR_COLUMNS = [
 ] as const;
 const HALT_COLUMNS = ['stock_code', 'trade_date', 'last_close', 'market_cap', 'shares_outstanding'] as const;
 
+/** Aliases and columns of barColumns. */
+const COLUMN_PARTS = [
+  ['o', 'open_price'], ['h', 'high_price'], ['l', 'low_price'], ['c', 'close_price'], ['v', 'volume'], ['tv', 'trading_value'],
+  ['mc', 'market_cap'], ['so', 'shares_outstanding'],
+] as const;
+
 /** A history read. */
 export interface HistoryQuery {
   from?: string;
   to?: string;
   /** Most recent N bars (still returned oldest first). */
   limit?: number;
+}
+
+/** One stock's bars as columns, oldest first (null where the source gave none). */
+export interface BarColumns {
+  stock_code: string;
+  dates: string[];
+  open: number[];
+  high: number[];
+  low: number[];
+  close: number[];
+  volume: number[];
+  value: number[];
+  cap: (number | null)[];
+  shares: (number | null)[];
 }
 
 /** Prices repository. */
@@ -40,6 +60,12 @@ export interface PricesRepo {
   tradeDates(): Promise<string[]>;
   /** Every stock's bar of one date (a day of a full market is ~2,700 rows: one short read). */
   barsOn(date: string): Promise<DailyBar[]>;
+  /**
+   * Every bar of the given stocks as columns, one row per stock (the whole history of 100 stocks
+   * is a short read): the database joins each column into one text, so the driver makes a few
+   * strings per stock instead of an object per bar (issue 23: the history read).
+   */
+  barColumns(codes: readonly string[]): Promise<BarColumns[]>;
   latestDate(): Promise<string | null>;
 }
 
@@ -140,11 +166,43 @@ export function createPricesRepo(db: Db): PricesRepo {
       return rows.map((r) => r.d);
     },
     barsOn: (date) => db.all<DailyBar>('SELECT * FROM daily_prices WHERE trade_date = ?', [date]),
+    async barColumns(codes) {
+      if (codes.length === 0) return [];
+      // Both engines print a double as text that reads back to the same double (shortest round
+      // trip). sqlite aggregates in primary-key order, (stock_code, trade_date), and an ORDER BY
+      // inside the aggregate would more than double the read; the order is checked below anyway.
+      const join = (col: string) => (db.dialect.name === 'sqlite'
+        ? `group_concat(coalesce(${col}, 'null'), ',')`
+        : `string_agg(coalesce(${col}::text, 'null'), ',' ORDER BY trade_date)`);
+      const rows = await db.all<Record<string, string>>(
+        `SELECT stock_code, ${join('trade_date')} AS d, ${COLUMN_PARTS.map(([k, col]) => `${join(col)} AS ${k}`).join(', ')}
+         FROM daily_prices WHERE ${db.dialect.inTextList('stock_code')} GROUP BY stock_code`,
+        [db.dialect.textList(codes)],
+      );
+      return rows.map(parseBarColumns);
+    },
     async countBars() {
       return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM daily_prices'))?.n ?? 0;
     },
     async latestDate() {
       return (await db.get<{ d: string | null }>('SELECT MAX(trade_date) AS d FROM daily_prices'))?.d ?? null;
     },
+  };
+}
+
+/** One barColumns row: each joined column parsed, all put in date order (one aggregate pass keeps them aligned). */
+export function parseBarColumns(r: Record<string, string>): BarColumns {
+  const num = (k: string) => JSON.parse(`[${r[k] ?? ''}]`) as number[];
+  const cols: BarColumns = {
+    stock_code: r.stock_code ?? '', dates: (r.d ?? '').split(','), open: num('o'), high: num('h'), low: num('l'), close: num('c'),
+    volume: num('v'), value: num('tv'), cap: num('mc'), shares: num('so'),
+  };
+  const { dates } = cols;
+  if (dates.every((d, i) => i === 0 || (dates[i - 1] ?? '') < d)) return cols;
+  const order = dates.map((_, i) => i).sort((a, b) => ((dates[a] ?? '') < (dates[b] ?? '') ? -1 : 1));
+  const by = <T>(xs: T[]): T[] => order.map((i) => xs[i] as T);
+  return {
+    stock_code: cols.stock_code, dates: by(dates), open: by(cols.open), high: by(cols.high), low: by(cols.low), close: by(cols.close),
+    volume: by(cols.volume), value: by(cols.value), cap: by(cols.cap), shares: by(cols.shares),
   };
 }

@@ -56,8 +56,12 @@ function registrarsOf(core: CoreParts, sources: HttpSources): RouteRegistrar[] {
   const { config, db, clock, logger } = core;
   const { users, auth } = sources.auth;
   const { parts, snapshot, screens, presets, knownFields, backtests } = sources.screening;
-  const { quotes, feed, gateway, alerts, alertsRepo, live } = sources.realtime;
-  const alertService = createAlertService({ alerts: alertsRepo, stocks: parts.stocks, caps: config.alert_caps, onChange: (id) => alerts.changed(id) });
+  const { quotes, feed, gateway, alerts, alertsRepo, live, screenAlerts } = sources.realtime;
+  const alertService = createAlertService({
+    alerts: alertsRepo, stocks: parts.stocks, presets, caps: config.alert_caps,
+    // The price evaluator broadcasts the change to every daemon; the screen evaluators listen too.
+    onChange: async (id) => void (await Promise.all([alerts.changed(id), screenAlerts.reload(id)])),
+  });
   const portfolio = createPortfolioService({
     db, holdings: createHoldingsRepo(db), transactions: createTransactionsRepo(db), stocks: parts.stocks, prices: parts.prices,
     index: parts.index, riskFreeRate: config.risk_free_rate, clock, logger, liveQuote: (code) => quotes.getQuote(code),
@@ -77,7 +81,7 @@ function registrarsOf(core: CoreParts, sources: HttpSources): RouteRegistrar[] {
     (api) => registerWsRoutes(api, { gateway }),
     (api) => registerScreenRoutes(api, { screens, snapshot, knownFields, liveSnapshot: () => live.liveSnapshot() }),
     (api) => registerLiveScreenRoutes(api, { registry: live.registry }),
-    (api) => registerPresetRoutes(api, { presets, screens }),
+    (api) => registerPresetRoutes(api, { presets, screens, onChange: (id) => screenAlerts.presetChanged(id) }),
     (api) => registerBacktestRoutes(api, { backtests }),
     (api) => registerAdminJobRoutes(api, { jobs: sources.jobs, ...importRoots }),
     (api) => registerAdminUploadRoute(api, { dir: importRoots.uploadsDir, maxBytes: config.upload_max_bytes }),

@@ -8,6 +8,7 @@ import { loadMarketHistory } from '../history/history-loader.js';
 import { INDICATOR_IDS } from '../indicators/registry.js';
 import { JOB_STATES, registerJobCounts } from '../infra/metrics.js';
 import type { ShutdownStep } from '../infra/shutdown.js';
+import { createBacktestJobs, type BacktestJobs } from '../jobs/backtest-jobs.js';
 import { createMarketJobs, type MarketJobs } from '../jobs/market-jobs.js';
 import type { IndicatorRun } from '../store/indicators-repo.js';
 import { sampleSource } from '../jobs/sample-source.js';
@@ -22,8 +23,10 @@ import { createIndexRepo } from '../store/index-repo.js';
 import { createIndicatorsRepo } from '../store/indicators-repo.js';
 import { createBacktestsRepo } from '../store/backtests-repo.js';
 import { createPresetsRepo, type PresetsRepo } from '../store/presets-repo.js';
+import { createDesignationsRepo } from '../store/designations-repo.js';
 import { createPricesRepo } from '../store/prices-repo.js';
 import { createStocksRepo } from '../store/stocks-repo.js';
+import { startBacktestWorker } from './backtests.js';
 import type { CoreParts } from './core.js';
 
 /** Build the market-data parts over an open database (the daemon, the worker and the benches). */
@@ -33,8 +36,9 @@ export function createMarketParts(db: Db) {
   const financials = createFinancialsRepo(db);
   const indicators = createIndicatorsRepo(db);
   const index = createIndexRepo(db);
-  const market = createMarketDataService({ db, stocks, prices, financials, index, indicators });
-  return { stocks, prices, financials, indicators, index, market };
+  const designations = createDesignationsRepo(db);
+  const market = createMarketDataService({ db, stocks, prices, financials, index, indicators, designations });
+  return { stocks, prices, financials, indicators, index, designations, market };
 }
 
 /** The repositories and market-data service. */
@@ -62,10 +66,15 @@ export interface ScreeningParts {
   /** As-of snapshots and the market's history (issue 23). */
   asOf: AsOfService;
   backtests: BacktestService;
+  /** The backtest queue shared by every daemon, and this daemon's worker on it. */
+  backtestJobs: BacktestJobs;
 }
 
-/** Build the repositories, load the first snapshot, the screen service (its cache in Redis), as-of screens and backtests. */
-export async function buildScreening(core: CoreParts): Promise<ScreeningParts> {
+/**
+ * Build the repositories, load the first snapshot, the screen service (its cache in Redis), as-of
+ * screens and backtests (their queue, and `backtest_workers` runs at a time in this process).
+ */
+export async function buildScreening(core: CoreParts, opened: ShutdownStep[] = []): Promise<ScreeningParts> {
   const { config, db, redis, commands, logger } = core;
   const parts = createMarketParts(db);
   const snapshot = createSnapshotService({ fields: INDICATOR_IDS, loadRows: () => loadSnapshotRows(parts) });
@@ -74,7 +83,7 @@ export async function buildScreening(core: CoreParts): Promise<ScreeningParts> {
   const asOf = createAsOfService({ version: () => snapshot.current().version, loadHistory: (v) => loadMarketHistory(parts, v) });
   const screens = createScreenService({
     snapshot,
-    asOf: (date) => asOf.snapshotAt(date),
+    asOf: (date, fields) => asOf.snapshotAt(date, fields),
     knownFields,
     ttlSeconds: config.screen_cache_ttl_s,
     cache: {
@@ -83,11 +92,17 @@ export async function buildScreening(core: CoreParts): Promise<ScreeningParts> {
     },
   });
   const presets = createPresetsRepo(db);
+  const repo = createBacktestsRepo(db);
+  const backtestJobs = createBacktestJobs({ redis, logger, lockMs: config.job_lock_ms });
+  opened.push(['backtest queue', () => backtestJobs.close()]);
   const backtests = createBacktestService({
     asOf, parseScreen: (body) => screens.parse(body), presetQuery: async (userId, id) => (await presets.get(userId, id))?.query,
-    repo: createBacktestsRepo(db), riskFreeRate: config.risk_free_rate, onError: (err, id) => logger.warn({ err, backtest: id }, 'backtest failed'),
+    repo, riskFreeRate: config.risk_free_rate, onError: (err, id) => logger.warn({ err, backtest: id }, 'backtest failed'),
+    queue: backtestJobs, limits: { perTier: config.backtest_limits, queued: config.backtest_queue_max },
   });
-  return { parts, snapshot, screens, presets, knownFields, asOf, backtests };
+  // Not waited for: with Redis unreachable the worker connects (and takes runs) once it is back.
+  if (config.backtest_workers > 0) void startBacktestWorker({ backtests, backtestJobs, repo }, config.backtest_workers);
+  return { parts, snapshot, screens, presets, knownFields, asOf, backtests, backtestJobs };
 }
 
 /** Where job files may come from (issue 19). */

@@ -1,11 +1,14 @@
 /**
  * Real-time wiring: the market bus, live quotes, the market clock, the price feed, the alert
- * evaluator that watches its ticks, and the WebSocket gateway that fans them out.
+ * evaluator that watches its ticks, the live screens and the screen alerts that watch them,
+ * and the WebSocket gateway that fans them out.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { alertEventOf, createAlertEvaluator, type AlertEvaluator } from '../alerts/evaluator.js';
 import { createAverageVolumes } from '../alerts/average-volume.js';
+import { createScreenAlertEvaluator, type ScreenAlertEvaluator } from '../alerts/screen-alert-evaluator.js';
+import { createScreenAlertCauses } from '../alerts/screen-alert-rules.js';
 import type { ShutdownStep } from '../infra/shutdown.js';
 import { createMarketBus, type StreamMarketBus } from '../market/bus.js';
 import { createPriceFeed, type PriceFeed } from '../market/feed/feed.js';
@@ -20,6 +23,8 @@ import { createSnapshotUniverse } from '../ws/snapshot-universe.js';
 import type { AuthParts } from './auth.js';
 import type { CoreParts } from './core.js';
 import type { ScreeningParts } from './market.js';
+import type { AlertEvent } from '../kernel/events.js';
+import type { Snapshot } from '../screening/snapshot.js';
 
 /** The real-time parts. */
 export interface RealtimeParts {
@@ -32,6 +37,8 @@ export interface RealtimeParts {
   gateway: WsGateway;
   /** Live screens (issue 22). */
   live: LiveScreens;
+  /** Alerts on screens (issue 22). */
+  screenAlerts: ScreenAlertEvaluator;
 }
 
 /**
@@ -46,7 +53,7 @@ export async function buildRealtime(
   opened: ShutdownStep[],
 ): Promise<RealtimeParts> {
   const { config, clock, logger, redis, commands, notifier, metrics } = core;
-  const { parts, snapshot, screens, presets } = screening;
+  const { parts, snapshot } = screening;
   const bus = createMarketBus({ redis, logger, maxLen: config.ws_history });
   opened.push(['bus', () => bus.close()]);
   const quotes = createQuoteStore({ redis: commands, key: redis.key });
@@ -65,15 +72,7 @@ export async function buildRealtime(
     onTick: async (events) => void alerts.onTick(events).catch((err: Error) => logger.error({ err }, 'alert evaluation failed')),
   });
   marketClock.onTransition((ev) => void feed.publishStatus(ev).catch((err: Error) => logger.warn({ err: err.message }, 'market_status not published')));
-  // Before the gateway: the bus calls its subscribers in order, so a tick's screen_update is queued before its price_update.
-  const live = createLiveScreens({
-    bus, snapshot: () => snapshot.current(), parse: (body) => screens.parse(body), redis: commands, key: redis.key, logger,
-    quotes: async (codes) => [...(await quotes.getQuotes(codes)).values()],
-    presetQuery: async (userId, id) => (await presets.get(userId, id))?.query ?? null,
-    limits: config.live_screen_limits, daemonId: randomBytes(8).toString('hex'), now: () => clock.now(),
-  });
-  opened.push(['live screens', async () => live.close()]);
-  void live.seed();
+  const { live, screenAlerts } = await buildLive(core, screening, bus, quotes, alertsRepo, opened);
   const gateway = createWsGateway({
     bus, redis: commands, key: redis.key, tokens: auth.tokens, logger, clock, registry: metrics.registry,
     universe: createSnapshotUniverse(() => snapshot.current()),
@@ -90,6 +89,77 @@ export async function buildRealtime(
     liveScreens: createLiveScreenHook(live.service, () => clock.now()),
   });
   opened.push(['ws', () => gateway.close()]);
-  return { bus, quotes, marketClock, feed, alertsRepo, alerts, gateway, live };
+  return { bus, quotes, marketClock, feed, alertsRepo, alerts, gateway, live, screenAlerts };
+}
+
+/**
+ * The live screens and the screen alerts that watch them, subscribed to the bus in this order:
+ * the screen alerts' cause tracker, the live engine, the tracker's end (the bus calls its
+ * subscribers in order, so every diff the engine delivers in between is the tick's).
+ */
+async function buildLive(
+  core: CoreParts,
+  screening: ScreeningParts,
+  bus: StreamMarketBus,
+  quotes: QuoteStore,
+  alertsRepo: AlertsRepo,
+  opened: ShutdownStep[],
+): Promise<{ live: LiveScreens; screenAlerts: ScreenAlertEvaluator }> {
+  const { config, clock, logger, redis, commands } = core;
+  const { snapshot, screens, presets } = screening;
+  let engine: LiveScreens['engine'] | undefined;
+  const causes = createScreenAlertCauses(() => engine?.view().base.version ?? '');
+  const unsubscribeCause = bus.subscribe((id, e) => {
+    if (e.type === 'price') causes.beforeTick(id, () => void engine?.view());
+  });
+  opened.push(['screen alert causes', async () => unsubscribeCause()]);
+  // Before the gateway: the bus calls its subscribers in order, so a tick's screen_update is queued before its price_update.
+  const live = createLiveScreens({
+    bus, snapshot: () => snapshot.current(), parse: (body) => screens.parse(body), redis: commands, key: redis.key, logger,
+    quotes: async (codes) => [...(await quotes.getQuotes(codes)).values()],
+    presetQuery: async (userId, id) => (await presets.get(userId, id))?.query ?? null,
+    limits: config.live_screen_limits, daemonId: randomBytes(8).toString('hex'), now: () => clock.now(),
+  });
+  engine = live.engine;
+  opened.push(['live screens', async () => live.close()]);
+  const unsubscribeCauseEnd = bus.subscribe(() => causes.afterTick());
+  opened.push(['screen alert causes (end)', async () => unsubscribeCauseEnd()]);
+  // The quotes known at start are in the view before the screen alerts take their baseline.
+  await live.seed();
+  const screenAlerts = buildScreenAlerts(core, screening, live, causes.cause, (e) => bus.publish(e), alertsRepo);
+  await screenAlerts.start();
+  opened.push(['screen alerts', async () => screenAlerts.close()]);
+  return { live, screenAlerts };
+}
+
+/** The screen alert evaluator over this daemon's live-screen engine. */
+function buildScreenAlerts(
+  core: CoreParts,
+  screening: ScreeningParts,
+  live: LiveScreens,
+  cause: () => string,
+  publish: (e: AlertEvent) => Promise<unknown>,
+  alertsRepo: AlertsRepo,
+): ScreenAlertEvaluator {
+  const { screens, presets } = screening;
+  const column = (snapshot: Snapshot, field: string, row: number) => {
+    const c = snapshot.columns.get(field);
+    return c && c.nulls[row] === 0 ? (c.values[row] ?? null) : null;
+  };
+  return createScreenAlertEvaluator({
+    alerts: alertsRepo, publish, cause, notifier: core.notifier, clock: core.clock, logger: core.logger,
+    preset: async (userId, id) => {
+      const p = await presets.get(userId, id);
+      return p ? { name: p.name, query: p.query } : null;
+    },
+    watch: (query, listener) => live.engine.add(screens.parse(query), listener),
+    quote(code) {
+      const snapshot = live.engine.view().snapshot;
+      const row = snapshot.rowByCode.get(code);
+      if (row === undefined) return null;
+      const at = (field: string) => column(snapshot, field, row);
+      return { name: snapshot.names[row] ?? code, price: at('close'), change_percent: at('change_percent'), volume: at('volume') };
+    },
+  });
 }
 

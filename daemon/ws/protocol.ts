@@ -201,7 +201,7 @@ export const serverMessages = {
   alert: (e: AlertEvent, streamId?: string) =>
     out(
       'alert',
-      { code: e.code, alert_type: e.alert_type, threshold: e.threshold, current_price: e.current_price, message: e.message, timestamp: iso(e.ts) } satisfies MessageBody<AlertMessage>,
+      { code: e.code, alert_type: e.alert_type, threshold: e.threshold, current_price: e.current_price, message: e.message, ...(e.preset_id ? { preset_id: e.preset_id } : {}), timestamp: iso(e.ts) } satisfies MessageBody<AlertMessage>,
       { streamId, alert: { id: e.event_id ?? `${e.alert_id}@${e.ts}`, ts: e.ts } },
     ),
   error: (code: WsErrorCode, message: string, details: Record<string, unknown>, nowMs: number) =>

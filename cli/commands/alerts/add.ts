@@ -1,6 +1,6 @@
 /** `stockscreen alerts add <code> <type> <threshold>`: create a price alert. */
 import { Argument, type Command } from 'commander';
-import { ALERT_TYPES, type AlertType } from '../../../daemon/contract/alerts.js';
+import { PRICE_ALERT_TYPES, type NewPriceAlert } from '../../../daemon/contract/alerts.js';
 import { alertRecord, createAlert, formatThreshold } from '../../services/alerts/alerts.js';
 import { formatDuration } from '../../services/output/duration.js';
 import type { CliContext } from '../context.js';
@@ -14,7 +14,8 @@ Types and thresholds:
   volume_above                                a multiple of the 20-day average volume (> 0)
 A one-shot alert fires once and becomes inactive; a --recurring one fires again each time
 the condition becomes true again, at most once per --cooldown. Firings show in
-\`stockscreen watch\` and \`stockscreen alerts history\`.`;
+\`stockscreen watch\` and \`stockscreen alerts history\`. Alerts on a preset's live screen:
+\`stockscreen alerts add-screen\`.`;
 
 /** Add `add` to the `alerts` group. */
 export function register(parent: Command, ctx: CliContext): void {
@@ -22,7 +23,7 @@ export function register(parent: Command, ctx: CliContext): void {
     .command('add')
     .description('Create a price alert (piped: one row like `alerts list`)')
     .addArgument(new Argument('<code>', 'stock code, e.g. 005930').argParser(codeArg))
-    .addArgument(new Argument('<type>', 'alert type').choices(ALERT_TYPES))
+    .addArgument(new Argument('<type>', 'alert type').choices(PRICE_ALERT_TYPES))
     .addArgument(new Argument('<threshold>', 'threshold (see below)').argParser(numberArg))
     .option('--recurring', 'fire again whenever the condition becomes true again (default: once)')
     .option('--cooldown <time>', 'least time between two firings of a recurring alert, e.g. 10m', secondsArg(7 * 86_400))
@@ -39,7 +40,7 @@ export function register(parent: Command, ctx: CliContext): void {
     )
     .action(
       action(ctx, async (session, cmd) => {
-        const [code, type, threshold] = cmd.processedArgs as [string, AlertType, number];
+        const [code, type, threshold] = cmd.processedArgs as [string, NewPriceAlert['alert_type'], number];
         const o = cmd.opts<{ recurring?: boolean; cooldown?: number; note?: string }>();
         const res = await createAlert(session, { code, alert_type: type, threshold, recurring: o.recurring, cooldown_s: o.cooldown, note: o.note });
         const tty = session.out.mode === 'tty';

@@ -1,6 +1,6 @@
 /** `stockscreen backtest`: how a screen would have done, rebalanced through time (issue 23). */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { equityChart, equityCsv, followBacktest, progressText, startBacktest, summaryTable, tradesCsv, type BacktestRun } from '../../services/screening/backtest.js';
+import { equityChart, equityCsv, followBacktest, isActive, progressText, startBacktest, summaryTable, tradesCsv, type BacktestRun } from '../../services/screening/backtest.js';
 import { usageError } from '../../services/session/errors.js';
 import { printTable } from '../../services/output/print-table.js';
 import { getPreset } from '../../services/screening/presets.js';
@@ -59,19 +59,21 @@ async function requestBody(session: Session, cmd: Command, f: BacktestFlags): Pr
   return { ...body, query };
 }
 
-/** Progress on stderr: a redrawn bar on a terminal, a line per change otherwise. */
-function progressSink(session: Session): (run: BacktestRun) => void {
+/** Progress on stderr: a redrawn line on a terminal (queued, then the bar), a line per change otherwise. */
+export function progressSink(session: Session): (run: BacktestRun) => void {
   const err = session.io.stderr;
   let last = '';
   return (run) => {
     const text = progressText(run);
     if (text === last) return;
+    const padded = text.padEnd(last.length);
     last = text;
-    err.write(err.isTTY ? `\r${text}${run.status === 'running' ? '' : '\n'}` : `${text}\n`);
+    err.write(err.isTTY ? `\r${padded}${isActive(run) ? '' : '\n'}` : `${text}\n`);
   };
 }
 
-function printResult(session: Session, res: ApiResponse<BacktestRun>, csv: BacktestFlags['csv']): void {
+/** A completed run: CSV, the API body (--json), or the summary table and chart. */
+export function printResult(session: Session, res: ApiResponse<BacktestRun>, csv: BacktestFlags['csv']): void {
   const run = res.data;
   const r = run.result!;
   if (csv) return void session.io.stdout.write(csv === 'equity' ? equityCsv(r) : tradesCsv(r));
@@ -88,7 +90,7 @@ function printResult(session: Session, res: ApiResponse<BacktestRun>, csv: Backt
 export function register(parent: Command, ctx: CliContext): void {
   const cmd = parent
     .command('backtest')
-    .description('Backtest a screen: at each rebalance date screen the market as known then, trade the top N at the next open (fees, the 0.20% sell tax, halts and price limits included), and compare with the index');
+    .description('Backtest a screen: at each rebalance date screen the market as known then, trade the top N at the next open (fees, the 0.20% sell tax, halts and price limits included), and compare with the index. Runs of more than 6 rebalance dates wait in a queue for a worker (shown as queued, then a progress bar); `backtest list|show|cancel` manage your runs');
   addScreenOptions(cmd, false)
     .option('--template <id>', 'backtest a predefined screen (see `stockscreen screen templates`)')
     .option('--preset <name|id>', 'backtest one of your saved presets')
@@ -109,6 +111,8 @@ export function register(parent: Command, ctx: CliContext): void {
       'stockscreen backtest --preset my-value --from 2025-01-01 --rebalance weekly --slippage-bps 10 --benchmark KOSDAQ',
       'stockscreen backtest --template value --from 2025-01-01 --csv equity > equity.csv',
       'stockscreen backtest --template value --from 2025-01-01 --json | jq .data.result.stats',
+      'stockscreen backtest list                 # your runs: queued, running (done/total), completed, failed, cancelled',
+      'stockscreen backtest show <id> --follow   # follow a run started elsewhere; cancel one with: stockscreen backtest cancel <id>',
     ]))
     .action(
       action(ctx, async (session, c) => {

@@ -79,14 +79,15 @@ export async function resolveAlertId(session: Session, ref: string): Promise<str
 }
 
 /** A threshold as the type means it: a price, a signed percent, or a multiple of the average volume. */
-export function formatThreshold(type: AlertType, threshold: number): string {
+export function formatThreshold(type: AlertType, threshold: number | null): string {
+  if (threshold === null) return '';
   if (type === 'change_percent_above' || type === 'change_percent_below') return `${signed(threshold)}%`;
   if (type === 'volume_above') return `${num(threshold)}× avg volume`;
   return num(threshold);
 }
 
 /** Column order of alert rows (also the TSV column order). */
-export const ALERT_HEADERS = ['ID', 'CODE', 'NAME', 'TYPE', 'THRESHOLD', 'ACTIVE', 'RECURRING', 'COOLDOWN', 'FIRED', 'LAST FIRED', 'NOTE'] as const;
+export const ALERT_HEADERS = ['ID', 'CODE', 'NAME', 'TYPE', 'THRESHOLD', 'ACTIVE', 'RECURRING', 'COOLDOWN', 'FIRED', 'LAST FIRED', 'NOTE', 'PRESET'] as const;
 
 /** One alert's cells; `tty` picks readable over raw values (TSV keeps raw numbers). */
 export function alertCells(a: Alert, tty: boolean): CellInput[] {
@@ -97,6 +98,8 @@ export function alertCells(a: Alert, tty: boolean): CellInput[] {
     a.recurring ? 'yes' : 'no',
     tty ? (a.cooldown_s ? formatDuration(a.cooldown_s * 1000) : '') : a.cooldown_s,
     a.fire_count, a.last_fired_at, a.note,
+    // Last, so that scripts reading the columns of price alerts by position keep working.
+    a.preset_id && tty ? shortId(a.preset_id) : a.preset_id,
   ];
 }
 

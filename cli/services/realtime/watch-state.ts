@@ -34,7 +34,7 @@ export interface WatchBook {
 export interface WatchAlert {
   code: string;
   alert_type: string;
-  threshold: number;
+  threshold: number | null;
   current_price: number;
   message: string;
   timestamp: string | null;

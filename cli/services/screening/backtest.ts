@@ -1,8 +1,10 @@
 /**
  * `stockscreen backtest` (issue 23): build the POST /screen/backtest body from flags, start
- * the run and follow it (GET /screen/backtests/{id}) until it completes, reporting progress;
- * then the summary rows, the CSVs (equity curve, trades) and the equity-vs-benchmark chart.
+ * the run and follow it (GET /screen/backtests/{id}) while it is queued or running, reporting
+ * progress; then the summary rows, the CSVs (equity curve, trades) and the equity-vs-benchmark
+ * chart. Also the list of your runs, one run, and cancelling one.
  */
+import type { BacktestStatus } from '../../../daemon/contract/backtests.js';
 import { API_PREFIX, type ApiResponse } from '../transport/api-client.js';
 import { CliError } from '../session/errors.js';
 import type { TableData } from '../output/output.js';
@@ -11,11 +13,47 @@ import type { Session } from '../session/session.js';
 /** A run as the API answers it (daemon/http/schemas/backtests.ts). */
 export interface BacktestRun {
   id: string;
-  status: 'running' | 'completed' | 'failed';
+  status: BacktestStatus;
   done: number;
   total: number;
   error: string | null;
   result: BacktestResultWire | null;
+  request: Record<string, unknown>;
+  created_at: string;
+  finished_at: string | null;
+}
+
+/** True while a worker may still change the run. */
+export const isActive = (run: BacktestRun) => run.status === 'queued' || run.status === 'running';
+
+const runPath = (id: string) => `${API_PREFIX}/screen/backtests/${encodeURIComponent(id)}`;
+
+/** One of your runs. @throws CliError NOT_FOUND */
+export function getBacktest(session: Session, id: string): Promise<ApiResponse<BacktestRun>> {
+  return session.api.request<BacktestRun>({ method: 'GET', path: runPath(id) });
+}
+
+/** Your runs, newest first (without results). */
+export function listBacktests(session: Session, limit: number): Promise<ApiResponse<BacktestRun[]>> {
+  return session.api.request<BacktestRun[]>({ method: 'GET', path: `${API_PREFIX}/screen/backtests?limit=${limit}` });
+}
+
+/** Cancel a queued or running run. @throws CliError NOT_FOUND, CONFLICT (already ended) */
+export function cancelBacktest(session: Session, id: string): Promise<ApiResponse<BacktestRun>> {
+  return session.api.request<BacktestRun>({ method: 'DELETE', path: runPath(id) });
+}
+
+/** Runs as rows: ID STATUS PROGRESS SCREEN FROM REBALANCE CREATED FINISHED ERROR. */
+export function runsTable(runs: BacktestRun[]): TableData {
+  const screen = (r: Record<string, unknown>) =>
+    typeof r.template === 'string' ? `template:${r.template}` : typeof r.preset_id === 'string' ? `preset:${r.preset_id}` : 'query';
+  return {
+    headers: ['id', 'status', 'progress', 'screen', 'from', 'rebalance', 'created', 'finished', 'error'],
+    rows: runs.map((r) => [
+      r.id, r.status, `${r.done}/${r.total}`, screen(r.request), String(r.request.from ?? ''), String(r.request.rebalance ?? ''),
+      r.created_at, r.finished_at ?? '', r.error ?? '',
+    ]),
+  };
 }
 
 /** The result part the CLI reads. */
@@ -35,23 +73,29 @@ export async function startBacktest(session: Session, body: Record<string, unkno
   return session.api.request<BacktestRun>({ method: 'POST', path: `${API_PREFIX}/screen/backtest`, body });
 }
 
-/** Poll the run every `intervalMs` until it is no longer running, calling `onProgress` each time. @throws CliError when it failed */
+/**
+ * Poll the run every `intervalMs` while it is queued or running, calling `onProgress` each time.
+ * @throws CliError BACKTEST_FAILED when it failed or was cancelled
+ */
 export async function followBacktest(session: Session, started: ApiResponse<BacktestRun>, onProgress: (run: BacktestRun) => void, intervalMs = 500): Promise<ApiResponse<BacktestRun>> {
   let res = started;
-  while (res.data.status === 'running') {
+  while (isActive(res.data)) {
     onProgress(res.data);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
-    res = await session.api.request<BacktestRun>({ method: 'GET', path: `${API_PREFIX}/screen/backtests/${encodeURIComponent(started.data.id)}` });
+    res = await getBacktest(session, started.data.id);
   }
   onProgress(res.data);
   if (res.data.status === 'failed') throw new CliError({ code: 'BACKTEST_FAILED', message: `backtest ${res.data.id} failed: ${res.data.error ?? 'unknown error'}` });
+  if (res.data.status === 'cancelled') throw new CliError({ code: 'BACKTEST_FAILED', message: `backtest ${res.data.id} was cancelled` });
   return res;
 }
 
-/** `[#####-----] 12/26 rebalances` for a progress line. */
+/** `queued, waiting for a worker` or `[#####-----] 12/26 rebalances` for a progress line. */
 export function progressText(run: BacktestRun, width = 24): string {
+  const head = `backtest ${run.id.slice(0, 8)}`;
+  if (run.status === 'queued') return `${head} queued, waiting for a worker (${run.total} rebalances)`;
   const filled = run.total > 0 ? Math.min(width, Math.floor((run.done / run.total) * width)) : 0;
-  return `backtest ${run.id.slice(0, 8)} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${run.done}/${run.total} rebalances`;
+  return `${head} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${run.done}/${run.total} rebalances${run.status === 'cancelled' ? ' (cancelled)' : ''}`;
 }
 
 const pct = (v: number | string | null | undefined) => (typeof v === 'number' ? `${(v * 100).toFixed(2)}%` : '—');

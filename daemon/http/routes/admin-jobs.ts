@@ -104,8 +104,8 @@ export function registerAdminJobRoutes(api: ApiBuilder, deps: AdminJobDeps): voi
 export function registerAdminExportRoute(api: ApiBuilder, deps: ExportDeps): void {
   api.route(
     {
-      method: 'get', path: '/admin/export', summary: 'Export the whole market as NDJSON (stocks, bars, halts, financials, index)', tags: ['admin'], access: 'admin', raw: true, contentType: 'application/x-ndjson',
-      description: 'Streams one JSON object per line: a meta line, then records with a `kind` field (stock, bar, halt, financial, index). `stockscreen load` reads it back unchanged.',
+      method: 'get', path: '/admin/export', summary: 'Export the whole market as NDJSON (stocks, bars, halts, financials, index, designations)', tags: ['admin'], access: 'admin', raw: true, contentType: 'application/x-ndjson',
+      description: 'Streams one JSON object per line: a meta line, then records with a `kind` field (stock, bar, halt, financial, index, designation: the designation a dated file stated for an issue). `stockscreen load` reads it back unchanged.',
     },
     async (_req, res) => {
       res.status(200).type('application/x-ndjson').setHeader('Content-Disposition', 'attachment; filename="market.ndjson"');

@@ -1,14 +1,15 @@
 /**
- * Price alert endpoints (issue 7): CRUD scoped to the caller (another user's alert is a
- * 404), per-tier caps on active alerts (403), and the firing history.
+ * Alert endpoints: price alerts (issue 7) and alerts on screens (issue 22, `screen_enter`/
+ * `screen_exit` on a preset); CRUD scoped to the caller (another user's alert is a 404),
+ * per-tier caps on active alerts (403), and the firing history.
  */
 import type { Request } from 'express';
 import { z } from 'zod';
 import { thresholdProblem } from '../../alerts/alert-rules.js';
-import { ALERT_TYPES } from '../../kernel/alert-types.js';
+import { ALERT_TYPES, isScreenAlertType } from '../../kernel/alert-types.js';
 import type { AlertOwner, AlertService } from '../../alerts/alert-service.js';
 import { stockCode } from '../../field-schemas.js';
-import type { Alert as AlertView, AlertFiring } from '../../contract/alerts.js';
+import type { Alert as AlertView, AlertFiring, NewAlert } from '../../contract/alerts.js';
 import type { Alert, AlertFiringRecord } from '../../store/alerts-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
@@ -29,17 +30,30 @@ const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' |
 
 const createBody = z
   .strictObject({
-    code,
+    code: code.optional().describe('The stock of a price alert (required for price alerts; not allowed for screen_enter/screen_exit)'),
+    preset_id: z.uuid('must be a preset id').optional().describe('One of your presets: the live screen a screen_enter/screen_exit alert watches (required for those types only)'),
     alert_type: alertType,
-    threshold,
-    recurring: z.boolean().optional().describe('Fire again each time the condition becomes true again (default false: fire once)'),
-    cooldown_s: cooldown.optional().describe('Minimum seconds between two firings of a recurring alert'),
+    threshold: threshold.optional().describe('Required for price alerts; not allowed for screen_enter/screen_exit'),
+    recurring: z.boolean().optional().describe('Fire again each time the condition becomes true again (a screen alert: each time a stock enters or exits again); default false: fire once'),
+    cooldown_s: cooldown.optional().describe('Minimum seconds between two firings of a recurring alert (a screen alert: for the same stock)'),
     note: note.optional(),
   })
   .superRefine((v, ctx) => {
-    const problem = thresholdProblem(v.alert_type, v.threshold);
-    if (problem) ctx.addIssue({ code: 'custom', path: ['threshold'], message: `${problem} for ${v.alert_type}` });
-  });
+    const issue = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
+    if (isScreenAlertType(v.alert_type)) {
+      if (v.preset_id === undefined) issue('preset_id', `is required for ${v.alert_type}`);
+      if (v.code !== undefined) issue('code', `not allowed for ${v.alert_type} (it fires for every stock entering or leaving the preset's screen)`);
+      if (v.threshold !== undefined) issue('threshold', `not allowed for ${v.alert_type}`);
+      return;
+    }
+    if (v.preset_id !== undefined) issue('preset_id', 'only for screen_enter and screen_exit');
+    if (v.code === undefined) issue('code', `is required for ${v.alert_type}`);
+    if (v.threshold === undefined) issue('threshold', `is required for ${v.alert_type}`);
+    const problem = v.threshold === undefined ? null : thresholdProblem(v.alert_type, v.threshold);
+    if (problem) issue('threshold', `${problem} for ${v.alert_type}`);
+  })
+  // The checks above make it one of the two shapes.
+  .transform((v) => v as NewAlert);
 const updateBody = z
   .strictObject({ threshold: threshold.optional(), active: z.boolean().optional(), recurring: z.boolean().optional(), note: note.optional(), cooldown_s: cooldown.optional() })
   .refine((v) => Object.keys(v).length > 0, { message: 'give at least one of threshold, active, recurring, note, cooldown_s' });
@@ -49,7 +63,9 @@ const eventsQuery = z.object({ code: code.optional(), ...paging });
 /** An alert in the OpenAPI document (checked against the contract in schemas/wire-conformance.ts). */
 export const alertSchema = z
   .object({
-    id: z.string(), code: z.string(), name: z.string().nullable(), alert_type: alertType, threshold: z.number(), recurring: z.boolean(),
+    id: z.string(), code: z.string().nullable().describe('The stock of a price alert; null for a screen alert'), name: z.string().nullable(),
+    preset_id: z.string().nullable().describe('The preset of a screen_enter/screen_exit alert; null for a price alert'),
+    alert_type: alertType, threshold: z.number().nullable().describe('Null for a screen alert'), recurring: z.boolean(),
     cooldown_s: z.number(), note: z.string().nullable(), active: z.boolean(),
     armed: z.boolean().describe('False after a firing until the condition has been false again'),
     fire_count: z.number(), last_fired_at: z.string().nullable(), created_at: z.string(), updated_at: z.string(),
@@ -58,7 +74,8 @@ export const alertSchema = z
 /** A firing in the OpenAPI document. */
 export const eventSchema = z
   .object({
-    id: z.string(), alert_id: z.string(), code: z.string(), alert_type: alertType, threshold: z.number(), price: z.number(),
+    id: z.string(), alert_id: z.string(), code: z.string().describe('The stock that met the condition, or entered or exited the screen'),
+    preset_id: z.string().nullable().describe('The preset of a screen alert\'s firing'), alert_type: alertType, threshold: z.number().nullable(), price: z.number(),
     change_percent: z.number().nullable(), volume: z.number().nullable(), message: z.string(), fired_at: z.string(),
   })
   .meta({ id: 'AlertFiring' });
@@ -70,7 +87,7 @@ function view(a: Alert): AlertView {
 }
 
 function eventView(e: AlertFiringRecord): AlertFiring {
-  const { user_id: _owner, generation: _g, fired_at, ...rest } = e;
+  const { user_id: _owner, generation: _g, claim: _c, fired_at, ...rest } = e;
   return { ...rest, fired_at: new Date(fired_at).toISOString() };
 }
 
@@ -93,8 +110,12 @@ export function registerAlertRoutes(api: ApiBuilder, deps: AlertRoutesDeps): voi
     },
   );
   api.route(
-    { method: 'post', path: '/alerts', summary: 'Create a price alert', tags, access: 'user', body: createBody, status: 201, response: alertSchema, errors: [403] },
-    async (req, res) => sendSuccess(req, res, view(await alerts.create(owner(req), req.valid.body as z.output<typeof createBody>)), { status: 201 }),
+    { method: 'post', path: '/alerts', summary: 'Create a price alert, or an alert on a preset\'s live screen (screen_enter/screen_exit)', tags, access: 'user', body: createBody,
+      description:
+        'A price alert: {code, alert_type, threshold}. An alert on a screen: {alert_type: "screen_enter"|"screen_exit", preset_id} (no code, no threshold): ' +
+        'it fires for each stock that enters (leaves) the live screen of one of your presets — its filters, sort and per_page at live prices — after the alert is created; ' +
+        'the alert message and firing carry the stock\'s code and the preset_id. Another user\'s or an unknown preset is a 400 with details.preset_id.', status: 201, response: alertSchema, errors: [403] },
+    async (req, res) => sendSuccess(req, res, view(await alerts.create(owner(req), req.valid.body as NewAlert)), { status: 201 }),
   );
   // Before /alerts/:id, which would otherwise take "events" for an id.
   api.route(

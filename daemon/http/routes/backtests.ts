@@ -1,6 +1,7 @@
 /**
- * Backtest endpoints (issue 23): POST /screen/backtest runs or starts a run; GET /screen/backtests
- * lists the caller's runs; GET /screen/backtests/{id} follows one (another user's is a 404).
+ * Backtest endpoints (issue 23): POST /screen/backtest runs or queues a run; GET /screen/backtests
+ * lists the caller's runs; GET /screen/backtests/{id} follows one; DELETE cancels it (another
+ * user's run is a 404).
  */
 import { z } from 'zod';
 import type { BacktestService } from '../../backtest/backtest-service.js';
@@ -20,13 +21,16 @@ export function registerBacktestRoutes(api: ApiBuilder, deps: { backtests: Backt
     {
       method: 'post', path: '/screen/backtest', summary: 'Backtest a screen: rebalance to its top N and trade at the next open', tags, access: 'user',
       description:
-        'Runs with at most 6 rebalance dates answer 200 with the completed run; longer ones answer 202 with the run (status running) to follow at GET /screen/backtests/{id}. ' +
+        'Runs with at most 6 rebalance dates answer 200 with the completed (or failed) run; longer ones answer 202 with the run (status queued): ' +
+        'a worker of any daemon runs it; follow it at GET /screen/backtests/{id} (queued → running with done/total → completed or failed). ' +
+        'Each user may have `backtest_limits` (by tier: free 2, basic 3, pro 5, enterprise 10) runs queued or running: over → 403 FORBIDDEN with details {tier, limit, active}; ' +
+        'a full queue (`backtest_queue_max`) or an unreachable one → 503. ' +
         'See daemon/backtest/README.md for the trading rules (next-open fills, halts, ±30% limits, delistings, fees and the 0.20% sell tax).',
-      body: backtestRequestSchema, response: backtestRunSchema, status: 202, bodyLimit: 64 * 1024,
+      body: backtestRequestSchema, response: backtestRunSchema, status: 202, bodyLimit: 64 * 1024, errors: [403, 503],
     },
     async (req, res) => {
-      const run = await deps.backtests.start(req.user!.id, req.valid.body as BacktestRequest);
-      sendSuccess(req, res, run, { status: run.status === 'running' ? 202 : 200 });
+      const run = await deps.backtests.start({ id: req.user!.id, tier: req.user!.tier }, req.valid.body as BacktestRequest);
+      sendSuccess(req, res, run, { status: run.status === 'queued' ? 202 : 200 });
     },
   );
   api.route(
@@ -42,6 +46,19 @@ export function registerBacktestRoutes(api: ApiBuilder, deps: { backtests: Backt
     async (req, res) => {
       const { id } = req.valid.params as z.output<typeof idParams>;
       const run = await deps.backtests.get(req.user!.id, id);
+      if (!run) throw notFound('Backtest', { id });
+      sendSuccess(req, res, run);
+    },
+  );
+  api.route(
+    {
+      method: 'delete', path: '/screen/backtests/:id', summary: 'Cancel a queued or running backtest (kept, status cancelled)', tags, access: 'user', params: idParams,
+      description: 'A queued run leaves the queue; a running one stops at its next rebalance date. Answers the run (status cancelled). A run that already ended → 409.',
+      response: backtestRunSchema, errors: [404, 409],
+    },
+    async (req, res) => {
+      const { id } = req.valid.params as z.output<typeof idParams>;
+      const run = await deps.backtests.cancel(req.user!.id, id);
       if (!run) throw notFound('Backtest', { id });
       sendSuccess(req, res, run);
     },

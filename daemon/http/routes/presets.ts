@@ -34,7 +34,10 @@ function unwrap(write: PresetWrite, id?: string): Preset {
 }
 
 /** Register the preset routes. */
-export function registerPresetRoutes(api: ApiBuilder, deps: { presets: PresetsRepo; screens: ScreenService }): void {
+export function registerPresetRoutes(
+  api: ApiBuilder,
+  deps: { presets: PresetsRepo; screens: ScreenService; onChange?: (presetId: string) => Promise<void> },
+): void {
   const tags = ['presets'];
   // The saved query is validated at save time, so a preset always runs.
   const checkQuery = (query: Record<string, unknown>) => {
@@ -69,12 +72,17 @@ export function registerPresetRoutes(api: ApiBuilder, deps: { presets: PresetsRe
       const { id } = req.valid.params as z.output<typeof idParams>;
       const body = req.valid.body as z.output<typeof updateBody>;
       if (body.query) checkQuery(body.query);
-      sendSuccess(req, res, unwrap(await deps.presets.update(req.user!.id, id, body), id));
+      const preset = unwrap(await deps.presets.update(req.user!.id, id, body), id);
+      // Alerts on the preset's screen follow its new query (and name).
+      await deps.onChange?.(id);
+      sendSuccess(req, res, preset);
     },
   );
-  api.route({ method: 'delete', path: '/screen/presets/:id', summary: 'Delete a preset', tags, access: 'user', params: idParams, status: 204, errors: [404] }, async (req, res) => {
+  api.route({ method: 'delete', path: '/screen/presets/:id', summary: 'Delete a preset (and its screen alerts; their firing history is kept)', tags, access: 'user', params: idParams, status: 204, errors: [404] }, async (req, res) => {
     const { id } = req.valid.params as z.output<typeof idParams>;
     if (!(await deps.presets.delete(req.user!.id, id))) throw notFound('Preset', { id });
+    // Its screen alerts were deleted with it (ON DELETE CASCADE): stop watching them.
+    await deps.onChange?.(id);
     res.status(204).end();
   });
   api.route(

@@ -1,5 +1,6 @@
 /** Wire schemas of backtest runs (issue 23), for OpenAPI: every field of a run and its result. */
 import { z } from 'zod';
+import { BACKTEST_STATUSES } from '../../contract/backtests.js';
 
 const ratio = (description: string) => z.number().nullable().meta({ description });
 
@@ -62,8 +63,10 @@ export const backtestResultSchema = z.object({
 /** A run as stored: status, progress, the request, the result once completed. */
 export const backtestRunSchema = z.object({
   id: z.string(),
-  status: z.enum(['running', 'completed', 'failed']),
-  done: z.number().int().meta({ description: 'Rebalance dates screened so far' }),
+  status: z.enum(BACKTEST_STATUSES).meta({
+    description: 'queued: waiting for a worker; running: done/total rebalance dates screened; completed: result set; failed: error says why; cancelled: by its owner',
+  }),
+  done: z.number().int().meta({ description: 'Rebalance dates screened so far (0 while queued; from 0 again when another daemon takes the run over)' }),
   total: z.number().int().meta({ description: 'Rebalance dates of the run' }),
   request: z.record(z.string(), z.unknown()),
   result: backtestResultSchema.nullable().meta({ description: 'Set once completed (null in lists)' }),

@@ -15,6 +15,9 @@ import { m007LoadtestExemption } from './007-loadtest-exemption.js';
 import { m008MarketContent } from './008-market-content.js';
 import { m011DisclosureDates } from './011-disclosure-dates.js';
 import { m012Backtests } from './012-backtests.js';
+import { m013ScreenAlerts } from './013-screen-alerts.js';
+import { m014BacktestQueue } from './014-backtest-queue.js';
+import { m015Designations } from './015-designations.js';
 
 /** One schema change. */
 export interface Migration {
@@ -25,7 +28,7 @@ export interface Migration {
 }
 
 /** Every migration, in order. */
-export const MIGRATIONS: readonly Migration[] = [m001Users, m002MarketData, m003Presets, m004PortfolioAlerts, m005SharedSecrets, m006FinancialReports, m007LoadtestExemption, m008MarketContent, m011DisclosureDates, m012Backtests];
+export const MIGRATIONS: readonly Migration[] = [m001Users, m002MarketData, m003Presets, m004PortfolioAlerts, m005SharedSecrets, m006FinancialReports, m007LoadtestExemption, m008MarketContent, m011DisclosureDates, m012Backtests, m013ScreenAlerts, m014BacktestQueue, m015Designations];
 
 /**
  * Apply the migrations that have not run yet.

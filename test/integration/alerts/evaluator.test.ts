@@ -4,7 +4,7 @@
  * before publish, no database reads per tick, and exactly-once across two instances.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AlertRequest } from '../../../daemon/alerts/alert-service.js';
+import type { NewPriceAlert as AlertRequest } from '../../../daemon/contract/alerts.js';
 import { createManualClock, type ManualClock } from '../../../daemon/infra/clock.js';
 import type { AlertsRepo } from '../../../daemon/store/alerts-repo.js';
 import type { TestStore } from '../../helpers/portfolio-harness.js';
@@ -179,7 +179,7 @@ describe('several daemon instances', () => {
     const { user, alert } = await alertFor(i, { code: '005930', alert_type: 'price_above', threshold: 71000, recurring: true });
     const elsewhere = {
       id: 'elsewhere-0', alert_id: alert.id, user_id: user.id, generation: 0, code: '005930', alert_type: 'price_above' as const,
-      threshold: 71000, price: 71100, change_percent: 1.57, volume: 1000, message: 'fired elsewhere', fired_at: T0,
+      threshold: 71000, price: 71100, change_percent: 1.57, volume: 1000, message: 'fired elsewhere', fired_at: T0, preset_id: null, claim: '',
     };
     expect(await i.repo.recordFiring(elsewhere)).toBe(true);
     // When this instance sees a crossing tick for the same generation

@@ -16,6 +16,7 @@ import { closeRedis, createRedisFactory, waitReady, type RedisFactory } from '..
 import { createMarketBus, type StreamMarketBus } from '../../../daemon/market/bus.js';
 import type { AlertEvent, MarketEvent, PriceEvent } from '../../../daemon/kernel/events.js';
 import { createAlertsRepo, type AlertsRepo } from '../../../daemon/store/alerts-repo.js';
+import { createPresetsRepo } from '../../../daemon/store/presets-repo.js';
 import { createIndicatorsRepo } from '../../../daemon/store/indicators-repo.js';
 import { createPricesRepo } from '../../../daemon/store/prices-repo.js';
 import type { Db } from '../../../daemon/store/db.js';
@@ -109,7 +110,7 @@ export async function startInstance(settings: StoreSettings & { data_dir: string
     logger,
   });
   await evaluator.start();
-  const service = createAlertService({ alerts: repo, stocks: createStocksRepo(db), caps: options.caps ?? DEFAULT_ALERT_CAPS, onChange: (id) => evaluator.changed(id) });
+  const service = createAlertService({ alerts: repo, stocks: createStocksRepo(db), presets: createPresetsRepo(db), caps: options.caps ?? DEFAULT_ALERT_CAPS, onChange: (id) => evaluator.changed(id) });
   const server = options.serve ? await serveRoutes(options.serve, [(api) => registerAlertRoutes(api, { alerts: service })]) : undefined;
   return {
     db, repo, redis, commands, bus, notifier, evaluator, service, server,

@@ -52,10 +52,28 @@ describe('stockscreen alerts and portfolio', () => {
     const list = await h.cli(['alerts', 'list', '--code', a.code]);
     // Piped: a header row like every list (issue 20), then the alert
     const [header, line] = list.io.out().trimEnd().split('\n');
-    expect(header).toBe('ID\tCODE\tNAME\tTYPE\tTHRESHOLD\tACTIVE\tRECURRING\tCOOLDOWN\tFIRED\tLAST FIRED\tNOTE');
+    expect(header).toBe('ID\tCODE\tNAME\tTYPE\tTHRESHOLD\tACTIVE\tRECURRING\tCOOLDOWN\tFIRED\tLAST FIRED\tNOTE\tPRESET');
     const row = line!.split('\t');
     expect([row[0], row[5], row[8]]).toEqual([alert.id, 'no', '1']);
     expect((await h.cli(['alerts', 'list', '--active', '--code', a.code])).io.out()).toBe(`${header}\n`);
+  });
+
+  it('creates an alert on a preset\'s live screen with `alerts add-screen` (the preset by name), listed with its preset', async () => {
+    const saved = await h.cli(['--json', 'presets', 'save', 'top-gainers', '--sort', 'change_percent:desc', '--limit', '5']);
+    expect(saved.code).toBe(0);
+    const preset = JSON.parse(saved.io.out()).data;
+    const added = await h.cli(['--json', 'alerts', 'add-screen', 'top-gainers', 'screen_enter', '--recurring', '--cooldown', '30m']);
+    expect(added.code).toBe(0);
+    const alert = JSON.parse(added.io.out()).data;
+    expect(alert).toMatchObject({ preset_id: preset.id, code: null, threshold: null, alert_type: 'screen_enter', recurring: true, cooldown_s: 1800 });
+    expect(added.io.err()).toContain(`preset ${preset.id} screen_enter (recurring, cooldown 30m)`);
+    const row = (await h.cli(['alerts', 'list', '--type', 'screen_enter'])).io.out().trimEnd().split('\n')[1]!.split('\t');
+    expect([row[0], row[3], row[11]]).toEqual([alert.id, 'screen_enter', preset.id]);
+    // A price type is refused by the command; an unknown preset names what to do.
+    expect((await h.cli(['alerts', 'add-screen', 'top-gainers', 'price_above'])).code).not.toBe(0);
+    const unknown = await h.cli(['alerts', 'add-screen', 'no-such-preset', 'screen_exit']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.io.err()).toContain('no preset named "no-such-preset"');
   });
 
   it('edits and removes an alert', async () => {

@@ -43,8 +43,31 @@ describe('stockscreen backtest and screen --as-of', () => {
     expect(lines[0]).toBe('date,equity,benchmark');
     expect(lines[1]!.startsWith(`${dates[60]},100000000,`)).toBe(true);
     expect(lines.length).toBe(dates.length - 60 + 1);
-    // Progress went to stderr, ending with every rebalance done.
+    // Progress went to stderr: queued first, ending with every rebalance done.
+    expect(io.err()).toMatch(/^backtest [0-9a-f]{8} queued, waiting for a worker \(\d+ rebalances\)$/m);
     expect(io.err()).toMatch(/(\d+)\/\1 rebalances/);
+  });
+
+  it('lists your runs, shows one, and refuses to cancel one that ended', async () => {
+    // Given the long run of the test before, completed
+    const list = await cli(['backtest', 'list', '--limit', '5']);
+    expect(list.code, list.io.err()).toBe(0);
+    const [header, first] = list.io.out().trimEnd().split('\n');
+    expect(header).toBe('id\tstatus\tprogress\tscreen\tfrom\trebalance\tcreated\tfinished\terror');
+    const [id, status, progress, screen, from, rebalance] = first!.split('\t');
+    expect([status, screen, from, rebalance]).toEqual(['completed', 'template:momentum', dates[60], 'weekly']);
+    expect(progress).toMatch(/^(\d+)\/\1$/);
+    // When shown, it prints the same summary as the run did; as CSV, its curve
+    const show = await cli(['backtest', 'show', id!]);
+    expect(show.code, show.io.err()).toBe(0);
+    expect(show.io.out()).toMatch(new RegExp(`^period\t${dates[60]} … `, 'm'));
+    expect(show.io.out()).toMatch(/^rebalances\t\d+$/m);
+    const csv = await cli(['backtest', 'show', id!, '--csv', 'trades']);
+    expect(csv.io.out().split('\n')[0]).toBe('date,code,side,shares,price,fee,tax,reason');
+    // And cancelling it is refused: it has ended
+    const cancel = await cli(['backtest', 'cancel', id!]);
+    expect(cancel.code).toBe(1);
+    expect(cancel.io.err()).toMatch(/already completed/);
   });
 
   it('prints the summary as TSV when piped and the API body with --json', async () => {

@@ -1,16 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../../cli/main.js';
 import { waitForJob } from '../../helpers/jobs.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 import { fakeIO, tempEnv, type FakeIO, type TempEnv } from './fake-io.js';
-
-// Ink draws only the final frame when CI is set (its is-in-ci check, read once at import). The live
-// view is what a user's terminal shows, so this file runs as outside CI; hoisted above the imports.
-vi.hoisted(() => {
-  process.env.CI = 'false';
-});
 
 const ADMIN = { email: 'ops@example.com', password: 'ops-password-1' };
 // Endpoint limits would throttle the setup and the load; tier limits stay on (the subject of some tests).

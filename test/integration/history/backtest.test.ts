@@ -4,10 +4,8 @@
  * halted stock is held at its last close, a delisted one is sold at its last price, a
  * statement is used only from its disclosure date, runs are their owner's.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DailyBar, FinancialQuarter, HaltRecord } from '../../../daemon/kernel/records.js';
-import { createBacktestsRepo } from '../../../daemon/store/backtests-repo.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 
 const DATES = ['2025-01-02', '2025-01-03', '2025-01-06', '2025-01-07', '2025-01-08', '2025-01-09', '2025-01-10', '2025-01-13'];
@@ -86,23 +84,6 @@ describe('backtests on a hand-built market', () => {
     expect((await t.request(`/api/v1/screen/backtests/${run.id}`, { token: other })).status).toBe(404);
     const theirs = ((await (await t.request('/api/v1/screen/backtests', { token: other })).json()) as any).data;
     expect(theirs.map((r: any) => r.id)).not.toContain(run.id);
-  });
-
-  it('reports a run left running by a daemon that died as failed, and leaves a live one running', async () => {
-    // Given two runs stored as running: one whose daemon stopped renewing its heartbeat 10 minutes ago
-    // (killed mid-run), one renewed just now (a daemon still working on it)
-    const repo = createBacktestsRepo(t.daemon.context().db);
-    const [dead, alive] = [randomUUID(), randomUUID()];
-    await repo.create(userId, dead, { template: 'value' }, 10);
-    await repo.create(userId, alive, { template: 'value' }, 10);
-    await repo.heartbeat([dead], new Date(Date.now() - 10 * 60_000).toISOString());
-    // When the owner looks at them
-    const show = async (id: string) => ((await (await t.request(`/api/v1/screen/backtests/${id}`, { token })).json()) as any).data;
-    // Then the dead daemon's run is failed, saying why, and the other is still running
-    expect(await show(dead)).toMatchObject({ status: 'failed', error: expect.stringMatching(/^interrupted: the daemon running it stopped/) });
-    expect((await show(alive)).status).toBe('running');
-    const listed = ((await (await t.request('/api/v1/screen/backtests', { token })).json()) as any).data;
-    expect(listed.find((r: any) => r.id === dead).status).toBe('failed');
   });
 
   it('says so when the universe has no data instead of showing zeros', async () => {

@@ -37,6 +37,15 @@ describe('OpenAPI document and documentation pages', () => {
     expect(missing).toEqual([]);
   });
 
+  it('documents both shapes of POST /alerts: price alerts and alerts on a preset\'s screen', () => {
+    const body = doc.paths['/api/v1/alerts'].post.requestBody.content['application/json'].schema;
+    expect(body.properties.alert_type.enum).toEqual(expect.arrayContaining(['price_above', 'screen_enter', 'screen_exit']));
+    expect(body.properties.preset_id).toMatchObject({ type: 'string', format: 'uuid' });
+    expect(body.required).toEqual(['alert_type']);
+    expect(doc.components.schemas.Alert.properties.preset_id.type).toEqual(['string', 'null']);
+    expect(doc.components.schemas.AlertFiring.properties.preset_id.type).toEqual(['string', 'null']);
+  });
+
   it('marks protected operations with bearer security and public ones without', () => {
     expect(doc.paths['/api/v1/users/me'].get.security).toEqual([{ bearerAuth: [] }]);
     expect(doc.paths['/api/v1/auth/login'].post.security).toEqual([]);

@@ -10,7 +10,7 @@
  * every phase makes before the commit; then the process is killed.
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,7 +62,7 @@ describe.skipIf(!bin)(`a load job killed at any point leaves the database as it 
   let workers = 0;
 
   const startWorker = (): Promise<DaemonProcess> => startDaemonProcess(`worker-${++workers}`, configDir, {
-    ...store.settings, redis_url: redis.url, redis_prefix: prefix, log_level: 'info', workers: 1, import_dirs: [KRX_DIR], job_lock_ms: LOCK_MS,
+    ...store.settings, redis_url: redis.url, redis_prefix: prefix, log_level: 'info', workers: 1, import_dirs: [KRX_DIR, configDir], job_lock_ms: LOCK_MS,
   }, { worker: true });
 
   /** Enqueue `request`; resolves with its id. */
@@ -96,6 +96,9 @@ describe.skipIf(!bin)(`a load job killed at any point leaves the database as it 
     admin = new Redis(redis.url);
     store = await openTestDb('killed');
     configDir = await mkdtemp(join(tmpdir(), 'killed-'));
+    // A folder of four real daily files (a full market each): enough for a kill on the third.
+    await mkdir(join(configDir, 'listing'));
+    for (const day of ['09', '10', '11', '12']) await copyFile(join(KRX_DIR, `listing/2026-03-${day}.csv`), join(configDir, `listing/2026-03-${day}.csv`));
     jobs = createMarketJobs({ redis: createRedisFactory({ url: redis.url, prefix, logger }), logger });
     events = new QueueEvents(MARKET_QUEUE, { connection: new Redis(redis.url, { maxRetriesPerRequest: null }), prefix: `${prefix}bull` });
     await events.waitUntilReady();
@@ -151,7 +154,7 @@ describe.skipIf(!bin)(`a load job killed at any point leaves the database as it 
     expect(before.market_meta).toMatch(/^1:/);
 
     // When a folder load is killed on its third file, and on its second run while building the index
-    const id = await enqueue({ type: 'load-files', paths: [join(KRX_DIR, 'listing')] });
+    const id = await enqueue({ type: 'load-files', paths: [join(configDir, 'listing')] });
     expect(await killAt(worker, id, (p) => p.phase === 'load' && p.done === 2)).toMatchObject({ done: 2 });
     expect(await fingerprint(store)).toEqual(before);
     await untilStalled(id);
@@ -164,7 +167,7 @@ describe.skipIf(!bin)(`a load job killed at any point leaves the database as it 
     // Then a new worker completes it from its start
     await startWorker();
     const result = (await waitForJobAt(redis.url, prefix, id, 120_000)) as { files: unknown[]; indicators: { stocks: number } };
-    expect(result.files.length).toBeGreaterThan(2);
+    expect(result.files).toHaveLength(4);
     expect(result.indicators.stocks).toBeGreaterThan(2000);
     await stopAllDaemonProcesses();
   }, 240_000);

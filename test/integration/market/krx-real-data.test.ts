@@ -204,6 +204,23 @@ describe('loading the real KRX folder', () => {
       expect(all.body.meta.total - rest.body.meta.total).toBe(flagged);
     });
 
+    it('screens as of a past day with the designations in force that day (issue 23)', async () => {
+      // 174900 was 관리종목 until 03-13 (중견기업부 from 03-16); 377030 became 관리종목 on 03-17;
+      // 298060 left the designation on 03-17 only, and was back on 03-18.
+      const codes = ['174900', '377030', '298060'];
+      const kept = async (asOf?: string) => {
+        const { body } = await screen({ codes, exclude: ['administrative'], sort: [{ field: 'code', direction: 'asc' }], ...(asOf ? { as_of: asOf } : {}) });
+        return body.stocks.map((s: any) => s.code);
+      };
+      expect(await kept('2026-03-13')).toEqual(['377030']);
+      expect(await kept('2026-03-17')).toEqual(['174900', '298060']);
+      expect(await kept('2026-03-18')).toEqual(['174900']);
+      expect(await kept()).toEqual(['174900']);
+      // The row's board is that day's too
+      const { body } = await screen({ codes: ['377030'], as_of: '2026-03-16', fields: ['board'] });
+      expect(body.stocks[0].board ?? body.stocks[0].fields?.board).toBe('기술성장기업부');
+    });
+
     it('answers a template whose inputs are all missing with an empty result, missing_inputs and a message', async () => {
       // Given no financial statements loaded: PER, PBR and ROE exist for no stock
       // When the value template runs (twice: the second answer comes from the cache)

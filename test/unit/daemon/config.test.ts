@@ -63,6 +63,13 @@ describe('config', () => {
     expect(c.alert_caps).toEqual({ free: 5, basic: 100, pro: 1000, enterprise: null });
   });
 
+  it('takes backtest limits per tier from JSON in the environment, keeping the other tiers\' defaults', () => {
+    const c = loadConfig({ env: { STOCKSCREEN_BACKTEST_LIMITS: '{"free":1,"enterprise":null}', STOCKSCREEN_BACKTEST_WORKERS: '0' } });
+    expect(c.backtest_limits).toEqual({ free: 1, basic: 3, pro: 5, enterprise: null });
+    expect(c).toMatchObject({ backtest_workers: 0, backtest_queue_max: 100, worker_backtests: 0 });
+    expect(loadConfig({ env: {} }).backtest_limits).toEqual({ free: 2, basic: 3, pro: 5, enterprise: 10 });
+  });
+
   it('rejects a typo inside rate_limit instead of ignoring it', () => {
     expect(() => loadConfig({ env: { STOCKSCREEN_RATE_LIMIT: '{"tiers":{"free":{"per_hr":5}}}' } })).toThrow(/per_hr/);
   });

@@ -69,6 +69,15 @@ describe('fdr-listing on the real 2026-03-20 file', () => {
     // KOSPI rows have a blank Dept: the administrative flag is unknown, so it is left out.
     expect(stock('005930')).not.toHaveProperty('is_administrative');
   });
+
+  it('records each stated designation with the file\'s date, and none for KOSPI\'s blank Dept (issue 23)', () => {
+    const designation = (code: string) => result.designations?.find((d) => d.stock_code === code);
+    expect(designation('035890')).toEqual({ stock_code: '035890', trade_date: '2026-03-20', is_administrative: true, board: '관리종목(소속부없음)' });
+    expect(designation('086520')).toEqual({ stock_code: '086520', trade_date: '2026-03-20', is_administrative: false, board: 'KOSDAQ GLOBAL' });
+    expect(designation('005930')).toBeUndefined();
+    // One per issue whose flag the file states: exactly the issues given an is_administrative
+    expect(result.designations).toHaveLength(result.stocks.filter((s) => s.is_administrative !== undefined).length);
+  });
 });
 
 describe('fdr-listing trade dates', () => {

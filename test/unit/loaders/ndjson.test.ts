@@ -16,6 +16,7 @@ const records: MarketRecords = {
     cash: 11, retained_earnings: -12, shares_outstanding: 13, dividends_per_share: 0,
   }],
   index: [{ market: 'KOSPI', trade_date: '2026-03-20', open: 5_813.35, high: 5_833.68, low: 5_764.64, close: 5_781.2, volume: 1, trading_value: 2 }],
+  designations: [{ stock_code: '035890', trade_date: '2026-03-20', is_administrative: true, board: '관리종목(소속부없음)' }],
 };
 
 describe('ndjson round trip', () => {
@@ -23,10 +24,10 @@ describe('ndjson round trip', () => {
     const text = serializeNdjson(records);
     expect(text.split('\n')[1]).toBe('{"kind":"stock","code":"005930","name":"삼성전자","market":"KOSPI","is_preferred":false,"shares_outstanding":5919637922}');
     const result = ndjsonLoader.parse(text, 'dump.ndjson', {});
-    const { stocks, bars, halts, financials, index } = result;
-    expect({ stocks, bars, halts, financials, index }).toEqual(records);
+    const { stocks, bars, halts, financials, index, designations } = result;
+    expect({ stocks, bars, halts, financials, index, designations }).toEqual(records);
     expect(result.skipped).toEqual([{ reason: 'meta line', count: 1 }]);
-    expect(result.rows_ok).toBe(5);
+    expect(result.rows_ok).toBe(6);
   });
 
   it('writes through a stream with the same content', async () => {
@@ -35,8 +36,8 @@ describe('ndjson round trip', () => {
     out.on('data', (c: Buffer) => parts.push(c.toString('utf8')));
     const lines = await writeNdjson(out, [records, { bars: records.bars }]);
     out.end();
-    expect(lines).toBe(1 + 5 + 1);
-    expect(parts.join('').split('\n').filter(Boolean)).toHaveLength(7);
+    expect(lines).toBe(1 + 6 + 1);
+    expect(parts.join('').split('\n').filter(Boolean)).toHaveLength(8);
   });
 });
 
@@ -47,6 +48,7 @@ describe('ndjson validation', () => {
       'not json',
       '{"kind":"trade"}',
       '{"kind":"stock","code":"005930","market":"NYSE"}',
+      '{"kind":"designation","stock_code":"035890","trade_date":"2026-03-20","is_administrative":"yes"}',
     ].join('\n');
     const result = ndjsonLoader.parse(text, 'bad.ndjson', { maxBadRatio: 1 });
     expect(result.rejected.map((r) => [r.line, r.reason])).toEqual([
@@ -54,6 +56,7 @@ describe('ndjson validation', () => {
       [2, 'not valid JSON'],
       [3, 'unknown kind "trade"'],
       [4, 'stock: unknown market "NYSE"'],
+      [5, 'designation: is_administrative must be a boolean'],
     ]);
   });
 });

@@ -1,0 +1,54 @@
+/** `stockscreen alerts add-screen <preset> <screen_enter|screen_exit>`: create an alert on a preset's live screen. */
+import { Argument, type Command } from 'commander';
+import { SCREEN_ALERT_TYPES, type NewScreenAlert } from '../../../daemon/contract/alerts.js';
+import { alertRecord, createAlert } from '../../services/alerts/alerts.js';
+import { formatDuration } from '../../services/output/duration.js';
+import { resolvePresetId } from '../../services/screening/presets.js';
+import type { CliContext } from '../context.js';
+import { secondsArg } from '../flag-parsers.js';
+import { action, examples } from '../shared.js';
+
+const TYPES_HELP = `
+Types:
+  screen_enter  fires for each stock that enters the preset's live screen
+  screen_exit   fires for each stock that leaves it
+The screen is what \`stockscreen screen --live --preset <name>\` shows: the preset's filters, sort and
+per_page at live prices, so a stock pushed into (out of) a top-N enters (exits). Stocks already
+in the screen when the alert is created do not fire. A one-shot alert fires for the first
+stock and becomes inactive; a --recurring one fires for every entry (exit), a stock again only
+after it has left and re-entered, and not within --cooldown of its last firing.
+Deleting the preset deletes its screen alerts (their history is kept).`;
+
+/** Add `add-screen` to the `alerts` group. */
+export function register(parent: Command, ctx: CliContext): void {
+  parent
+    .command('add-screen')
+    .description('Create an alert on a preset\'s live screen (piped: one row like `alerts list`)')
+    .addArgument(new Argument('<preset>', 'one of your presets: its id or name'))
+    .addArgument(new Argument('<type>', 'alert type').choices(SCREEN_ALERT_TYPES))
+    .option('--recurring', 'fire for every entry (exit), not only the first')
+    .option('--cooldown <time>', 'least time between two firings for the same stock, e.g. 30m', secondsArg(7 * 86_400))
+    .option('--note <text>', 'a note shown with the alert')
+    .addHelpText(
+      'after',
+      TYPES_HELP +
+        '\n' +
+        examples([
+          'stockscreen alerts add-screen momentum screen_enter',
+          'stockscreen alerts add-screen top-gainers screen_exit --recurring --cooldown 30m --note "left the top 20"',
+          'stockscreen alerts list --type screen_enter',
+        ]),
+    )
+    .action(
+      action(ctx, async (session, cmd) => {
+        const [ref, type] = cmd.processedArgs as [string, NewScreenAlert['alert_type']];
+        const o = cmd.opts<{ recurring?: boolean; cooldown?: number; note?: string }>();
+        const presetId = await resolvePresetId(session, ref);
+        const res = await createAlert(session, { preset_id: presetId, alert_type: type, recurring: o.recurring, cooldown_s: o.cooldown, note: o.note });
+        session.out.record(res.body, alertRecord(res.data, session.out.mode === 'tty'));
+        const a = res.data;
+        const cooldown = a.recurring && a.cooldown_s ? `, cooldown ${formatDuration(a.cooldown_s * 1000)}` : '';
+        session.out.info(`alert ${a.id}: preset ${a.preset_id} ${a.alert_type} (${a.recurring ? 'recurring' : 'one-shot'}${cooldown})`);
+      }),
+    );
+}

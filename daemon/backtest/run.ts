@@ -1,0 +1,69 @@
+/**
+ * One run of a resolved plan (issue 23): at each rebalance date the screen runs on an as-of
+ * snapshot holding only the fields it reads, and `simulate` trades toward its first `top`.
+ * Between dates it checks whether to stop (the daemon is stopping) and reports progress
+ * (which may throw RunCancelled when the owner cancelled the run).
+ *
+ * Each date's selection may be saved to a checkpoint: a run taken over by another worker then
+ * screens only the dates after the last one saved (the screens are the cost; the simulation
+ * replays from the first date in milliseconds, to the same result). A checkpoint is kept per
+ * data version: selections made on other data are not reused.
+ */
+import type { AsOfService } from '../history/as-of-service.js';
+import { depthFor } from '../history/point-indicators.js';
+import { matchAll } from '../screening/query.js';
+import { valueAt } from '../screening/snapshot.js';
+import { queryFields, type BacktestPlan } from './plan.js';
+import { simulate } from './simulate.js';
+import type { BacktestResult, Selected } from './types.js';
+
+/** The daemon running the run is stopping: the run stops at its next rebalance date. */
+export class RunInterrupted extends Error {
+  constructor() {
+    super('interrupted: the daemon running it is stopping');
+    this.name = 'RunInterrupted';
+  }
+}
+
+/** The owner cancelled the run. */
+export class RunCancelled extends Error {
+  constructor() {
+    super('cancelled by its owner');
+    this.name = 'RunCancelled';
+  }
+}
+
+/** Where a run keeps each rebalance date's selection (best effort: failures are ignored). */
+export interface PicksCheckpoint {
+  /** The selections saved on data version `version`, by date index (none saved on another version). */
+  load(version: string): Promise<Map<number, Selected[]>>;
+  save(version: string, day: number, picks: Selected[]): Promise<void>;
+}
+
+/** Hooks of a run. */
+export interface ExecuteHooks {
+  /** True once the run must stop (checked before each rebalance date's screen). */
+  stopping(): boolean;
+  onProgress(done: number, total: number): Promise<void>;
+  checkpoint?: PicksCheckpoint;
+}
+
+/** Run the plan. @throws RunInterrupted, RunCancelled (from onProgress), or what a screen throws */
+export async function executePlan(asOf: AsOfService, p: BacktestPlan, hooks: ExecuteHooks): Promise<BacktestResult> {
+  const history = await asOf.history();
+  const fields = queryFields(p.query);
+  const depth = depthFor(fields);
+  const saved = (await hooks.checkpoint?.load(history.version).catch(() => undefined)) ?? new Map<number, Selected[]>();
+  const select = async (day: number): Promise<Selected[]> => {
+    if (hooks.stopping()) throw new RunInterrupted();
+    const known = saved.get(day);
+    if (known) return known;
+    const snapshot = await asOf.snapshotOf({ history, day, date: history.dates[day] ?? '' }, depth, fields);
+    const rows = matchAll(snapshot, { ...p.query, page: 1 }).rows;
+    const n = p.rules.top === null ? rows.length : Math.min(rows.length, p.rules.top);
+    const picks = Array.from(rows.subarray(0, n), (row) => ({ code: snapshot.codes[row] ?? '', market_cap: valueAt(snapshot, 'market_cap', row) }));
+    await hooks.checkpoint?.save(history.version, day, picks).catch(() => undefined);
+    return picks;
+  };
+  return simulate({ history, fromDay: p.fromDay, toDay: p.toDay, rules: p.rules, select, onProgress: hooks.onProgress });
+}

@@ -1,0 +1,197 @@
+/**
+ * Per-field indicator series over the whole history (issue 23): for a field, one Float64Array of
+ * dates × stocks (value of stock s as of date d at [d·S + s], NaN = null) holding what the daily
+ * computation over the last 300 bars up to d gives. Built per field on first use (or in the
+ * background, as-of-service.ts), O(bars × small window) per stock (bar-series.ts,
+ * bar-series-more.ts, fundamental-series.ts); an as-of snapshot is then a column pick.
+ *
+ * Cells on a day the stock traded and was not halted come from the per-bar series; the other
+ * cells of a listed stock (a halt record, or no bar that day) come from the daily code itself
+ * (computeStockIndicators over seriesAsOf), memoised per stock-day: few, and equal by
+ * construction. Memory: 8 bytes × dates × stocks a field (≈11 MB on 2,700 × 520); the store
+ * keeps at most `budgetBytes` of fields, least recently used dropped first.
+ */
+import { computeStockIndicators, type IndicatorValues } from '../indicators/compute.js';
+import { crosses, oscillators, volatility, volumeEvents } from './bar-series-more.js';
+import { atrGroup, averages, day, dmiGroup, macdGroup, returns, rsiGroup, type BarContext, type BarGroup } from './bar-series.js';
+import { FUNDAMENTAL_FIELDS, fundamentalSeries } from './fundamental-series.js';
+import { isListedOn, type MarketHistory, type StockHistory } from './market-history.js';
+import { seriesAsOf } from './as-of-inputs.js';
+import { pointIndicators } from './point-indicators.js';
+
+/** Default bytes of series kept (≈45 fields of a 2,700 × 520 market). */
+export const SERIES_BYTES = 512 * 1024 * 1024;
+
+const GROUPS: readonly BarGroup[] = [day, averages, returns, macdGroup, dmiGroup, rsiGroup, atrGroup, crosses, oscillators, volatility, volumeEvents];
+
+/** The fields pointIndicators gives (their values equal the full computation's). */
+const POINT_FIELDS: ReadonlySet<string> = new Set([
+  'close', 'market_cap', 'shares_outstanding', 'piotroski_f_score', 'altman_z',
+  ...FUNDAMENTAL_FIELDS.filter((f) => !['turnover', 'market_cap', 'shares_outstanding'].includes(f)),
+]);
+
+/** Every field a series can be built for (the registry less the cross-sectional scores). */
+export const SERIES_FIELDS: ReadonlySet<string> = new Set([...GROUPS.flatMap((g) => g.fields), ...FUNDAMENTAL_FIELDS]);
+
+/** The series of one data version. */
+export interface SeriesStore {
+  /** The dates × stocks values of `fields` (each in SERIES_FIELDS), built when missing. */
+  get(fields: readonly string[], checkpoint: () => Promise<void>): Promise<Map<string, Float64Array>>;
+  /**
+   * The stocks (indexes into history.stocks) listed on `day` whose cell the series leave NaN: a
+   * halt record that day, or no bar. Their values come from `dailyValues`.
+   */
+  irregular(day: number): readonly number[];
+  /** The daily computation's values of stock `s` on `day` for `fields` (memoised). */
+  dailyValues(s: number, day: number, fields: readonly string[]): IndicatorValues;
+  /** Figures for the benchmark and logs. */
+  stats(): { fields: number; bytes: number; builds: number; fallbackCells: number };
+}
+
+/** A store over `history`, keeping at most `budgetBytes` of series. */
+export function createSeriesStore(history: MarketHistory, budgetBytes = SERIES_BYTES): SeriesStore {
+  const kept = new Map<string, Promise<Float64Array>>();
+  const fallback = new Map<number, IndicatorValues>();
+  const cellsPerField = history.dates.length * history.stocks.length;
+  let builds = 0;
+  // Bar dates and index closes per stock, made once per store (≈5 MB on 2,700 × 520).
+  const contexts: (BarContext | undefined)[] = [];
+  const index = { KOSPI: indexByDay(history, 'KOSPI'), KOSDAQ: indexByDay(history, 'KOSDAQ') };
+  const ctxOf = (s: number): BarContext => {
+    const stock = history.stocks[s] as StockHistory;
+    return (contexts[s] ??= barContext(history, stock, index[stock.record.market]));
+  };
+
+  const points = new Map<number, IndicatorValues>();
+  // A field list that needs no price history takes such cells from pointIndicators (tens of µs,
+  // equal values: tested), the others from the full daily computation (≈1.1 ms a cell).
+  const fallbackAt = (s: number, d: number, point: boolean): IndicatorValues => {
+    const key = s * history.dates.length + d;
+    const memo = point ? points : fallback;
+    let v = fallback.get(key) ?? memo.get(key);
+    if (!v) {
+      const stock = history.stocks[s] as StockHistory;
+      const index = history.index[stock.record.market];
+      v = point
+        ? pointIndicators(seriesAsOf(history, stock, d, 1))
+        : computeStockIndicators(seriesAsOf(history, stock, d), index.length > 0 ? index : undefined, history.dates[d] ?? '');
+      memo.set(key, v);
+    }
+    return v;
+  };
+
+  let irregularDays: Map<number, number[]> | undefined;
+  const irregularOf = (): Map<number, number[]> => {
+    if (irregularDays) return irregularDays;
+    irregularDays = new Map();
+    history.stocks.forEach((stock, s) => {
+      const range = listedRange(history, stock);
+      let p = 0;
+      for (let d = range?.[0] ?? 0; range && d <= range[1]; d++) {
+        while (p < stock.days.length && (stock.days[p] as number) < d) p++;
+        if (stock.days[p] === d && !stock.halts.has(d)) continue;
+        const list = irregularDays?.get(d) ?? [];
+        list.push(s);
+        irregularDays?.set(d, list);
+      }
+    });
+    return irregularDays;
+  };
+
+  function trim(): void {
+    while (kept.size * cellsPerField * 8 > budgetBytes && kept.size > 1) kept.delete(kept.keys().next().value as string);
+  }
+
+  return {
+    async get(fields, checkpoint) {
+      const unique = [...new Set(fields)];
+      const missing = unique.filter((f) => !kept.has(f));
+      if (missing.length > 0) {
+        builds++;
+        const built = buildSeries(history, missing, ctxOf, checkpoint);
+        for (const f of missing) {
+          const one = built.then((m) => m.get(f) as Float64Array);
+          kept.set(f, one);
+          one.catch(() => kept.get(f) === one && kept.delete(f));
+        }
+      }
+      const out = new Map<string, Float64Array>();
+      for (const f of unique) {
+        const p = kept.get(f) as Promise<Float64Array>;
+        // Refresh its place: Map order is the LRU order.
+        kept.delete(f);
+        kept.set(f, p);
+        out.set(f, await p);
+      }
+      trim();
+      return out;
+    },
+    irregular: (day) => irregularOf().get(day) ?? [],
+    dailyValues: (s, day, fields) => fallbackAt(s, day, fields.every((f) => POINT_FIELDS.has(f))),
+    stats: () => ({ fields: kept.size, bytes: kept.size * cellsPerField * 8, builds, fallbackCells: fallback.size + points.size }),
+  };
+}
+
+/** One stock's BarContext. */
+export function barContext(history: MarketHistory, stock: StockHistory, indexByDay: Float64Array | null): BarContext {
+  let plain: ReturnType<BarContext['plain']> | undefined;
+  return {
+    dates: Array.from(stock.days, (d) => history.dates[d] ?? ''),
+    open: stock.open, high: stock.high, low: stock.low, close: stock.close, volume: stock.volume, value: stock.value,
+    index: indexByDay ? Float64Array.from(stock.days, (d) => indexByDay[d] ?? Number.NaN) : null,
+    plain: () => (plain ??= { high: Array.from(stock.high), low: Array.from(stock.low), close: Array.from(stock.close), volume: Array.from(stock.volume) }),
+  };
+}
+
+/** The market's index close on each history date (NaN: none or ≤ 0); null without index data. */
+function indexByDay(history: MarketHistory, market: keyof MarketHistory['index']): Float64Array | null {
+  const bars = history.index[market];
+  if (bars.length === 0) return null;
+  const out = new Float64Array(history.dates.length).fill(Number.NaN);
+  const dayOf = new Map(history.dates.map((d, i) => [d, i]));
+  for (const b of bars) {
+    const d = dayOf.get(b.trade_date);
+    if (d !== undefined && b.close > 0) out[d] = b.close;
+  }
+  return out;
+}
+
+/** The date indexes a stock is listed on: one run of days (isListedOn), or null. */
+function listedRange(history: MarketHistory, stock: StockHistory): [number, number] | null {
+  let lo = Math.max(0, stock.firstDay);
+  const hi = stock.lastDay === history.dates.length - 1 ? history.dates.length - 1 : stock.lastDay;
+  while (lo <= hi && !isListedOn(history, stock, lo)) lo++;
+  return stock.firstDay < 0 || lo > hi ? null : [lo, hi];
+}
+
+async function buildSeries(
+  history: MarketHistory, fields: readonly string[], ctxOf: (s: number) => BarContext, checkpoint: () => Promise<void>,
+): Promise<Map<string, Float64Array>> {
+  const S = history.stocks.length;
+  const D = history.dates.length;
+  const mats = fields.map(() => new Float64Array(D * S).fill(Number.NaN));
+  const groups = GROUPS.filter((g) => g.fields.some((f) => fields.includes(f)));
+  for (let s = 0; s < S; s++) {
+    const stock = history.stocks[s] as StockHistory;
+    const range = listedRange(history, stock);
+    if (range) {
+      const nb = stock.days.length;
+      const bars = fields.map(() => new Float64Array(nb).fill(Number.NaN));
+      const out = new Map(fields.map((f, k) => [f, bars[k] as Float64Array]));
+      const ctx = ctxOf(s);
+      for (const g of groups) g.run(ctx, out);
+      fundamentalSeries(stock, ctx, out);
+      let p = 0;
+      for (let d = range[0]; d <= range[1]; d++) {
+        while (p < nb && (stock.days[p] as number) < d) p++;
+        // Days without a regular bar stay NaN here: the snapshot takes them from the daily code.
+        if (p < nb && stock.days[p] === d && !stock.halts.has(d)) {
+          const cell = d * S + s;
+          for (let k = 0; k < mats.length; k++) (mats[k] as Float64Array)[cell] = (bars[k] as Float64Array)[p] as number;
+        }
+      }
+    }
+    await checkpoint();
+  }
+  return new Map(fields.map((f, k) => [f, mats[k] as Float64Array]));
+}

@@ -1,0 +1,200 @@
+/**
+ * The backtest queue (BullMQ, issue 23): `POST /screen/backtest` enqueues a long run (job id =
+ * run id); a worker inside a daemon — which already holds the market history as-of snapshots
+ * are built from — runs it and reports progress. Every daemon of a deployment shares the queue
+ * (same Redis prefix), so any daemon runs a run another enqueued; the `backtests` row is the
+ * truth the API reads, the job carries only the id, the owner and the preset's query.
+ *
+ * Crash and stop: a daemon that stops gracefully gives its run back at the next rebalance date
+ * (moveToWait: not counted as an attempt) and another worker takes it at once; a daemon that
+ * dies stops renewing the job's lock, BullMQ's stalled check (any worker's) puts the job back,
+ * and another worker runs it again, resuming after the last rebalance date whose selection was
+ * saved (redisPicksCheckpoint). A job stalled more than `attempts − 1`
+ * times, or failing `attempts` times on a transient fault, fails; its row then says why.
+ */
+import { Queue, WaitingError, Worker, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { AppError, isAppError } from '../errors.js';
+import type { Redis } from 'ioredis';
+import type { BacktestJob, BacktestQueue, PicksCheckpoint, QueuedState, RunHooks } from '../backtest/backtest-service.js';
+import { RunInterrupted } from '../backtest/backtest-service.js';
+import type { Selected } from '../backtest/types.js';
+import type { RedisFactory } from '../infra/redis.js';
+import type { BacktestStatus } from '../store/backtests-repo.js';
+
+/** The backtest queue's name. */
+export const BACKTEST_QUEUE = 'backtests';
+
+/** Runs one job (the backtest service's `run`). */
+export type BacktestRunner = (job: BacktestJob, hooks: RunHooks) => Promise<BacktestStatus>;
+
+/** The queue, the in-process worker, and the port the backtest service uses. */
+export interface BacktestJobs extends BacktestQueue {
+  queue: Queue<BacktestJob, BacktestStatus>;
+  /** Wait (at most `timeoutMs`) for the queue connection; never throws. */
+  ready(timeoutMs: number): Promise<void>;
+  /**
+   * Start `concurrency` runs at a time in this process; `onFailed` hears of a job that failed for
+   * good (its row is failed with the reason). Resolves true once connected (at most `readyTimeoutMs`).
+   */
+  startWorker(runner: BacktestRunner, onFailed: (job: BacktestJob, reason: string) => Promise<void>, concurrency?: number, readyTimeoutMs?: number): Promise<boolean>;
+  /**
+   * Stop the worker (startWorker may start it again). `abandon`: do not wait for the run under
+   * way (what a killed daemon does; tests) — its lock lapses and another daemon's worker takes it again.
+   */
+  closeWorker(abandon?: boolean): Promise<void>;
+  /** Close the worker (waiting for its run to stop) and the queue. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Options of createBacktestJobs. */
+export interface BacktestJobsOptions {
+  redis: RedisFactory;
+  logger: Logger;
+  /** A job's lock (ms, default 30 s): once a dead worker's lock lapses, the next stalled check gives the job to another. */
+  lockMs?: number;
+  /** Runs of a job in all (stalls and transient faults), default 3; then it fails. */
+  attempts?: number;
+}
+
+/** Largest selection kept in a checkpoint (top ≤ 500; a `top: "all"` date over this is screened again on resume). */
+const MAX_CHECKPOINT_PICKS = 500;
+/** A checkpoint outlives its job by at most this (ms): a job that fails for good leaves one behind. */
+const CHECKPOINT_TTL_MS = 7 * 86_400_000;
+
+/**
+ * A run's selections in a Redis list (one entry per rebalance date, tagged with the data
+ * version), readable by whichever daemon takes the run over.
+ */
+export function redisPicksCheckpoint(client: Redis, key: string): PicksCheckpoint {
+  return {
+    async load(version) {
+      const saved = new Map<number, Selected[]>();
+      for (const entry of await client.lrange(key, 0, -1)) {
+        const { v, d, p } = JSON.parse(entry) as { v: string; d: number; p: Selected[] };
+        if (v === version) saved.set(d, p);
+      }
+      return saved;
+    },
+    async save(version, day, picks) {
+      if (picks.length > MAX_CHECKPOINT_PICKS) return;
+      await client.multi().rpush(key, JSON.stringify({ v: version, d: day, p: picks })).pexpire(key, CHECKPOINT_TTL_MS).exec();
+    },
+  };
+}
+
+const STATES: Record<string, QueuedState['state']> = { waiting: 'waiting', delayed: 'waiting', prioritized: 'waiting', active: 'active', completed: 'completed', failed: 'failed' };
+
+/** Create the backtest queue (connects at once; the worker starts with startWorker). */
+export function createBacktestJobs(options: BacktestJobsOptions): BacktestJobs {
+  const { redis, logger } = options;
+  const lockMs = options.lockMs ?? 30_000;
+  const attempts = options.attempts ?? 3;
+  const prefix = `${redis.prefix}bull`;
+  const queueConnection = redis.connect('command', 'backtest-queue');
+  const queue = new Queue<BacktestJob, BacktestStatus>(BACKTEST_QUEUE, { connection: queueConnection, prefix });
+  queue.on('error', (err) => logger.warn({ err: err.message }, 'backtest queue error'));
+  // Closing the queue during its connection handshake would interrupt it (an unhandled rejection): close() waits for it, briefly.
+  const handshake = queue.waitUntilReady().then(() => undefined, () => undefined);
+  let worker: Worker<BacktestJob, BacktestStatus> | undefined;
+  let workerConnection: ReturnType<RedisFactory['connect']> | undefined;
+  let closing: Promise<void> | undefined;
+
+  const unavailable = (err: unknown): never => {
+    if (isAppError(err)) throw err;
+    logger.warn({ err: (err as Error).message }, 'backtest queue unavailable');
+    throw new AppError('SERVICE_UNAVAILABLE', 'Backtest queue unavailable (Redis not reachable)');
+  };
+
+  function processorOf(runner: BacktestRunner) {
+    return async (job: Job<BacktestJob, BacktestStatus>, token?: string): Promise<BacktestStatus> => {
+      const onProgress = (done: number, total: number) =>
+        job.updateProgress({ done, total }).catch((err: Error) => logger.warn({ backtest: job.id, err: err.message }, 'backtest progress not recorded'));
+      const key = redis.key('backtest', job.data.id, 'picks');
+      try {
+        const status = await runner(job.data, { onProgress, checkpoint: redisPicksCheckpoint(queueConnection, key) });
+        await queueConnection.del(key).catch(() => undefined);
+        return status;
+      } catch (err) {
+        if (!(err instanceof RunInterrupted) || !token) throw err;
+        // This daemon is stopping: the run goes back to the queue at once, not counted as an attempt.
+        await job.moveToWait(token);
+        throw new WaitingError();
+      }
+    };
+  }
+
+  async function spawn(runner: BacktestRunner, onFailed: (job: BacktestJob, reason: string) => Promise<void>, concurrency: number): Promise<Worker<BacktestJob, BacktestStatus> | null> {
+    const connection = (workerConnection = redis.connect('bullmq', 'backtest-worker'));
+    // Made once its connection is up: a BullMQ worker still waiting for Redis when closed fails unhandled.
+    const up = await new Promise<boolean>((resolve) => {
+      if (connection.status === 'ready') return resolve(true);
+      connection.once('ready', () => resolve(true));
+      connection.once('end', () => resolve(false));
+    });
+    if (!up || closing) return null;
+    const w = new Worker<BacktestJob, BacktestStatus>(BACKTEST_QUEUE, processorOf(runner), {
+      connection, prefix, concurrency, lockDuration: lockMs, stalledInterval: lockMs, maxStalledCount: Math.max(1, attempts - 1),
+    });
+    w.on('error', (err) => logger.warn({ err: err.message }, 'backtest worker error'));
+    w.on('failed', (job, err) => {
+      if (!job) return;
+      logger.warn({ backtest: job.id, err: err.message }, 'backtest job failed');
+      void job.isFailed().then((final) => (final ? onFailed(job.data, err.message) : undefined)).catch(() => undefined);
+    });
+    return (worker = w);
+  }
+
+  return {
+    queue,
+    async ready(timeoutMs) {
+      await Promise.race([handshake, new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+    },
+    async enqueue(job) {
+      await queue.add('backtest', job, {
+        jobId: job.id, attempts, backoff: { type: 'exponential', delay: 1000 },
+        // The row keeps the result; a failed job is kept a while so any daemon can read why.
+        removeOnComplete: true, removeOnFail: { age: 7 * 86_400, count: 1000 },
+      }).catch(unavailable);
+    },
+    async state(id) {
+      const job = await queue.getJob(id);
+      if (!job) return null;
+      const state = await job.getState();
+      return { state: STATES[state] ?? 'other', reason: job.failedReason || null };
+    },
+    async remove(id) {
+      // A job a worker holds is locked: remove() refuses, and the run stops on its own (its row is cancelled).
+      await queue.remove(id).catch(() => 0);
+    },
+    async startWorker(runner, onFailed, concurrency = 1, readyTimeoutMs = 2000) {
+      const started = spawn(runner, onFailed, concurrency);
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<false>((resolve) => (timer = setTimeout(resolve, readyTimeoutMs, false)));
+      const ok = await Promise.race([started.then(async (w) => (await w?.waitUntilReady(), w !== null), () => false), timedOut]);
+      clearTimeout(timer);
+      if (!ok) logger.warn('backtest worker not connected to redis yet; it takes runs once it is reachable');
+      return ok;
+    },
+    async closeWorker(abandon = false) {
+      const [w, c] = [worker, workerConnection];
+      worker = workerConnection = undefined;
+      await w?.close(abandon);
+      c?.disconnect();
+    },
+    close() {
+      closing ??= (async () => {
+        await Promise.race([worker?.close(), new Promise((r) => setTimeout(r, 10_000).unref())]);
+        // Redis unreachable: no handshake to wait for (its wait is left pending, see below).
+        if (queueConnection.status === 'ready') await Promise.race([handshake, new Promise((r) => setTimeout(r, 2000).unref())]);
+        await queue.close();
+        for (const c of [queueConnection, workerConnection]) {
+          if (!c) continue;
+          if (c.status !== 'ready') c.removeAllListeners('end');
+          c.disconnect();
+        }
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * Backtest workers (issue 23): in each daemon (default; it already holds the market history the
+ * runs read) and, when `worker_backtests` > 0, in `stockscreend worker` processes, which then
+ * read their own copy of the history (≈100 MB for a full market; see daemon/backtest/README.md).
+ */
+import { createBacktestService, type BacktestService } from '../backtest/backtest-service.js';
+import { createAsOfService } from '../history/as-of-service.js';
+import { loadMarketHistory, type HistorySources } from '../history/history-loader.js';
+import { INDICATOR_IDS } from '../indicators/registry.js';
+import type { ShutdownStep } from '../infra/shutdown.js';
+import { createBacktestJobs, type BacktestJobs, type BacktestRunner } from '../jobs/backtest-jobs.js';
+import { parseScreenRequest } from '../screening/request.js';
+import { createBacktestsRepo, type BacktestsRepo } from '../store/backtests-repo.js';
+import type { IndicatorsRepo } from '../store/indicators-repo.js';
+import type { CoreParts } from './core.js';
+
+/** Run backtest jobs in this process, `concurrency` at a time; a job that failed for good fails its run. */
+export function startBacktestWorker(
+  parts: { backtests: BacktestService; backtestJobs: BacktestJobs; repo: BacktestsRepo },
+  concurrency: number,
+  runner: BacktestRunner = (job, hooks) => parts.backtests.run(job, hooks),
+): Promise<boolean> {
+  return parts.backtestJobs.startWorker(runner, (job, reason) => parts.repo.finish(job.id, { error: `failed: ${reason}` }), concurrency);
+}
+
+/**
+ * Backtests in a `stockscreend worker` process: its own as-of service over the database, on the
+ * data version of the latest indicator run (read again before each run).
+ */
+export async function buildWorkerBacktests(
+  core: CoreParts,
+  parts: HistorySources & { indicators: Pick<IndicatorsRepo, 'latestRun'> },
+  concurrency: number,
+  opened: ShutdownStep[],
+): Promise<void> {
+  const { config, db, redis, logger } = core;
+  let version = (await parts.indicators.latestRun())?.version ?? 'none';
+  const asOf = createAsOfService({ version: () => version, loadHistory: (v) => loadMarketHistory(parts, v) });
+  const knownFields = new Set<string>(INDICATOR_IDS);
+  const repo = createBacktestsRepo(db);
+  const backtestJobs = createBacktestJobs({ redis, logger, lockMs: config.job_lock_ms });
+  opened.push(['backtest queue', () => backtestJobs.close()]);
+  const backtests = createBacktestService({
+    asOf, parseScreen: (body) => parseScreenRequest(body, knownFields), presetQuery: async () => undefined,
+    repo, riskFreeRate: config.risk_free_rate, queue: backtestJobs, onError: (err, id) => logger.warn({ err, backtest: id }, 'backtest failed'),
+  });
+  // Closed before the queue: a run under way stops at its next rebalance date and goes back to the queue.
+  opened.push(['backtests', () => backtests.close()]);
+  await startBacktestWorker({ backtests, backtestJobs, repo }, concurrency, async (job, hooks) => {
+    version = (await parts.indicators.latestRun())?.version ?? version;
+    return backtests.run(job, hooks);
+  });
+}
