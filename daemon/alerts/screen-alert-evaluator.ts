@@ -54,6 +54,14 @@ export interface ScreenChange {
 /** A subscription to a live screen. */
 export interface ScreenWatch {
   close(): void;
+  /**
+   * A screen whose members move with other stocks' prices (ranks, scores, formula columns): the
+   * engine re-runs it on its own timer, at moments that differ from daemon to daemon, so its
+   * alerts compare `codes()` at each second of the tick stream instead (see onSecond).
+   */
+  wholeList?: boolean;
+  /** The members' codes now (brings a due re-run forward). */
+  codes?(): readonly string[];
 }
 
 /** Collaborators of the evaluator. */
@@ -67,6 +75,8 @@ export interface ScreenAlertEvaluatorDeps {
   quote(code: string): StockQuote | null;
   /** The cause of a change delivered now (ScreenAlertCauses.cause). */
   cause(): string;
+  /** Registers the evaluation of whole-list screens at each second of the tick stream (ScreenAlertCauses.onSecond). */
+  onSecond?(listener: (second: number) => void): void;
   /** Publish a firing to the owner's sockets (MarketBus.publish). */
   publish(event: AlertEvent): Promise<unknown>;
   notifier?: Pick<Notifier, 'publish' | 'subscribe'>;
@@ -96,6 +106,8 @@ interface Entry {
   watch: ScreenWatch;
   /** A one-shot alert that has fired here: it fires no more. */
   spent: boolean;
+  /** Whole-list screens: the members at the last second evaluated. */
+  members?: Set<string>;
 }
 
 /** True for a screen alert. */
@@ -143,16 +155,34 @@ export function createScreenAlertEvaluator(deps: ScreenAlertEvaluatorDeps): Scre
     await deps.notifier?.publish(ALERTS_CHANNEL, alert.id).catch(() => undefined);
   }
 
-  function onChange(entry: Entry, change: ScreenChange): void {
-    if (entry.spent || byId.get(entry.alert.id) !== entry) return;
-    const codes = entry.alert.alert_type === 'screen_enter' ? change.entered.map((r) => r.code) : change.exited;
+  function fire(entry: Entry, codes: readonly string[], cause: string): void {
     if (codes.length === 0) return;
-    const cause = deps.cause();
     for (const code of entry.alert.recurring ? codes : codes.slice(0, 1)) {
       if (!entry.alert.recurring) entry.spent = true;
       const firing = record(entry, code, `${code}@${cause}`).catch((err: Error) => logger.error({ err, alert: entry.alert.id }, 'screen alert firing failed'));
       inFlight.add(firing);
       void firing.finally(() => inFlight.delete(firing));
+    }
+  }
+
+  function onChange(entry: Entry, change: ScreenChange): void {
+    if (entry.spent || entry.members || byId.get(entry.alert.id) !== entry) return;
+    fire(entry, entry.alert.alert_type === 'screen_enter' ? change.entered.map((r) => r.code) : change.exited, deps.cause());
+  }
+
+  /**
+   * A second of the tick stream ended: compare each whole-list screen's members with those of the
+   * last second. Every daemon has applied the same ticks by then, so each finds the same changes
+   * and claims them under the same `<code>@sec:<second>`.
+   */
+  function onSecond(second: number): void {
+    for (const entry of byId.values()) {
+      if (!entry.members || entry.spent || !entry.watch.codes) continue;
+      const now = new Set(entry.watch.codes());
+      const before = entry.members;
+      entry.members = now;
+      const codes = entry.alert.alert_type === 'screen_enter' ? [...now].filter((c) => !before.has(c)) : [...before].filter((c) => !now.has(c));
+      fire(entry, codes, `sec:${second}`);
     }
   }
 
@@ -162,6 +192,7 @@ export function createScreenAlertEvaluator(deps: ScreenAlertEvaluatorDeps): Scre
     const entry: Entry = { alert, presetName: preset.name, spent: false, watch: { close: () => undefined } };
     try {
       entry.watch = deps.watch(preset.query, (change) => onChange(entry, change));
+      if (entry.watch.wholeList && entry.watch.codes) entry.members = new Set(entry.watch.codes());
     } catch (err) {
       // A saved query is checked when saved; one that no longer compiles (a removed field) cannot be watched.
       logger.warn({ err: (err as Error).message, alert: alert.id, preset: alert.preset_id }, 'screen alert: preset query not watchable');
@@ -211,6 +242,7 @@ export function createScreenAlertEvaluator(deps: ScreenAlertEvaluatorDeps): Scre
   return {
     async start() {
       for (const alert of await deps.alerts.listActive()) if (isScreenAlert(alert)) await load(alert).catch((err: Error) => logger.error({ err, alert: alert.id }, 'screen alert not loaded'));
+      deps.onSecond?.(onSecond);
       deps.notifier?.subscribe(ALERTS_CHANNEL, (id) => void reload(id));
       deps.notifier?.subscribe(SCREEN_ALERT_PRESETS_CHANNEL, (id) => void rewatchPreset(id));
       logger.info({ alerts: byId.size }, 'screen alert evaluator started');

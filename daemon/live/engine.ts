@@ -53,6 +53,10 @@ export interface LiveScreenHandle {
 export interface LiveScreenEngine {
   /** The current live view (POST /screen?prices=live answers on `view().snapshot`). */
   view(): LiveView;
+  /** Swap in a pending indicator snapshot, re-running nothing else (whole lists stay due). */
+  sync(): void;
+  /** The indicator snapshot version of the view as it stands (no swap, no re-run). */
+  version(): string;
   /** Apply ticks and evaluate the affected screens. */
   onTicks(events: readonly PriceEvent[]): void;
   /** Swap in a new indicator snapshot and re-evaluate every screen (no-op for the same version). */
@@ -120,6 +124,8 @@ export function createLiveScreenEngine(source: Snapshot | (() => Snapshot), tuni
       index.flush();
       return view;
     },
+    sync,
+    version: () => view.base.version,
     onTicks(events) {
       sync();
       for (const event of events) {

@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { alertEventOf, createAlertEvaluator, type AlertEvaluator } from '../alerts/evaluator.js';
 import { createAverageVolumes } from '../alerts/average-volume.js';
 import { createScreenAlertEvaluator, type ScreenAlertEvaluator } from '../alerts/screen-alert-evaluator.js';
-import { createScreenAlertCauses } from '../alerts/screen-alert-rules.js';
+import { createScreenAlertCauses, type ScreenAlertCauses } from '../alerts/screen-alert-rules.js';
 import type { ShutdownStep } from '../infra/shutdown.js';
 import { createMarketBus, type StreamMarketBus } from '../market/bus.js';
 import { createPriceFeed, type PriceFeed } from '../market/feed/feed.js';
@@ -108,9 +108,9 @@ async function buildLive(
   const { config, clock, logger, redis, commands } = core;
   const { snapshot, screens, presets } = screening;
   let engine: LiveScreens['engine'] | undefined;
-  const causes = createScreenAlertCauses(() => engine?.view().base.version ?? '');
+  const causes = createScreenAlertCauses(() => engine?.version() ?? '');
   const unsubscribeCause = bus.subscribe((id, e) => {
-    if (e.type === 'price') causes.beforeTick(id, () => void engine?.view());
+    if (e.type === 'price') causes.beforeTick(id, () => engine?.sync());
   });
   opened.push(['screen alert causes', async () => unsubscribeCause()]);
   // Before the gateway: the bus calls its subscribers in order, so a tick's screen_update is queued before its price_update.
@@ -126,7 +126,7 @@ async function buildLive(
   opened.push(['screen alert causes (end)', async () => unsubscribeCauseEnd()]);
   // The quotes known at start are in the view before the screen alerts take their baseline.
   await live.seed();
-  const screenAlerts = buildScreenAlerts(core, screening, live, causes.cause, (e) => bus.publish(e), alertsRepo);
+  const screenAlerts = buildScreenAlerts(core, screening, live, causes, (e) => bus.publish(e), alertsRepo);
   await screenAlerts.start();
   opened.push(['screen alerts', async () => screenAlerts.close()]);
   return { live, screenAlerts };
@@ -137,7 +137,7 @@ function buildScreenAlerts(
   core: CoreParts,
   screening: ScreeningParts,
   live: LiveScreens,
-  cause: () => string,
+  causes: ScreenAlertCauses,
   publish: (e: AlertEvent) => Promise<unknown>,
   alertsRepo: AlertsRepo,
 ): ScreenAlertEvaluator {
@@ -147,12 +147,15 @@ function buildScreenAlerts(
     return c && c.nulls[row] === 0 ? (c.values[row] ?? null) : null;
   };
   return createScreenAlertEvaluator({
-    alerts: alertsRepo, publish, cause, notifier: core.notifier, clock: core.clock, logger: core.logger,
+    alerts: alertsRepo, publish, cause: causes.cause, onSecond: (listener) => causes.onSecond(listener), notifier: core.notifier, clock: core.clock, logger: core.logger,
     preset: async (userId, id) => {
       const p = await presets.get(userId, id);
       return p ? { name: p.name, query: p.query } : null;
     },
-    watch: (query, listener) => live.engine.add(screens.parse(query), listener),
+    watch(query, listener) {
+      const handle = live.engine.add(screens.parse(query), listener);
+      return { close: () => handle.close(), wholeList: !handle.screen.list.perRow, codes: () => handle.members().map((r) => r.code) };
+    },
     quote(code) {
       const snapshot = live.engine.view().snapshot;
       const row = snapshot.rowByCode.get(code);

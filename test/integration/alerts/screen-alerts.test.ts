@@ -69,13 +69,17 @@ async function instance(): Promise<Instance> {
   const repo = createAlertsRepo(handle.db);
   const presets = createPresetsRepo(handle.db);
   const engine = createLiveScreenEngine(() => current);
-  const causes = createScreenAlertCauses(() => engine.view().base.version);
+  const causes = createScreenAlertCauses(() => engine.version());
   const published: AlertEvent[] = [];
   const evaluator = createScreenAlertEvaluator({
-    alerts: repo, clock, logger: createLogger('silent'), cause: causes.cause,
+    alerts: repo, clock, logger: createLogger('silent'), cause: causes.cause, onSecond: (l) => causes.onSecond(l),
     publish: async (e) => void published.push(e),
     preset: async (userId, id) => (await presets.get(userId, id)) ?? null,
-    watch: (query, listener) => engine.add(parseScreenRequest(query, KNOWN), listener),
+    // As the daemon's wiring does (daemon/wiring/realtime.ts).
+    watch(query, listener) {
+      const handle = engine.add(parseScreenRequest(query, KNOWN), listener);
+      return { close: () => handle.close(), wholeList: !handle.screen.list.perRow, codes: () => handle.members().map((r) => r.code) };
+    },
     quote: (code) => {
       const row = engine.view().snapshot.rowByCode.get(code);
       if (row === undefined) return null;
@@ -89,23 +93,23 @@ async function instance(): Promise<Instance> {
   return { engine, causes, evaluator, published, repo, service, presets };
 }
 
-/** Every instance evaluates the same tick (one bus id), as daemons reading the shared stream do. */
-async function tick(instances: Instance[], row: number, changePercent: number): Promise<void> {
+/** Every instance evaluates the same tick (one bus id at `ms`), as daemons reading the shared stream do. */
+async function tick(instances: Instance[], row: number, changePercent: number, ms = T0): Promise<void> {
   const r = rows[row]!;
   const close = r.values.close as number;
   const event = tickOf(r, Math.round(close * (1 + changePercent / 100)), 1000, T0);
-  const id = `${T0}-${tickId++}`;
+  const id = `${ms}-${tickId++}`;
   for (const i of instances) {
-    i.causes.beforeTick(id, () => void i.engine.view());
+    i.causes.beforeTick(id, () => i.engine.sync());
     i.engine.onTicks([event]);
     i.causes.afterTick();
   }
   for (const i of instances) await i.evaluator.drain();
 }
 
-async function setup(i: Instance, alert: { alert_type: 'screen_enter' | 'screen_exit'; recurring?: boolean; cooldown_s?: number }) {
+async function setup(i: Instance, alert: { alert_type: 'screen_enter' | 'screen_exit'; recurring?: boolean; cooldown_s?: number }, query: Record<string, unknown> = TOP2) {
   const user = await store.user('pro');
-  const made = await i.presets.create(user.id, { name: 'Top gainers', description: null, query: TOP2 });
+  const made = await i.presets.create(user.id, { name: 'Top gainers', description: null, query });
   if (!made.ok) throw new Error('preset not created');
   const created = await i.service.create({ id: user.id, tier: 'pro' }, { preset_id: made.preset.id, ...alert });
   return { user, preset: made.preset, alert: created };
@@ -254,5 +258,36 @@ describe('creating a screen alert', () => {
     await expect(i.service.create({ id: mallory.id, tier: 'pro' }, { preset_id: preset.id, alert_type: 'screen_enter' })).rejects.toMatchObject({
       code: 'INVALID_REQUEST', details: { preset_id: 'no preset of yours has this id' },
     });
+  });
+});
+
+describe('a screen on ranks (its members move with every stock\'s price)', () => {
+  /** The top third by change_percent, as a rank: re-run by the engine on its own timer, not per tick. */
+  const RANKED = { expression: 'pct_rank(change_percent) >= 70' };
+
+  it('fires once across instances that re-ran the screen at different moments, and again for a later re-entry', async () => {
+    // Given two instances, each with a recurring screen_enter alert's view of the same preset
+    const a = await instance();
+    const b = await instance();
+    const { user, alert } = await setup(a, { alert_type: 'screen_enter', recurring: true }, RANKED);
+    await b.evaluator.reload(alert.id);
+    expect(b.evaluator.size()).toBe(1);
+    // When row 0 jumps into the top third, one instance reads its screen at once, the other not
+    await tick([a, b], 0, 20, T0);
+    a.engine.view();
+    await tick([a, b], 1, 0.1, T0 + 300);
+    // Then nothing fires before the second is over, and one firing after it, recorded once
+    expect([...a.published, ...b.published]).toEqual([]);
+    await tick([a, b], 1, 0.2, T0 + 1000);
+    const fired = [...a.published, ...b.published];
+    expect(fired.map((e) => e.code)).toEqual([codeOf(0)]);
+    expect((await history(a, user.id, alert.id)).map((r) => r.code)).toEqual([codeOf(0)]);
+    // When it drops out (row 4 takes its place back) and comes back in later seconds, each entry fires once
+    await tick([a, b], 0, -10, T0 + 2000);
+    await tick([a, b], 0, 25, T0 + 3000);
+    b.engine.view();
+    await tick([a, b], 1, 0.3, T0 + 4000);
+    expect([...a.published, ...b.published].map((e) => e.code).sort()).toEqual([codeOf(0), codeOf(0), codeOf(4)].sort());
+    expect(await history(a, user.id, alert.id)).toHaveLength(3);
   });
 });
