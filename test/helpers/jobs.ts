@@ -22,7 +22,8 @@ export async function waitForJobAt(redisUrl: string, prefix: string, id: string,
   const { Queue } = await import('bullmq');
   const { Redis } = await import('ioredis');
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
-  const events = new QueueEvents(MARKET_QUEUE, { connection: connection.duplicate(), prefix: `${prefix}bull` });
+  const eventsConnection = connection.duplicate();
+  const events = new QueueEvents(MARKET_QUEUE, { connection: eventsConnection, prefix: `${prefix}bull` });
   const queue = new Queue(MARKET_QUEUE, { connection, prefix: `${prefix}bull` });
   try {
     await events.waitUntilReady();
@@ -32,6 +33,8 @@ export async function waitForJobAt(redisUrl: string, prefix: string, id: string,
   } finally {
     await events.close();
     await queue.close();
+    // BullMQ leaves connections it was given open.
+    eventsConnection.disconnect();
     connection.disconnect();
   }
 }

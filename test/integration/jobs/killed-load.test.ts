@@ -56,6 +56,7 @@ describe.skipIf(!bin)(`a load job killed at any point leaves the database as it 
   let redis: PrivateRedis;
   let admin: Redis;
   let events: QueueEvents;
+  let eventsConnection: Redis;
   let jobs: MarketJobs;
   let store: TestDb;
   let configDir: string;
@@ -100,12 +101,15 @@ describe.skipIf(!bin)(`a load job killed at any point leaves the database as it 
     await mkdir(join(configDir, 'listing'));
     for (const day of ['09', '10', '11', '12']) await copyFile(join(KRX_DIR, `listing/2026-03-${day}.csv`), join(configDir, `listing/2026-03-${day}.csv`));
     jobs = createMarketJobs({ redis: createRedisFactory({ url: redis.url, prefix, logger }), logger });
-    events = new QueueEvents(MARKET_QUEUE, { connection: new Redis(redis.url, { maxRetriesPerRequest: null }), prefix: `${prefix}bull` });
+    eventsConnection = new Redis(redis.url, { maxRetriesPerRequest: null });
+    events = new QueueEvents(MARKET_QUEUE, { connection: eventsConnection, prefix: `${prefix}bull` });
     await events.waitUntilReady();
   }, 60_000);
   afterAll(async () => {
     await stopAllDaemonProcesses();
     await events?.close();
+    // BullMQ leaves a connection it was given open.
+    eventsConnection?.disconnect();
     await jobs?.close();
     admin?.disconnect();
     await store?.close();
