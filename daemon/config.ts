@@ -187,6 +187,12 @@ export const configSchema = z.object({
   backtest_queue_max: int(1, 1_000_000).default(100),
   /** Backtests this daemon runs at once (its BullMQ worker's concurrency; 0: it only enqueues, other daemons run them). */
   backtest_workers: int(0, 16).default(1),
+  /**
+   * Read the market history and build the common indicator series after start and after every new
+   * data version, so the first as-of screen or backtest does not pay for them (issue 23: ≈400 MB
+   * and a few seconds of CPU per daemon on a full market; off: read on the first as-of request).
+   */
+  as_of_preload: bool.default(false),
   /** Backtests a `stockscreend worker` process runs at once (default 0: none; each such process reads its own copy of the market history). */
   worker_backtests: int(0, 16).default(0),
   /** Events kept in the Redis stream for fan-out and session replay. */

@@ -49,6 +49,7 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
   const opened: ShutdownStep[] = [];
   let context: DaemonContext;
   let draining = false;
+  let preloadAsOf: () => Promise<void> = async () => undefined;
   try {
     const core = await buildCore(config, { clock, logger, connectionName: 'api' }, opened);
     const auth = await buildAuth(core, opened);
@@ -56,9 +57,13 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
     let app: DaemonContext['http']['app'] | undefined;
     // The address express would see (req.ip): the same `trust_proxy` rule as the HTTP rate limits.
     const realtime = await buildRealtime(core, auth, screening, (req) => clientAddressOf(app!, req), opened);
+    // as_of_preload: the history and common series are read in the background (not awaited: a job's completion does not wait for them).
+    preloadAsOf = async () => {
+      if (config.as_of_preload) void screening.asOf.warmed().catch((err: Error) => logger.warn({ err }, 'as-of preload failed'));
+    };
     const versions = createSnapshotVersionHandler({
       snapshot: screening.snapshot, notifier: core.notifier, logger,
-      followers: [() => realtime.feed.refreshStocks(), () => realtime.alerts.refreshAverages()],
+      followers: [() => realtime.feed.refreshStocks(), () => realtime.alerts.refreshAverages(), preloadAsOf],
     });
     versions.listen();
     // This instance is up to date before the job completes; others hear it over pub/sub.
@@ -86,6 +91,7 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
     context.gateway.attach(server);
     context.marketClock.start();
     await context.feed.start();
+    await preloadAsOf();
     return server.address() as AddressInfo;
   }
 

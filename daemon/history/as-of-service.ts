@@ -76,8 +76,8 @@ export interface AsOfService {
    * (point-indicators.ts); `fields` limits the columns it holds (default every indicator).
    */
   snapshotOf(at: AsOfDay, depth?: AsOfDepth, fields?: readonly string[]): Promise<Snapshot>;
-  /** Figures for the benchmark and logs (`series`: of the current history, once read). */
-  stats(): { cached: number; bytes: number; builds: number; series?: ReturnType<SeriesStore['stats']> };
+  /** Figures for the benchmark and logs (`version`: of the history read or being read; `series`: of the current history, once read). */
+  stats(): { cached: number; bytes: number; builds: number; version?: string; series?: ReturnType<SeriesStore['stats']> };
   /** Settles when the background series build of the current history is done (benchmarks, tests). */
   warmed(): Promise<void>;
 }
@@ -190,7 +190,7 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
       const at = await resolve(date);
       return { snapshot: await snapshotOf(at, 'full', fields), date: at.date };
     },
-    stats: () => ({ cached: cache.size, bytes, builds, ...(current ? { series: current.store.stats() } : {}) }),
+    stats: () => ({ cached: cache.size, bytes, builds, ...(loaded ? { version: loaded.version } : {}), ...(current ? { series: current.store.stats() } : {}) }),
     warmed: async () => {
       await history();
       // `current` is set by the read's own continuation; give it its turn first.

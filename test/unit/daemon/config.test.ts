@@ -70,6 +70,11 @@ describe('config', () => {
     expect(loadConfig({ env: {} }).backtest_limits).toEqual({ free: 2, basic: 3, pro: 5, enterprise: 10 });
   });
 
+  it('preloads the as-of history only when asked (STOCKSCREEN_AS_OF_PRELOAD)', () => {
+    expect(loadConfig({ env: {} }).as_of_preload).toBe(false);
+    expect(loadConfig({ env: { STOCKSCREEN_AS_OF_PRELOAD: 'true' } }).as_of_preload).toBe(true);
+  });
+
   it('rejects a typo inside rate_limit instead of ignoring it', () => {
     expect(() => loadConfig({ env: { STOCKSCREEN_RATE_LIMIT: '{"tiers":{"free":{"per_hr":5}}}' } })).toThrow(/per_hr/);
   });
