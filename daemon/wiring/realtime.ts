@@ -154,7 +154,7 @@ function buildScreenAlerts(
     },
     watch(query, listener) {
       const handle = live.engine.add(screens.parse(query), listener);
-      return { close: () => handle.close(), wholeList: !handle.screen.list.perRow, codes: () => handle.members().map((r) => r.code) };
+      return { close: () => handle.close(), wholeList: !handle.screen.list.perRow, codes: () => (handle.total(), handle.screen.codes()) };
     },
     quote(code) {
       const snapshot = live.engine.view().snapshot;

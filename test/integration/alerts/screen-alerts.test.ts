@@ -78,7 +78,7 @@ async function instance(): Promise<Instance> {
     // As the daemon's wiring does (daemon/wiring/realtime.ts).
     watch(query, listener) {
       const handle = engine.add(parseScreenRequest(query, KNOWN), listener);
-      return { close: () => handle.close(), wholeList: !handle.screen.list.perRow, codes: () => handle.members().map((r) => r.code) };
+      return { close: () => handle.close(), wholeList: !handle.screen.list.perRow, codes: () => (handle.total(), handle.screen.codes()) };
     },
     quote: (code) => {
       const row = engine.view().snapshot.rowByCode.get(code);
