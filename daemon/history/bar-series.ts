@@ -13,17 +13,12 @@ import { DAYS_52W, RETURN_WINDOWS } from '../indicators/returns.js';
 import { pctChange, safeDiv } from '../indicators/series.js';
 import { maAlignment } from '../indicators/trend.js';
 import { WINDOW, atrKernel, dmiKernel, macdKernel, rsiKernel, runChain } from './chain-kernels.js';
+import type { OhlcvColumns } from './market-history.js';
 
 /** One stock's bars as the series need them. */
-export interface BarContext {
+export interface BarContext extends OhlcvColumns {
   /** Trade date of each bar (YYYY-MM-DD). */
   readonly dates: readonly string[];
-  readonly open: Float64Array;
-  readonly high: Float64Array;
-  readonly low: Float64Array;
-  readonly close: Float64Array;
-  readonly volume: Float64Array;
-  readonly value: Float64Array;
   /** The market index close on each bar's date (NaN: none); null without index data. */
   readonly index: Float64Array | null;
   /** Plain copies for the groups that call the daily functions (made on first use). */

@@ -12,16 +12,20 @@ export interface KnownStatement {
   quarter: FinancialQuarter;
 }
 
-/** One stock's history. Bars are in date order; `days[i]` indexes `MarketHistory.dates`. */
-export interface StockHistory {
-  readonly record: StockRecord;
-  readonly days: Int32Array;
+/** Daily bars as typed columns, oldest first (trading value in `value`). */
+export interface OhlcvColumns {
   readonly open: Float64Array;
   readonly high: Float64Array;
   readonly low: Float64Array;
   readonly close: Float64Array;
   readonly volume: Float64Array;
   readonly value: Float64Array;
+}
+
+/** One stock's history. Bars are in date order; `days[i]` indexes `MarketHistory.dates`. */
+export interface StockHistory extends OhlcvColumns {
+  readonly record: StockRecord;
+  readonly days: Int32Array;
   /** NaN where the source gave none. */
   readonly cap: Float64Array;
   /** NaN where the source gave none. */
