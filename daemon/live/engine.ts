@@ -49,6 +49,15 @@ export interface LiveScreenHandle {
   close(): void;
 }
 
+/**
+ * A handle as a watcher of membership needs it (the screen alerts): whether the screen is a
+ * whole list (re-run on the engine's timer, not per tick) and its members' codes now (bringing
+ * a due re-run forward).
+ */
+export function membershipWatch(handle: LiveScreenHandle): { close(): void; wholeList: boolean; codes(): readonly string[] } {
+  return { close: () => handle.close(), wholeList: !handle.screen.list.perRow, codes: () => (handle.total(), handle.screen.codes()) };
+}
+
 /** The engine. */
 export interface LiveScreenEngine {
   /** The current live view (POST /screen?prices=live answers on `view().snapshot`). */

@@ -16,6 +16,7 @@ import { createQuoteStore, type QuoteStore } from '../market/feed/quote-store.js
 import { createStockLoader } from '../market/feed/stock-loader.js';
 import { createMarketClock, type MarketClock } from '../market/market-clock.js';
 import { createAlertsRepo, type AlertsRepo } from '../store/alerts-repo.js';
+import { membershipWatch } from '../live/engine.js';
 import { createLiveScreens, type LiveScreens } from '../live/runtime.js';
 import { createLiveScreenHook } from '../ws/live-screens.js';
 import { createWsGateway, type WsGateway } from '../ws/gateway.js';
@@ -152,10 +153,7 @@ function buildScreenAlerts(
       const p = await presets.get(userId, id);
       return p ? { name: p.name, query: p.query } : null;
     },
-    watch(query, listener) {
-      const handle = live.engine.add(screens.parse(query), listener);
-      return { close: () => handle.close(), wholeList: !handle.screen.list.perRow, codes: () => (handle.total(), handle.screen.codes()) };
-    },
+    watch: (query, listener) => membershipWatch(live.engine.add(screens.parse(query), listener)),
     quote(code) {
       const snapshot = live.engine.view().snapshot;
       const row = snapshot.rowByCode.get(code);

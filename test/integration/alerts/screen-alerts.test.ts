@@ -11,7 +11,7 @@ import { createScreenAlertCauses, type ScreenAlertCauses } from '../../../daemon
 import { createManualClock, type ManualClock } from '../../../daemon/infra/clock.js';
 import { createLogger } from '../../../daemon/infra/logger.js';
 import type { AlertEvent } from '../../../daemon/kernel/events.js';
-import { createLiveScreenEngine, type LiveScreenEngine } from '../../../daemon/live/engine.js';
+import { createLiveScreenEngine, membershipWatch, type LiveScreenEngine } from '../../../daemon/live/engine.js';
 import { parseScreenRequest } from '../../../daemon/screening/request.js';
 import type { Snapshot, SnapshotRow } from '../../../daemon/screening/snapshot.js';
 import { valueAt } from '../../../daemon/screening/snapshot.js';
@@ -75,11 +75,7 @@ async function instance(): Promise<Instance> {
     alerts: repo, clock, logger: createLogger('silent'), cause: causes.cause, onSecond: (l) => causes.onSecond(l),
     publish: async (e) => void published.push(e),
     preset: async (userId, id) => (await presets.get(userId, id)) ?? null,
-    // As the daemon's wiring does (daemon/wiring/realtime.ts).
-    watch(query, listener) {
-      const handle = engine.add(parseScreenRequest(query, KNOWN), listener);
-      return { close: () => handle.close(), wholeList: !handle.screen.list.perRow, codes: () => (handle.total(), handle.screen.codes()) };
-    },
+    watch: (query, listener) => membershipWatch(engine.add(parseScreenRequest(query, KNOWN), listener)),
     quote: (code) => {
       const row = engine.view().snapshot.rowByCode.get(code);
       if (row === undefined) return null;

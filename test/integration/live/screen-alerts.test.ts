@@ -85,8 +85,14 @@ describe('alerts on screens, two daemons', () => {
     const before = await members();
     const third = before[2]!;
     const outsider = stocks.find((s) => !before.includes(s.code))!;
-    // In (the third member leaves), out (it comes back), in, out.
-    for (const pct of [29, -5, 29, -5]) await tick(outsider, pct);
+    // In (the third member leaves), out (it comes back), in, out: 3, 2, 2 and 2 firings. Each tick's
+    // firings are recorded and pushed before the next tick (a daemon reading two ticks from the stream
+    // in one millisecond would record their firings with one time, in either order).
+    const firingsAfter = [3, 5, 7, 9];
+    for (const [i, pct] of [29, -5, 29, -5].entries()) {
+      await tick(outsider, pct);
+      await onA.collect(ofType('alert'), firingsAfter[i]!);
+    }
     // 9 firings: once 1, enter 4, exit 4; each reaches both sockets once.
     const got = await onA.collect(ofType('alert'), 9);
     await onB.collect(ofType('alert'), 9);
