@@ -42,15 +42,26 @@ export function createMetrics(): Metrics {
   };
 }
 
-/** BullMQ job states reported by `stockscreen_jobs`. */
+/** BullMQ job states reported by `stockscreen_jobs` and `stockscreen_backtest_jobs`. */
 export const JOB_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'completed', 'failed', 'paused'] as const;
 
+/** Which queue a set of job-count gauges reports. */
+export interface JobCountsGauge {
+  /** Gauge name; `<name>_up` reports whether the counts could be read. */
+  name: string;
+  /** The queue, for the help text. */
+  queue: string;
+}
+
+/** The market-data queue's gauges. */
+export const MARKET_JOB_COUNTS: JobCountsGauge = { name: 'stockscreen_jobs', queue: 'market-data' };
+
 /**
- * Register `stockscreen_jobs{state}`: the job queue's counts, read when scraped (one Redis
- * round trip). When they cannot be read within `timeoutMs` (Redis down) the scrape still
- * succeeds: the gauge is left without samples and `stockscreen_jobs_up` is 0.
+ * Register `<name>{state}` (default `stockscreen_jobs`): a job queue's counts, read when scraped
+ * (one Redis round trip). When they cannot be read within `timeoutMs` (Redis down) the scrape
+ * still succeeds: the gauge is left without samples and `<name>_up` is 0.
  */
-export function registerJobCounts(registry: Registry, jobCounts: () => Promise<Record<string, number>>, timeoutMs = 500): void {
+export function registerJobCounts(registry: Registry, jobCounts: () => Promise<Record<string, number>>, timeoutMs = 500, gauge: JobCountsGauge = MARKET_JOB_COUNTS): void {
   // One read per scrape, shared by both gauges (collected in registration order).
   let read: Promise<Record<string, number> | null> = Promise.resolve(null);
   const fetchCounts = async (): Promise<Record<string, number> | null> => {
@@ -67,8 +78,8 @@ export function registerJobCounts(registry: Registry, jobCounts: () => Promise<R
     }
   };
   new Gauge({
-    name: 'stockscreen_jobs',
-    help: 'Jobs in the market-data queue by state',
+    name: gauge.name,
+    help: `Jobs in the ${gauge.queue} queue by state`,
     labelNames: ['state'],
     registers: [registry],
     async collect() {
@@ -79,8 +90,8 @@ export function registerJobCounts(registry: Registry, jobCounts: () => Promise<R
     },
   });
   new Gauge({
-    name: 'stockscreen_jobs_up',
-    help: '1 when the job counts could be read at the last scrape, else 0',
+    name: `${gauge.name}_up`,
+    help: `1 when the ${gauge.queue} queue's job counts could be read at the last scrape, else 0`,
     registers: [registry],
     async collect() {
       this.set((await read) ? 1 : 0);

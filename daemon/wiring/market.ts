@@ -95,6 +95,7 @@ export async function buildScreening(core: CoreParts, opened: ShutdownStep[] = [
   const repo = createBacktestsRepo(db);
   const backtestJobs = createBacktestJobs({ redis, logger, lockMs: config.job_lock_ms });
   opened.push(['backtest queue', () => backtestJobs.close()]);
+  registerJobCounts(core.metrics.registry, () => backtestJobs.queue.getJobCounts(...JOB_STATES), 500, { name: 'stockscreen_backtest_jobs', queue: 'backtests' });
   const backtests = createBacktestService({
     asOf, parseScreen: (body) => screens.parse(body), presetQuery: async (userId, id) => (await presets.get(userId, id))?.query,
     repo, riskFreeRate: config.risk_free_rate, onError: (err, id) => logger.warn({ err, backtest: id }, 'backtest failed'),

@@ -1,7 +1,7 @@
 /**
  * `GET /metrics` of a real daemon (issue 6 "Monitoring"): the Prometheus text holds HTTP
  * request counts and latency histograms by route and status, WebSocket connections,
- * messages and queue depth, rate-limit decisions, job counts by state and event-loop
+ * messages and queue depth, rate-limit decisions, job counts by state (market-data and backtest queues) and event-loop
  * lag. Job counts fail soft: a scrape succeeds when they cannot be read.
  */
 import { Registry } from 'prom-client';
@@ -64,6 +64,13 @@ describe('GET /metrics on a running daemon', () => {
     const jobs = samples(text, 'stockscreen_jobs');
     for (const state of ['waiting', 'active', 'delayed', 'completed', 'failed']) expect(jobs.some((l) => l.includes(`state="${state}"`))).toBe(true);
     expect(value(samples(text, 'stockscreen_jobs_up')[0])).toBe(1);
+  });
+
+  it('reports the backtest queue\'s job counts by state apart', () => {
+    const jobs = samples(text, 'stockscreen_backtest_jobs');
+    for (const state of ['waiting', 'active', 'completed', 'failed']) expect(jobs.some((l) => l.includes(`state="${state}"`))).toBe(true);
+    expect(value(samples(text, 'stockscreen_backtest_jobs_up')[0])).toBe(1);
+    expect(text).toContain('# HELP stockscreen_backtest_jobs Jobs in the backtests queue by state');
   });
 
   it('exports the event-loop lag', () => {
