@@ -5,7 +5,6 @@
  * to the request's problem collector with its path (`columns.<name>`, `score.<factor>`) and,
  * for a bad definition, the position and suggestions.
  */
-import { isAppError, type ErrorDetails } from '../errors.js';
 import { CROSS_FUNCTIONS, FUNCTIONS, MAX_CROSS_TERMS } from './expression-functions.js';
 import { countCrossTerms, FLAG_FIELDS, TEXT_FIELDS, walk, type ParsedExpression } from './expression.js';
 import { MAX_COLUMNS, MAX_SCORE_FACTORS, SCORE_COLUMN, parseNumeric, scoreExpression, type Formula } from './formula-columns.js';
@@ -74,15 +73,7 @@ function checkName(name: string, key: string, first: boolean, problems: Problems
 }
 
 function parseDefinition(text: string, path: string, known: ReadonlySet<string>, problems: Problems): ParsedExpression | undefined {
-  try {
-    return parseNumeric(text, path, known);
-  } catch (error) {
-    if (!isAppError(error)) throw error;
-    const details: ErrorDetails = error.details;
-    problems.add(path, String(details.expression ?? error.message));
-    problems.extra({ position: details.position, ...(details.suggestions ? { suggestions: details.suggestions } : {}) });
-    return undefined;
-  }
+  return problems.parsed(path, () => parseNumeric(text, path, known));
 }
 
 /** A column may refer only to columns defined before it. */

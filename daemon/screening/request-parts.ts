@@ -4,7 +4,7 @@
  */
 
 import { z } from 'zod';
-import { invalidRequest } from '../errors.js';
+import { invalidRequest, isAppError } from '../errors.js';
 import type { ErrorDetails } from '../errors.js';
 import { ATTRIBUTE_FIELDS, TEXT_SORT_FIELDS } from './query.js';
 import type { SortKey, Universe } from './query.js';
@@ -55,6 +55,22 @@ export class Problems {
   /** Adds non-path details (e.g. an expression's `position`). */
   extra(details: ErrorDetails): void {
     Object.assign(this.extras, details);
+  }
+
+  /**
+   * `parse()`, or undefined with its error recorded for `path` (the message, its `position` and
+   * any `suggestions`) when it throws an AppError. @throws anything else it throws
+   */
+  parsed<T>(path: string, parse: () => T): T | undefined {
+    try {
+      return parse();
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      const details: ErrorDetails = error.details;
+      this.add(path, String(details.expression ?? error.message));
+      this.extra({ position: details.position, ...(details.suggestions ? { suggestions: details.suggestions } : {}) });
+      return undefined;
+    }
   }
 
   /** True when `name` is a known indicator; otherwise records the problem at `path`. */

@@ -4,8 +4,6 @@
  * field-level details of one 400 (issue 4 "POST /screen").
  */
 
-import { isAppError } from '../errors.js';
-import type { ErrorDetails } from '../errors.js';
 import { parseExpression, type ParsedExpression } from './expression.js';
 import { DEFAULT_SORT, keepParsed } from './query.js';
 import type { RangeFilter, ScreenQuery } from './query.js';
@@ -142,14 +140,6 @@ function readExpression(data: RequestFields, knownFields: ReadonlySet<string>, p
   const text = top || nested;
   if (text === '') return undefined;
   const path = top !== '' ? 'expression' : 'filters.expression';
-  try {
-    return parseExpression(text, knownFields);
-  } catch (error) {
-    if (!isAppError(error)) throw error;
-    const details: ErrorDetails = error.details;
-    problems.add(path, String(details.expression ?? error.message));
-    problems.extra({ position: details.position, ...(details.suggestions ? { suggestions: details.suggestions } : {}) });
-    return undefined;
-  }
+  return problems.parsed(path, () => parseExpression(text, knownFields));
 }
 
