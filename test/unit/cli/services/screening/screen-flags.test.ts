@@ -1,22 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { INDICATORS } from '../../../../../daemon/indicators/registry.js';
 import { parseScreenRequest } from '../../../../../daemon/screening/request.js';
+import { usageOf } from '../../../../helpers/cli-errors.js';
 import { STOCK_FLAGS } from '../../../../../daemon/screening/snapshot.js';
-import { CliError } from '../../../../../cli/services/session/errors.js';
 import {
   applyOverrides, buildScreenBody, EXCLUDE_FLAGS, mergeFilters, overridesFrom, parseAmount, parseExclude, parseFilterFlag, parseSortFlags,
 } from '../../../../../cli/services/screening/screen-flags.js';
-
-/** The CliError `fn` throws (fails the test when it does not throw one). */
-function usageOf(fn: () => unknown): CliError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(CliError);
-    return err as CliError;
-  }
-  throw new Error('expected a CliError');
-}
 
 describe('parseAmount', () => {
   it('reads plain numbers, exponents, underscores and Korean units', () => {

@@ -2,18 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { INDICATORS } from '../../../../../daemon/indicators/registry.js';
 import { parseScreenRequest } from '../../../../../daemon/screening/request.js';
-import { CliError } from '../../../../../cli/services/session/errors.js';
+import { usageOf } from '../../../../helpers/cli-errors.js';
 import { buildScreenBody, hasQueryFlags, parseColumnFlags, parseScoreFlags } from '../../../../../cli/services/screening/screen-flags.js';
-
-function usageOf(fn: () => unknown): CliError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(CliError);
-    return err as CliError;
-  }
-  throw new Error('expected a CliError');
-}
 
 describe('--column', () => {
   it('keeps the order, lower-cases the name and keeps "=" inside the expression', () => {
