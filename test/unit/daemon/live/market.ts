@@ -1,20 +1,12 @@
 /** A seeded random market for the live-screen tests: rows, a snapshot, and ticks that move prices. */
 import type { PriceEvent } from '../../../../daemon/kernel/events.js';
 import { buildSnapshot, type Snapshot, type SnapshotRow } from '../../../../daemon/screening/snapshot.js';
+import { seededRandom } from '../../../../loadtest/bench/alerts.js';
 
 export const LIVE_FIELDS = ['close', 'change', 'change_percent', 'volume', 'trading_value', 'market_cap', 'per', 'pbr', 'dividend_yield', 'roe', 'rsi_14', 'shares_outstanding', 'turnover'] as const;
 
-/** Deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG (mulberry32): the alert bench's, so both replay the same draws for a seed. */
+export const rng = seededRandom;
 
 /** `n` stocks with random closes, caps and ratios (some nulls). */
 export function randomRows(n: number, seed: number): SnapshotRow[] {
