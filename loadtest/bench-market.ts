@@ -2,7 +2,7 @@
  * Market-data benchmark as a program (issues 3 and 9): `npm run bench` runs the same steps
  * (bench/market-load.ts); this entry runs them alone, e.g. on PostgreSQL or at another size.
  *
- *   node dist/loadtest/bench-market.js [--stocks 2700] [--days 500] [--krx ../shared/data/krx] [--database-url postgres://…]
+ *   node dist/loadtest/bench-market.js [--stocks 2700] [--days 500] [--krx test/fixtures/krx] [--database-url postgres://…]
  */
 import { parseArgs } from 'node:util';
 import { marketRows, runMarketBench } from './bench/market-load.js';
@@ -19,14 +19,14 @@ process, computes the indicators, and prints load time, rows/s and the longest e
 Options:
   --stocks N           sample stocks (default 2700)
   --days N             trading days per stock (default 500)
-  --krx DIR            also load this KRX folder (e.g. ../shared/data/krx)
+  --krx DIR            also load this KRX folder (e.g. test/fixtures/krx)
   --database-url URL   PostgreSQL instead of a temporary sqlite file (a schema is created and dropped)
   --per-batch          a transaction per batch (before issue 19) instead of the load job's one transaction
   --json               print the figures as JSON
   -h, --help           this text
 
 Examples:
-  node dist/loadtest/bench-market.js --krx ../shared/data/krx
+  node dist/loadtest/bench-market.js --krx test/fixtures/krx
   node dist/loadtest/bench-market.js --stocks 2700 --days 260 --database-url postgres://127.0.0.1:5432/postgres
 `;
 

@@ -183,11 +183,11 @@ async function runAlertBench(s: Stage, dataDir: string, into: Collected): Promis
   into.rows.push(...alertTickRows(result));
 }
 
-/** The real KRX folder: BENCH_KRX (empty: none), else ../shared/data/krx beside the repository when it exists. */
+/** The real KRX folder: BENCH_KRX (empty: none), else the test fixtures' copy (test/fixtures/krx) when the checkout has it. */
 export function krxFolder(env: NodeJS.ProcessEnv, root = packageRoot()): string | null {
   if (env.BENCH_KRX !== undefined) return env.BENCH_KRX === '' ? null : resolve(env.BENCH_KRX);
-  const beside = join(root, '..', 'shared', 'data', 'krx');
-  return existsSync(beside) ? beside : null;
+  const fixtures = join(root, 'test', 'fixtures', 'krx');
+  return existsSync(fixtures) ? fixtures : null;
 }
 
 async function withDaemon<T>(settings: BenchDaemonSettings, wsClients: number, body: (child: BenchChild) => Promise<T>): Promise<T> {
@@ -219,7 +219,7 @@ export async function runBench(io: BenchIO, env: NodeJS.ProcessEnv, signal: Abor
     await ensureFdLimit(plan.ws.connections + 1024);
     io.err(`loading the sample market in process (${plan.market.stocks} stocks × ${plan.market.days} days)${krx ? ` and the KRX folder ${krx}` : ''}\n`);
     const market = await clock.step('market load', () => runMarketBench({ ...plan.market, krx: krx ?? undefined, sampleDataDir: dataDir }));
-    into.rows.push(...marketRows(market, 'no KRX folder: set BENCH_KRX, or put it at ../shared/data/krx'));
+    into.rows.push(...marketRows(market, 'no KRX folder: set BENCH_KRX (the checkout has none at test/fixtures/krx)'));
     await withDaemon(settings, plan.ws.connections, async (child) => {
       io.err(`daemon at ${child.urls.http} (pid ${child.pid})\n`);
       await runOnDaemon({ child, admin, plan, signal, io, skipHistory: env.BENCH_HISTORY === '0' }, settings, dataDir, into, clock);

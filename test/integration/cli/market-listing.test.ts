@@ -1,13 +1,13 @@
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { isAbsolute, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../../cli/main.js';
+import { krxFile } from '../../helpers/krx-fixtures.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 import { fakeIO, tempEnv, type FakeIO, type TempEnv } from './fake-io.js';
 
 const ADMIN = { email: 'ops@example.com', password: 'ops-password-1' };
-/** The real KRX quote file of 2026-03-20 (shared test data next to the repository). */
-const LISTING = join(dirname(fileURLToPath(import.meta.url)), '../../../../shared/data/krx/listing/2026-03-20.csv');
+/** The real KRX quote file of 2026-03-20 (the repository's fixture copy). */
+const LISTING = krxFile('listing/2026-03-20.csv');
 
 describe('stockscreen load of a real KRX quote file', () => {
   let t: TestDaemon;
@@ -25,9 +25,9 @@ describe('stockscreen load of a real KRX quote file', () => {
   });
 
   it('loads the file given by a relative path, after which the price of 005930 is that day\'s close', async () => {
-    // Given the path relative to the current directory (the CLI reads it and uploads it: issue 19)
+    // Given the path relative to the current directory (the CLI reads it and uploads it)
     const path = relative(process.cwd(), LISTING);
-    expect(path.startsWith('..')).toBe(true);
+    expect(isAbsolute(path)).toBe(false);
     // When loading it and waiting, --json
     const load = await cli(['--json', 'load', path, '--wait']);
     expect(load.code, load.io.err()).toBe(0);

@@ -5,16 +5,16 @@
  */
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../../cli/main.js';
 import { tradingDaysBetween } from '../../../daemon/kernel/krx-calendar.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 import { fakeIO, tempEnv, type FakeIO, type TempEnv } from './fake-io.js';
 import { ohlcv, tsv } from './load-files.js';
+import { KRX_DIR as KRX_FIXTURES } from '../../helpers/krx-fixtures.js';
 
 const ADMIN = { email: 'ops@example.com', password: 'ops-password-1' };
-const KRX_DIR = fileURLToPath(new URL('../../../../shared/data/krx', import.meta.url));
+const KRX_DIR = KRX_FIXTURES.replace(/\/$/, '');
 const LISTED = '005930';
 
 describe('stockscreen load uploads files to a daemon without import_dirs', () => {

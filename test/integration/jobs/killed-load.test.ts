@@ -13,7 +13,6 @@ import { createHash } from 'node:crypto';
 import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -26,8 +25,9 @@ import { startDaemonProcess, stopAllDaemonProcesses, type DaemonProcess } from '
 import { waitForJobAt } from '../../helpers/jobs.js';
 import { startPrivateRedis, type PrivateRedis } from '../../helpers/redis-server.js';
 import { openTestDb, testBackend, type TestDb } from '../../helpers/test-store.js';
+import { KRX_DIR as KRX_FIXTURES } from '../../helpers/krx-fixtures.js';
 
-const KRX_DIR = fileURLToPath(new URL('../../../../shared/data/krx', import.meta.url));
+const KRX_DIR = KRX_FIXTURES.replace(/\/$/, '');
 const LOCK_MS = 1500;
 const bin = inject('redisServerBin');
 

@@ -1,17 +1,17 @@
 /**
  * A halted issue keeps its last close, listed shares and market cap as the file gives
  * them (issue 9), also when it has an older bar: 001570 (금양) is halted on every day of
- * the real KRX files in ../shared/data/krx.
+ * the real KRX files in test/fixtures/krx.
  */
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForJob } from '../../helpers/jobs.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
+import { KRX_DIR as KRX_FIXTURES } from '../../helpers/krx-fixtures.js';
 
-const KRX_DIR = fileURLToPath(new URL('../../../../shared/data/krx', import.meta.url));
+const KRX_DIR = KRX_FIXTURES.replace(/\/$/, '');
 // listing/2026-03-19.csv and 2026-03-20.csv: 001570,KR7001570001,금양,KOSPI,,9900,0,0,0.0,0,0,0,0,0,633275240400,63967196,STK
 // (Close 9900, Open/High/Low 0, Volume 0: halted; Marcap 633275240400; Stocks 63967196).
 const FILE_CLOSE = 9900;

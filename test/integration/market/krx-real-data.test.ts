@@ -1,17 +1,17 @@
 /**
- * Loads the real KRX files in ../shared/data/krx through the job API and checks
+ * Loads the real KRX files in test/fixtures/krx through the job API and checks
  * values read from the files themselves.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INDICATORS } from '../../../daemon/indicators/registry.js';
 import { waitForJob } from '../../helpers/jobs.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
+import { KRX_DIR as KRX_FIXTURES } from '../../helpers/krx-fixtures.js';
 
-const KRX_DIR = fileURLToPath(new URL('../../../../shared/data/krx', import.meta.url));
+const KRX_DIR = KRX_FIXTURES.replace(/\/$/, '');
 
 /** Rows of one CSV file of the folder (UTF-8 with BOM, header line), as objects. */
 function readCsv(...path: string[]): Record<string, string>[] {

@@ -1,16 +1,10 @@
 /**
- * Paths to the real KRX test files (../shared/data/krx relative to the repo)
- * and to this suite's fixtures. Test-only; the product never reads these.
+ * Paths to the real KRX test files (test/fixtures/krx) and to this suite's loader fixtures.
+ * Test-only; the product never reads these.
  */
 import { fileURLToPath } from 'node:url';
 
-/** /work/shared/data/krx, resolved from this file's location. */
-export const KRX_DIR = fileURLToPath(new URL('../../../../shared/data/krx/', import.meta.url));
-
-/** A file under the real KRX data folder. */
-export function krxFile(relative: string): string {
-  return `${KRX_DIR}${relative}`;
-}
+export { KRX_DIR, krxFile } from '../../helpers/krx-fixtures.js';
 
 /** A file under test/fixtures/loaders. */
 export function fixture(name: string): string {
