@@ -141,6 +141,45 @@ const liveScreenLimitsSchema = z
   .strictObject({ free: liveTier(1), basic: liveTier(5), pro: liveTier(20), enterprise: liveTier(100) })
   .prefault({});
 
+/** The most one request of a tier may cost (daemon/screening/cost.ts); a bound left out keeps its default. */
+const budgetTier = (units: number, nodes: number, historyFields: number, cells: number, backtestUnits: number) =>
+  z
+    .strictObject({
+      units: int(1, 1e9).default(units),
+      nodes: int(1, 1e9).default(nodes),
+      cross_terms: int(0, 1e6).default(32),
+      history_fields: int(0, 1e6).default(historyFields),
+      cells: int(1, 1e9).default(cells),
+      backtest_units: int(1, 1e12).default(backtestUnits),
+    })
+    .prefault({});
+/**
+ * What screening work may cost and how the CPU is shared (daemon/screening/README.md "Cost and
+ * fair share"): per-tier budgets checked at parse time, the rate-limit weight of a request, the
+ * CPU a request may use, and how many expensive requests a user may run at once.
+ */
+const screenLimitsSchema = z
+  .strictObject({
+    anonymous: budgetTier(400, 300, 0, 2_000, 1),
+    free: budgetTier(2_000, 1_500, 24, 20_000, 200_000),
+    basic: budgetTier(5_000, 4_000, 48, 50_000, 1_000_000),
+    pro: budgetTier(20_000, 16_000, 120, 60_000, 5_000_000),
+    enterprise: budgetTier(50_000, 40_000, 120, 60_000, 20_000_000),
+    /** A request's rate-limit weight is 1 + floor(units / weight_unit), at most max_weight (a refused body: 1 per weight_body_bytes). */
+    weight_unit: int(1, 1e9).default(500),
+    weight_body_bytes: int(1, 1e9).default(8 * 1024),
+    max_weight: int(1, 1000).default(10),
+    /** CPU time (ms of its own slices, not time spent waiting) a screen, CSV export or as-of screen may use before it is stopped. */
+    deadline_ms: int(10, 3_600_000).default(10_000),
+    /** Expensive screens (a cache miss with columns, ranks, as_of or CSV) one user runs at once on a daemon; more wait their turn. */
+    per_user_concurrency: int(1, 1000).default(2),
+    /** Expensive screens that run at once on a daemon, all users together (taken in turn between users). */
+    concurrency: int(1, 1000).default(4),
+    /** Expensive screens of one user waiting for a turn; more are refused (429). */
+    per_user_queue: int(0, 10_000).default(8),
+  })
+  .prefault({});
+
 /** The validated configuration schema (also documents every setting). */
 export const configSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
@@ -185,6 +224,11 @@ export const configSchema = z.object({
   backtest_limits: backtestLimitsSchema,
   /** Most backtests waiting in the queue, all users together; more → 503 (issue 23). */
   backtest_queue_max: int(1, 1_000_000).default(100),
+  /**
+   * Rebalance dates a queued backtest screens per turn; then it goes back to the queue behind the
+   * runs waiting (fair between users) and resumes from its checkpoint (0: a run keeps its worker to the end).
+   */
+  backtest_slice_dates: int(0, 100_000).default(10),
   /** Backtests this daemon runs at once (its BullMQ worker's concurrency; 0: it only enqueues, other daemons run them). */
   backtest_workers: int(0, 16).default(1),
   /**
@@ -201,6 +245,8 @@ export const configSchema = z.object({
   ws_replay_max_messages: int(0, 1_000_000).default(5000),
   ws_heartbeat_ms: int(100, 600_000).default(30_000),
   rate_limit: rateLimitSchema,
+  /** Screening cost budgets by tier, rate-limit weights, deadline and fair share (JSON in STOCKSCREEN_SCREEN_LIMITS). */
+  screen_limits: screenLimitsSchema,
   /** log2 of scrypt's N for password hashes (OWASP: 17). Lower values exist for test suites only; older hashes are re-hashed at login. */
   password_scrypt_log_n: int(10, 20).default(17),
   /** GET /metrics without credentials (else: `metrics_token` or an admin access token as bearer). */
@@ -255,7 +301,7 @@ const ENV_ALIASES: Record<string, string> = {
 };
 
 /** Settings whose environment variable holds JSON. */
-const JSON_KEYS = new Set(['rate_limit', 'alert_caps', 'live_screen_limits', 'backtest_limits']);
+const JSON_KEYS = new Set(['rate_limit', 'alert_caps', 'live_screen_limits', 'backtest_limits', 'screen_limits']);
 
 /** A source's values plus the problems met reading it. */
 interface Collected {

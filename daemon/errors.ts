@@ -19,6 +19,8 @@ export const ERROR_CODES = {
   HEADERS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
+  /** A screen stopped at its CPU deadline (screen_limits.deadline_ms): too expensive to finish. */
+  QUERY_TIMEOUT: 503,
 } as const;
 
 /** One of the stable REST error codes. */

@@ -7,7 +7,7 @@
  */
 import type { NewAlert, NewPriceAlert } from '../contract/alerts.js';
 import type { Tier } from '../kernel/roles.js';
-import { AppError, invalidRequest, notFound } from '../errors.js';
+import { AppError, invalidRequest, isAppError, notFound } from '../errors.js';
 import type { Alert, AlertFilter, AlertFiringRecord, AlertInsert, AlertPatch, AlertsRepo, AlertWrite } from '../store/alerts-repo.js';
 import type { StocksRepo } from '../store/stocks-repo.js';
 import { thresholdProblem } from './alert-rules.js';
@@ -38,6 +38,8 @@ export interface AlertServiceDeps {
   caps: AlertCaps;
   /** Called after every successful write with the alert id (the evaluator's `changed`). */
   onChange?(alertId: string): Promise<void> | void;
+  /** Checks a screening body against a tier's cost budget (ScreenService.parse). @throws AppError INVALID_REQUEST naming the limit */
+  checkScreen?(query: Record<string, unknown>, tier: Tier): void;
 }
 
 /** Alert service. */
@@ -83,11 +85,25 @@ export function createAlertService(deps: AlertServiceDeps): AlertService {
     if (problem) throw invalidRequest('Invalid threshold', { threshold: `${problem} for ${type}` });
   }
 
+  /** A screen alert re-runs its preset's screen on every tick, unattended: the preset must fit the owner's budget. */
+  function checkPresetCost(owner: AlertOwner, query: Record<string, unknown>): void {
+    try {
+      deps.checkScreen?.(query, owner.tier);
+    } catch (err) {
+      if (!isAppError(err)) throw err;
+      throw new AppError('INVALID_REQUEST', `The preset's screen cannot be watched: ${err.message}`, {
+        preset_id: err.message, ...Object.fromEntries(Object.entries(err.details).map(([k, v]) => [`preset.query.${k}`, v])),
+      });
+    }
+  }
+
   /** The row to insert: a price alert on a listed stock, or a screen alert on one of the owner's presets. */
   async function insertOf(owner: AlertOwner, input: AlertRequest): Promise<AlertInsert> {
     const common = { alert_type: input.alert_type, recurring: input.recurring ?? false, cooldown_s: input.cooldown_s ?? 0, note: input.note ?? null };
     if ('preset_id' in input) {
-      if (!(await deps.presets.get(owner.id, input.preset_id))) throw invalidRequest('Unknown preset', { preset_id: 'no preset of yours has this id' });
+      const preset = await deps.presets.get(owner.id, input.preset_id);
+      if (!preset) throw invalidRequest('Unknown preset', { preset_id: 'no preset of yours has this id' });
+      checkPresetCost(owner, preset.query);
       return { ...common, code: null, preset_id: input.preset_id, threshold: null };
     }
     checkThreshold(input, input.threshold);

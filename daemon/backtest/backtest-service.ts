@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, isAppError } from '../errors.js';
 import type { AsOfService } from '../history/as-of-service.js';
 import type { Tier } from '../kernel/roles.js';
+import type { ScreenCaller } from '../screening/cost.js';
 import type { ScreenQuery } from '../screening/query.js';
 import type { BacktestStatus, BacktestsRepo, StoredBacktest } from '../store/backtests-repo.js';
 import { checkOneSource, planBacktest, type PlanDeps } from './plan.js';
@@ -19,7 +20,7 @@ import type { BacktestRequest } from './request.js';
 import { executePlan, RunCancelled, RunInterrupted, type PicksCheckpoint } from './run.js';
 
 export { queryFields } from './plan.js';
-export { RunInterrupted, type PicksCheckpoint } from './run.js';
+export { RunInterrupted, RunYielded, type PicksCheckpoint } from './run.js';
 
 /** Runs with at most this many rebalance dates are answered directly. */
 export const DIRECT_MAX_SIGNALS = 6;
@@ -44,8 +45,11 @@ export interface QueuedState {
 
 /** Where long runs wait for a worker (any daemon's). */
 export interface BacktestQueue {
-  /** @throws AppError SERVICE_UNAVAILABLE when the queue cannot be reached */
-  enqueue(job: BacktestJob): Promise<void>;
+  /**
+   * Queue `job`; runs of lower `priority` (≥ 1) are taken first, equal ones in order.
+   * @throws AppError SERVICE_UNAVAILABLE when the queue cannot be reached
+   */
+  enqueue(job: BacktestJob, priority?: number): Promise<void>;
   /** The queue's view of a run; null when it holds no such job. */
   state(id: string): Promise<QueuedState | null>;
   /** Drop a job still waiting (no-op once a worker took it). */
@@ -69,8 +73,10 @@ export interface BacktestLimits {
 /** Collaborators of the backtest service. */
 export interface BacktestServiceDeps extends PlanDeps {
   asOf: AsOfService;
-  /** Parses a screening request. @throws AppError INVALID_REQUEST */
-  parseScreen(body: unknown): ScreenQuery;
+  /** Parses a screening request within `caller`'s budget. @throws AppError INVALID_REQUEST */
+  parseScreen(body: unknown, caller: ScreenCaller): ScreenQuery;
+  /** Checks a whole run against the owner's budget (cost per date × dates). @throws AppError INVALID_REQUEST naming the limit */
+  checkCost?(query: ScreenQuery, signals: number, tier: Tier): void;
   /** The owner's saved preset's query, or undefined. */
   presetQuery(userId: string, id: string): Promise<Record<string, unknown> | undefined>;
   repo: BacktestsRepo;
@@ -88,6 +94,8 @@ export interface RunHooks {
   onProgress?(done: number, total: number): void | Promise<void>;
   /** Where each date's selection is kept, so a worker taking the run over resumes after the last one (run.ts). */
   checkpoint?: PicksCheckpoint;
+  /** End this turn (RunYielded: queued again, resumed from the checkpoint) after this many new rebalance dates. */
+  yieldAfter?: number;
 }
 
 /** The backtest use cases. */
@@ -153,10 +161,12 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
     const stored = await deps.repo.get(job.user_id, job.id);
     if (!stored || !(await deps.repo.claim(job.id))) return stored?.status ?? 'cancelled';
     try {
-      const p = await planBacktest(deps, stored.request as BacktestRequest, job.preset_query ?? undefined);
+      // Checked against the owner's budget when it was asked for.
+      const p = await planBacktest(deps, stored.request as BacktestRequest, job.preset_query ?? undefined, 'trusted');
       const result = await executePlan(deps.asOf, p, {
         stopping: () => closing,
         checkpoint: hooks.checkpoint,
+        ...(hooks.yieldAfter === undefined ? {} : { yieldAfter: hooks.yieldAfter, resumeAfter: stored.done }),
         async onProgress(done, total) {
           if (!(await deps.repo.progress(job.id, done, total))) throw new RunCancelled();
           await hooks.onProgress?.(done, total);
@@ -180,7 +190,8 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
     if (closing) throw new AppError('SERVICE_UNAVAILABLE', 'the daemon is stopping');
     checkOneSource(request);
     const presetQuery = request.preset_id === undefined ? undefined : await deps.presetQuery(owner.id, request.preset_id);
-    const p = await planBacktest(deps, request, presetQuery);
+    const p = await planBacktest(deps, request, presetQuery, owner.tier);
+    deps.checkCost?.(p.query, p.signals, owner.tier);
     const id = randomUUID();
     const direct = p.signals <= DIRECT_MAX_SIGNALS;
     const created = await deps.repo.create(owner.id, id, request as unknown as Record<string, unknown>, p.signals, direct ? 'running' : 'queued', capsOf(owner));
@@ -189,7 +200,9 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
     if (direct) await run(job, {}, false);
     else if (deps.queue) {
       try {
-        await deps.queue.enqueue(job);
+        // Fair between users: a user's second waiting run queues behind everyone's first.
+        const ahead = (await deps.repo.list(owner.id, 100)).filter((r) => r.id !== id && (r.status === 'queued' || r.status === 'running')).length;
+        await deps.queue.enqueue(job, 1 + ahead);
       } catch (err) {
         await deps.repo.finish(id, { error: `not queued: ${message(err)}` });
         throw isAppError(err) ? err : new AppError('SERVICE_UNAVAILABLE', 'Backtest queue unavailable');

@@ -5,6 +5,7 @@
  */
 import { AppError, invalidRequest, isAppError } from '../errors.js';
 import type { AsOfService } from '../history/as-of-service.js';
+import type { ScreenCaller } from '../screening/cost.js';
 import { expressionOf, type ScreenQuery } from '../screening/query.js';
 import { applyTemplateOverrides, getTemplate, listTemplates } from '../screening/templates.js';
 import { signalDays } from './calendar.js';
@@ -23,8 +24,8 @@ export interface BacktestPlan {
 /** What planning needs. */
 export interface PlanDeps {
   asOf: AsOfService;
-  /** Parses a screening request. @throws AppError INVALID_REQUEST */
-  parseScreen(body: unknown): ScreenQuery;
+  /** Parses a screening request within `caller`'s budget (ScreenService.parse). @throws AppError INVALID_REQUEST */
+  parseScreen(body: unknown, caller: ScreenCaller): ScreenQuery;
   riskFreeRate: number;
 }
 
@@ -45,7 +46,7 @@ export function checkOneSource(req: BacktestRequest): void {
  * The screen of a request; `presetQuery` is the preset's query when the request names one
  * (looked up by the caller). @throws AppError INVALID_REQUEST with field details
  */
-export function screenOf(deps: PlanDeps, req: BacktestRequest, presetQuery: Record<string, unknown> | undefined): ScreenQuery {
+export function screenOf(deps: PlanDeps, req: BacktestRequest, presetQuery: Record<string, unknown> | undefined, caller: ScreenCaller): ScreenQuery {
   checkOneSource(req);
   if (req.template !== undefined) {
     const template = getTemplate(req.template);
@@ -56,16 +57,20 @@ export function screenOf(deps: PlanDeps, req: BacktestRequest, presetQuery: Reco
   if (raw === undefined) throw invalidRequest('unknown preset', { preset_id: 'no preset of yours has this id' });
   if ('as_of' in raw) throw invalidRequest('as_of is set by the rebalance dates', { 'query.as_of': 'not allowed in a backtest: each rebalance date sets it' });
   try {
-    return deps.parseScreen(raw);
+    return deps.parseScreen(raw, caller);
   } catch (err) {
     if (!isAppError(err)) throw err;
     throw new AppError('INVALID_REQUEST', `Invalid query: ${err.message}`, Object.fromEntries(Object.entries(err.details).map(([k, v]) => [`query.${k}`, v])));
   }
 }
 
-/** Resolve a request against the loaded history. @throws AppError INVALID_REQUEST with field details */
-export async function planBacktest(deps: PlanDeps, req: BacktestRequest, presetQuery: Record<string, unknown> | undefined): Promise<BacktestPlan> {
-  const query = screenOf(deps, req, presetQuery);
+/**
+ * Resolve a request against the loaded history; `caller`: whose budget the screen must fit
+ * (`trusted` when a worker re-plans a run checked when it was asked for).
+ * @throws AppError INVALID_REQUEST with field details
+ */
+export async function planBacktest(deps: PlanDeps, req: BacktestRequest, presetQuery: Record<string, unknown> | undefined, caller: ScreenCaller): Promise<BacktestPlan> {
+  const query = screenOf(deps, req, presetQuery, caller);
   const from = await deps.asOf.resolve(req.from, 'from');
   const history = from.history;
   const to = await deps.asOf.resolve(req.to ?? history.dates[history.dates.length - 1] ?? req.from, 'to');

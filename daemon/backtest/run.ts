@@ -25,6 +25,19 @@ export class RunInterrupted extends Error {
   }
 }
 
+/**
+ * Thrown when a run has used its turn (`yieldAfter` new rebalance dates): it goes back to the
+ * queue behind the runs waiting, and resumes from its checkpoint on its next turn, so one long
+ * run never holds a worker while another user's short run waits.
+ */
+export class RunYielded extends RunInterrupted {
+  constructor() {
+    super();
+    this.message = 'yielded: its turn ended; it resumes from its last rebalance date';
+    this.name = 'RunYielded';
+  }
+}
+
 /** The owner cancelled the run. */
 export class RunCancelled extends Error {
   constructor() {
@@ -46,6 +59,10 @@ export interface ExecuteHooks {
   stopping(): boolean;
   onProgress(done: number, total: number): Promise<void>;
   checkpoint?: PicksCheckpoint;
+  /** Give the worker up (RunYielded) once this many rebalance dates past `resumeAfter` are done. */
+  yieldAfter?: number;
+  /** Rebalance dates done by earlier turns of this run (their picks come from the checkpoint). */
+  resumeAfter?: number;
 }
 
 /** Run the plan. @throws RunInterrupted, RunCancelled (from onProgress), or what a screen throws */
@@ -54,8 +71,11 @@ export async function executePlan(asOf: AsOfService, p: BacktestPlan, hooks: Exe
   const fields = queryFields(p.query);
   const depth = depthFor(fields);
   const saved = (await hooks.checkpoint?.load(history.version).catch(() => undefined)) ?? new Map<number, Selected[]>();
+  let calls = 0;
+  const turnEnds = hooks.yieldAfter === undefined ? Number.POSITIVE_INFINITY : (hooks.resumeAfter ?? 0) + hooks.yieldAfter;
   const select = async (day: number): Promise<Selected[]> => {
     if (hooks.stopping()) throw new RunInterrupted();
+    if (++calls > turnEnds) throw new RunYielded();
     const known = saved.get(day);
     if (known) return known;
     const snapshot = await asOf.snapshotOf({ history, day, date: history.dates[day] ?? '' }, depth, fields);

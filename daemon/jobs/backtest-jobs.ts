@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import { AppError, isAppError } from '../errors.js';
 import type { Redis } from 'ioredis';
 import type { BacktestJob, BacktestQueue, PicksCheckpoint, QueuedState, RunHooks } from '../backtest/backtest-service.js';
-import { RunInterrupted } from '../backtest/backtest-service.js';
+import { RunInterrupted, RunYielded } from '../backtest/backtest-service.js';
 import type { Selected } from '../backtest/types.js';
 import type { RedisFactory } from '../infra/redis.js';
 import type { BacktestStatus } from '../store/backtests-repo.js';
@@ -55,6 +55,8 @@ export interface BacktestJobsOptions {
   lockMs?: number;
   /** Runs of a job in all (stalls and transient faults), default 3; then it fails. */
   attempts?: number;
+  /** Rebalance dates a run screens per turn before it goes back to the queue (0: no turns; see RunYielded). */
+  sliceDates?: number;
 }
 
 /** Largest selection kept in a checkpoint (top ≤ 500; a `top: "all"` date over this is screened again on resume). */
@@ -83,12 +85,18 @@ export function redisPicksCheckpoint(client: Redis, key: string): PicksCheckpoin
   };
 }
 
+/** BullMQ's largest priority (2^21). */
+const MAX_PRIORITY = 2_097_152;
+/** How much less urgent a run becomes each time its turn ends (a user's next waiting run is 1 less urgent). */
+const YIELD_PRIORITY_STEP = 2;
+
 const STATES: Record<string, QueuedState['state']> = { waiting: 'waiting', delayed: 'waiting', prioritized: 'waiting', active: 'active', completed: 'completed', failed: 'failed' };
 
 /** Create the backtest queue (connects at once; the worker starts with startWorker). */
 export function createBacktestJobs(options: BacktestJobsOptions): BacktestJobs {
   const { redis, logger } = options;
   const lockMs = options.lockMs ?? 30_000;
+  const sliceDates = options.sliceDates ?? 0;
   const attempts = options.attempts ?? 3;
   const prefix = `${redis.prefix}bull`;
   const queueConnection = redis.connect('command', 'backtest-queue');
@@ -112,12 +120,14 @@ export function createBacktestJobs(options: BacktestJobsOptions): BacktestJobs {
         job.updateProgress({ done, total }).catch((err: Error) => logger.warn({ backtest: job.id, err: err.message }, 'backtest progress not recorded'));
       const key = redis.key('backtest', job.data.id, 'picks');
       try {
-        const status = await runner(job.data, { onProgress, checkpoint: redisPicksCheckpoint(queueConnection, key) });
+        const status = await runner(job.data, { onProgress, checkpoint: redisPicksCheckpoint(queueConnection, key), ...(sliceDates > 0 ? { yieldAfter: sliceDates } : {}) });
         await queueConnection.del(key).catch(() => undefined);
         return status;
       } catch (err) {
         if (!(err instanceof RunInterrupted) || !token) throw err;
-        // This daemon is stopping: the run goes back to the queue at once, not counted as an attempt.
+        // Its turn ended: behind the runs of the same priority and before none of a lower one (a fresh run).
+        if (err instanceof RunYielded) await job.changePriority({ priority: Math.min(MAX_PRIORITY, (job.priority || 1) + YIELD_PRIORITY_STEP) });
+        // This daemon is stopping, or the turn ended: the run goes back to the queue at once, not counted as an attempt.
         await job.moveToWait(token);
         throw new WaitingError();
       }
@@ -150,9 +160,9 @@ export function createBacktestJobs(options: BacktestJobsOptions): BacktestJobs {
     async ready(timeoutMs) {
       await Promise.race([handshake, new Promise((r) => setTimeout(r, timeoutMs).unref())]);
     },
-    async enqueue(job) {
+    async enqueue(job, priority = 1) {
       await queue.add('backtest', job, {
-        jobId: job.id, attempts, backoff: { type: 'exponential', delay: 1000 },
+        jobId: job.id, attempts, backoff: { type: 'exponential', delay: 1000 }, priority: Math.min(MAX_PRIORITY, Math.max(1, priority)),
         // The row keeps the result; a failed job is kept a while so any daemon can read why.
         removeOnComplete: true, removeOnFail: { age: 7 * 86_400, count: 1000 },
       }).catch(unavailable);

@@ -8,6 +8,7 @@
  * invalid_query, live_screen_limit) and the field details of the parser; the WebSocket edge
  * turns them into SUBSCRIPTION_FAILED.
  */
+import type { ScreenCaller } from '../screening/cost.js';
 import { randomUUID } from 'node:crypto';
 import type { Tier } from '../kernel/roles.js';
 import { AppError, isAppError } from '../errors.js';
@@ -51,8 +52,8 @@ export interface LiveSubscription {
 export interface LiveServiceDeps {
   engine: LiveScreenEngine;
   registry: LiveRegistry;
-  /** Parse a screening body (ScreenService.parse). @throws AppError INVALID_REQUEST */
-  parse(body: unknown): ScreenQuery;
+  /** Parse a screening body within `caller`'s cost budget (ScreenService.parse). @throws AppError INVALID_REQUEST */
+  parse(body: unknown, caller: ScreenCaller): ScreenQuery;
   /** The owner's preset body, or null when it is not theirs or does not exist. */
   presetQuery(userId: string, id: string): Promise<Record<string, unknown> | null>;
   limits: Readonly<Record<Tier, LiveScreenLimit>>;
@@ -73,9 +74,9 @@ const fail = (code: 'INVALID_REQUEST' | 'NOT_FOUND' | 'FORBIDDEN', message: stri
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Parse `body`, re-labelling a failure as invalid_query with its field details under `query.`. */
-function parseQuery(deps: LiveServiceDeps, body: unknown, label: string): ScreenQuery {
+function parseQuery(deps: LiveServiceDeps, owner: LiveOwner, body: unknown, label: string): ScreenQuery {
   try {
-    return deps.parse(body);
+    return deps.parse(body, owner.userId === null ? 'anonymous' : owner.tier);
   } catch (err) {
     if (!isAppError(err)) throw err;
     const fields = Object.fromEntries(Object.entries(err.details).map(([k, v]) => [`query.${k}`, v]));
@@ -84,7 +85,7 @@ function parseQuery(deps: LiveServiceDeps, body: unknown, label: string): Screen
 }
 
 async function resolve(deps: LiveServiceDeps, owner: LiveOwner, source: LiveSource): Promise<ScreenQuery> {
-  if (source.kind === 'query') return parseQuery(deps, source.body, 'query');
+  if (source.kind === 'query') return parseQuery(deps, owner, source.body, 'query');
   if (source.kind === 'template') {
     const template = getTemplate(source.id);
     if (!template) throw fail('NOT_FOUND', `Unknown template: ${source.id}`, { reason: 'unknown_template', target: `template:${source.id}` });
@@ -93,7 +94,7 @@ async function resolve(deps: LiveServiceDeps, owner: LiveOwner, source: LiveSour
   // Another user's preset reads as unknown, like its 404 over REST; preset ids are UUIDs.
   const body = owner.userId === null || !UUID.test(source.id) ? null : await deps.presetQuery(owner.userId, source.id);
   if (body === null) throw fail('NOT_FOUND', `Unknown preset: ${source.id}`, { reason: 'unknown_preset', target: `preset:${source.id}` });
-  return parseQuery(deps, body, `preset ${source.id}`);
+  return parseQuery(deps, owner, body, `preset ${source.id}`);
 }
 
 function limitError(scope: 'connection' | 'user', owner: LiveOwner, limit: number, current: number): AppError {

@@ -4,6 +4,7 @@
  * the current indicator snapshot, seeded with the live quotes known at start, the registry
  * leases renewed, and an idempotent close.
  */
+import type { ScreenCaller } from '../screening/cost.js';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Tier } from '../kernel/roles.js';
@@ -21,7 +22,7 @@ export interface LiveScreensDeps {
   snapshot(): Snapshot;
   /** Latest live quotes of these stocks (seeding at start). */
   quotes(codes: string[]): Promise<PriceEvent[]>;
-  parse(body: unknown): ScreenQuery;
+  parse(body: unknown, caller: ScreenCaller): ScreenQuery;
   presetQuery(userId: string, id: string): Promise<Record<string, unknown> | null>;
   redis: Redis;
   key(...parts: string[]): string;

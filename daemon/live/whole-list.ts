@@ -7,7 +7,7 @@
  * so `score` and the formula columns carry their values.
  */
 import { INDICATOR_IDS } from '../indicators/registry.js';
-import { createCrossSectionMemo, type CrossSectionMemo } from '../screening/cross-section.js';
+import { createCrossSectionMemo, filteredMemo, type CrossSectionMemo } from '../screening/cross-section.js';
 import { countCrossTerms, FLAG_FIELDS, FUNCTIONS, TEXT_FIELDS, type ParsedExpression } from '../screening/expression.js';
 import { CROSS_FUNCTIONS } from '../screening/expression-functions.js';
 import { formulasOf } from '../screening/formula-columns.js';
@@ -64,7 +64,8 @@ const STATIC_WORDS: ReadonlySet<string> = new Set([
  */
 export function isStaticMemoKey(key: string): boolean {
   const rest = key.startsWith('order|') ? key.slice(6) : key.slice(key.indexOf('|', key.startsWith('column|') ? 7 : 0) + 1);
-  return (rest.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []).every((w) => STATIC_WORDS.has(w));
+  // A formula column appears by its identity (`#<digest>[<the fields it reads>]`): the digest is no word.
+  return (rest.replace(/#[A-Za-z0-9_-]+/g, '').match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []).every((w) => STATIC_WORDS.has(w));
 }
 
 /**
@@ -73,8 +74,7 @@ export function isStaticMemoKey(key: string): boolean {
  * others are computed on every re-run (the live view's values change in place).
  */
 export function createStaticMemo(): CrossSectionMemo {
-  const memo = createCrossSectionMemo();
-  return { get: (snapshot, key, compute) => (isStaticMemoKey(key) ? memo.get(snapshot, key, compute) : compute()) };
+  return filteredMemo(createCrossSectionMemo(), isStaticMemoKey);
 }
 
 /** Run `query` on `snapshot` (a live view) whole; `memo` (createStaticMemo) keeps what no tick changes. */

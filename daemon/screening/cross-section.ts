@@ -146,28 +146,90 @@ export function rowMask(rows: Int32Array, size: number): Uint8Array {
 }
 
 /**
- * Remembered cross-sectional columns per snapshot, at most `maxEntries` per snapshot (oldest
- * dropped first). Keys name the universe and the canonical term. Entries live as long as their
- * snapshot (a WeakMap): the current one and the as-of snapshots the history cache still holds.
+ * Remembered cross-sectional columns and formula columns per snapshot. Keys name the universe
+ * and the canonical term. Bounded by bytes (the values' typed arrays plus the keys), least
+ * recently used dropped first, over every snapshot together: a memo never holds more than its
+ * budget however many snapshots (live, as-of) or distinct screens pass through it.
  */
 export interface CrossSectionMemo {
   /** The value remembered under `key` for `snapshot`, else `compute()`'s result, remembered. */
   get<T extends object>(snapshot: Snapshot, key: string, compute: () => T): T;
+  /** The value remembered under `key` for `snapshot`, if any. */
+  peek<T extends object>(snapshot: Snapshot, key: string): T | undefined;
+  /** Remember `value` under `key` for `snapshot`. */
+  put(snapshot: Snapshot, key: string, value: object): void;
+  /** Bytes held now (values and keys). */
+  bytes(): number;
 }
 
-/** Create a memo (one per screen service; live and as-of screens may keep their own). */
-export function createCrossSectionMemo(maxEntries = 256): CrossSectionMemo {
-  const bySnapshot = new WeakMap<Snapshot, Map<string, object>>();
+/** Default byte budget of a memo (about 1,400 columns of a 2,700-stock market). */
+export const CROSS_SECTION_MEMO_BYTES = 32 * 1024 * 1024;
+
+/** Bytes of a remembered value: the typed arrays it holds (a column, a sorted order, a term). */
+export function valueBytes(value: object): number {
+  if (ArrayBuffer.isView(value)) return value.byteLength;
+  let bytes = 64;
+  for (const v of Object.values(value)) if (ArrayBuffer.isView(v)) bytes += v.byteLength;
+  return bytes;
+}
+
+/** Create a memo (one per screen service; live and as-of screens may keep their own) of at most `maxBytes`. */
+export function createCrossSectionMemo(maxBytes = CROSS_SECTION_MEMO_BYTES): CrossSectionMemo {
+  // Snapshots get a number each, so one Map orders every entry by last use.
+  const ids = new WeakMap<Snapshot, number>();
+  let nextId = 0;
+  const entries = new Map<string, { value: object; bytes: number }>();
+  let held = 0;
+  const keyOf = (snapshot: Snapshot, key: string): string => {
+    let id = ids.get(snapshot);
+    if (id === undefined) ids.set(snapshot, (id = nextId++));
+    return `${id}\u0000${key}`;
+  };
+  const peek = <T extends object>(snapshot: Snapshot, key: string): T | undefined => {
+    const k = keyOf(snapshot, key);
+    const e = entries.get(k);
+    if (e === undefined) return undefined;
+    entries.delete(k);
+    entries.set(k, e);
+    return e.value as T;
+  };
+  const put = (snapshot: Snapshot, key: string, value: object): void => {
+    const k = keyOf(snapshot, key);
+    const bytes = valueBytes(value) + 2 * k.length;
+    if (bytes > maxBytes / 4) return;
+    const old = entries.get(k);
+    if (old !== undefined) {
+      held -= old.bytes;
+      entries.delete(k);
+    }
+    while (held + bytes > maxBytes && entries.size > 0) {
+      const [oldest, e] = entries.entries().next().value as [string, { bytes: number }];
+      entries.delete(oldest);
+      held -= e.bytes;
+    }
+    entries.set(k, { value, bytes });
+    held += bytes;
+  };
   return {
     get(snapshot, key, compute) {
-      let entries = bySnapshot.get(snapshot);
-      if (!entries) bySnapshot.set(snapshot, (entries = new Map()));
-      const known = entries.get(key);
-      if (known !== undefined) return known as ReturnType<typeof compute>;
-      const column = compute();
-      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value as string);
-      entries.set(key, column);
-      return column;
+      const known = peek<ReturnType<typeof compute>>(snapshot, key);
+      if (known !== undefined) return known;
+      const value = compute();
+      put(snapshot, key, value);
+      return value;
     },
+    peek,
+    put,
+    bytes: () => held,
+  };
+}
+
+/** A view of `memo` that remembers only the keys `keep` accepts (the others are computed every time). */
+export function filteredMemo(memo: CrossSectionMemo, keep: (key: string) => boolean): CrossSectionMemo {
+  return {
+    get: (snapshot, key, compute) => (keep(key) ? memo.get(snapshot, key, compute) : compute()),
+    peek: (snapshot, key) => (keep(key) ? memo.peek(snapshot, key) : undefined),
+    put: (snapshot, key, value) => (keep(key) ? memo.put(snapshot, key, value) : undefined),
+    bytes: () => memo.bytes(),
   };
 }

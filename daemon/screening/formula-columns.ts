@@ -5,6 +5,7 @@
  * exactly like indicators. Evaluation order: universe → columns (in order) → score → range
  * filters and expression → sort → page.
  */
+import { createHash } from 'node:crypto';
 import { invalidRequest } from '../errors.js';
 import { compileNumber, type CompileContext } from './expression-compile.js';
 import { formatExpression } from './expression-format.js';
@@ -74,38 +75,89 @@ export function parseNumeric(source: string, path: string, knownFields?: Readonl
   return parsed;
 }
 
-/** A view of `base` with the formulas as columns, and the canonical definition of each. */
+/** A view of `base` with the formulas as columns, and the identity of each. */
 export interface DerivedView {
   view: Snapshot;
+  /** The identity of a formula column (see `columnIdentity`), undefined for any other name. */
   resolve: (name: string) => string | undefined;
 }
+
+/**
+ * The identity of a column whose canonical definition (earlier columns written as their
+ * identities) is `definition`: a digest of it, so a column that refers to another refers to a
+ * fixed-size name, never to its text. Written out instead, a chain of columns each using the
+ * previous one a few times grows exponentially (20 such columns: hundreds of millions of
+ * characters); this way every key is linear in its own definition. The identity also lists the
+ * indicator fields the column reads, through the columns it uses (at most every indicator once),
+ * so a memo can still tell which values a tick may change.
+ */
+export function columnIdentity(definition: string, fields: Iterable<string>): string {
+  return `#${createHash('sha1').update(definition).digest('base64url')}[${[...fields].join(' ')}]`;
+}
+
+/** Rows of a formula column evaluated between two checks of the work guard. */
+export const ROWS_PER_STEP = 512;
 
 /**
  * Evaluates `formulas` in order over `context.universe` (null outside it; non-finite results
  * are null) into columns of a view of `base`. Cross-sectional terms rank over the universe.
  */
 export function deriveView(base: Snapshot, formulas: readonly Formula[], context: CompileContext & { universe: Int32Array }): DerivedView {
-  const definitions = new Map<string, string>();
-  const resolve = (name: string): string | undefined => definitions.get(name);
+  const steps = deriveSteps(base, formulas, context);
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+  }
+}
+
+/**
+ * Like deriveView, but awaits `checkpoint()` between columns and every ROWS_PER_STEP rows, so a
+ * long evaluation yields to the event loop and can be stopped (the checkpoint throws).
+ */
+export async function deriveViewSliced(
+  base: Snapshot, formulas: readonly Formula[], context: CompileContext & { universe: Int32Array }, checkpoint: () => Promise<void>,
+): Promise<DerivedView> {
+  const steps = deriveSteps(base, formulas, context);
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+    await checkpoint();
+  }
+}
+
+/** The evaluation of deriveView, yielding between units of work. */
+function* deriveSteps(base: Snapshot, formulas: readonly Formula[], context: CompileContext & { universe: Int32Array }): Generator<void, DerivedView> {
+  const identities = new Map<string, string>();
+  const reads = new Map<string, ReadonlySet<string>>();
+  const resolve = (name: string): string | undefined => identities.get(name);
   if (formulas.length === 0) return { view: base, resolve };
   const columns = new Map(base.columns);
   const view: Snapshot = Object.freeze({ ...base, columns, fields: Object.freeze([...base.fields, ...formulas.map((f) => f.name)]) });
   for (const formula of formulas) {
-    const definition = formatExpression(formula.parsed.ast, resolve);
-    const compute = (): Column => computedColumn(compileNumber(formula.parsed.ast, view, { ...context, base, resolve }), context.universe, base.size);
-    // Keyed by the definition with earlier columns written out, so equal names with other meanings never collide.
-    const column = context.memo === undefined ? compute() : context.memo.get(base, `column|${context.scope ?? '*'}|${definition}`, compute);
+    const fields = new Set(formula.parsed.fields.flatMap((f) => [...(reads.get(f) ?? [f])]));
+    const identity = columnIdentity(formatExpression(formula.parsed.ast, resolve), [...fields].sort());
+    // Keyed by identity, so equal names with other meanings never collide.
+    const key = `column|${context.scope ?? '*'}|${identity}`;
+    let column = context.memo?.peek<Column>(base, key);
+    if (column === undefined) {
+      const value = compileNumber(formula.parsed.ast, view, { ...context, base, resolve });
+      column = yield* computedColumn(value, context.universe, base.size);
+      context.memo?.put(base, key, column);
+    }
     columns.set(formula.name, column);
-    definitions.set(formula.name, definition);
+    identities.set(formula.name, identity);
+    reads.set(formula.name, fields);
+    yield;
   }
   return { view, resolve };
 }
 
-function computedColumn(value: (row: number) => number, rows: Int32Array, size: number): Column {
+function* computedColumn(value: (row: number) => number, rows: Int32Array, size: number): Generator<void, Column> {
   const values = new Float64Array(size).fill(Number.NaN);
   const nulls = new Uint8Array((size + 7) >>> 3).fill(255);
   let count = 0;
   for (let k = 0; k < rows.length; k++) {
+    if (k % ROWS_PER_STEP === ROWS_PER_STEP - 1) yield;
     const i = rows[k]!;
     const v = value(i);
     if (!Number.isFinite(v)) continue;

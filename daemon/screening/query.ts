@@ -9,7 +9,7 @@ import type { Market } from '../kernel/records.js';
 import { compileExpression, countCrossTerms, parseExpression } from './expression.js';
 import type { ParsedExpression } from './expression.js';
 import type { CrossSectionMemo } from './cross-section.js';
-import { deriveView, formulasOf } from './formula-columns.js';
+import { deriveView, deriveViewSliced, formulasOf, type DerivedView } from './formula-columns.js';
 import { filterRows, filterWithin } from './select.js';
 import { sortRows } from './sort-rows.js';
 import { dictValueAt, marketAt, valueAt } from './snapshot.js';
@@ -90,11 +90,36 @@ const TEXT_COLUMNS = new Set<string>(['code', 'name', 'market', 'sector', ...ATT
 export function executeQuery(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOptions = {}): ScreenResult {
   const now = opts.now ?? (() => performance.now());
   const started = now();
+  checkPaging(query);
+  return pageOf(query, matchingRows(snapshot, query, opts), started, now);
+}
+
+/**
+ * Like executeQuery, time-sliced through `checkpoint` (see matchingRowsSliced).
+ * @throws like executeQuery, and what `checkpoint` throws
+ */
+export async function executeQuerySliced(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOptions, checkpoint: () => Promise<void>): Promise<ScreenResult> {
+  const now = opts.now ?? (() => performance.now());
+  const started = now();
+  checkPaging(query);
+  return pageOf(query, await matchingRowsSliced(snapshot, query, opts, checkpoint), started, now);
+}
+
+/** Like matchAll, time-sliced through `checkpoint`. @throws like matchAll, and what `checkpoint` throws */
+export async function matchAllSliced(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOptions, checkpoint: () => Promise<void>): Promise<ScreenMatches> {
+  const now = opts.now ?? (() => performance.now());
+  const started = now();
+  return matchesOf(query, await matchingRowsSliced(snapshot, query, opts, checkpoint), started, now);
+}
+
+function checkPaging(query: ScreenQuery): void {
   if (!Number.isInteger(query.page) || query.page < 1) throw invalidRequest('page must be an integer ≥ 1', { page: 'must be an integer ≥ 1' });
   if (!Number.isInteger(query.per_page) || query.per_page < 1) {
     throw invalidRequest('per_page must be an integer ≥ 1', { per_page: 'must be an integer ≥ 1' });
   }
-  const { rows, parsed, view } = matchingRows(snapshot, query, opts);
+}
+
+function pageOf(query: ScreenQuery, { rows, parsed, view }: Matching, started: number, now: () => number): ScreenResult {
   const columns = itemColumns(query, parsed);
   const start = (query.page - 1) * query.per_page;
   const pageRows = rows.subarray(Math.min(start, rows.length), Math.min(start + query.per_page, rows.length));
@@ -120,7 +145,10 @@ export function executeAll(snapshot: Snapshot, query: ScreenQuery, opts: Execute
 export function matchAll(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOptions = {}): ScreenMatches {
   const now = opts.now ?? (() => performance.now());
   const started = now();
-  const { rows, parsed, view } = matchingRows(snapshot, query, opts);
+  return matchesOf(query, matchingRows(snapshot, query, opts), started, now);
+}
+
+function matchesOf(query: ScreenQuery, { rows, parsed, view }: Matching, started: number, now: () => number): ScreenMatches {
   const columns = itemColumns(query, parsed);
   return {
     total: rows.length,
@@ -197,9 +225,32 @@ export function matchingRows(snapshot: Snapshot, query: ScreenQuery, opts: Execu
   // Issue 21: cross-sectional terms rank over the universe, before range filters and the expression.
   const universe = filterRows(snapshot, query.universe, []);
   const context = { universe, memo: opts.memo, scope: universeKey(query.universe) };
-  const { view, resolve } = deriveView(snapshot, formulas, context);
+  return filterDerived(snapshot, query, parsed, context, deriveView(snapshot, formulas, context));
+}
+
+/**
+ * Like matchingRows, but awaits `checkpoint()` between units of work (each formula column, a
+ * few hundred rows of one, the filter, the sort), so the caller can yield and stop it.
+ * @throws what `checkpoint` throws
+ */
+export async function matchingRowsSliced(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOptions, checkpoint: () => Promise<void>): Promise<Matching> {
+  const parsed = opts.parsedExpression ?? expressionOf(query);
+  const formulas = formulasOf(query);
+  await checkpoint();
+  if (formulas.length === 0 && (parsed === undefined || countCrossTerms(parsed.ast) === 0)) return matchingRows(snapshot, query, opts);
+  const universe = filterRows(snapshot, query.universe, []);
+  const context = { universe, memo: opts.memo, scope: universeKey(query.universe) };
+  const derived = await deriveViewSliced(snapshot, formulas, context, checkpoint);
+  await checkpoint();
+  return filterDerived(snapshot, query, parsed, context, derived);
+}
+
+function filterDerived(
+  snapshot: Snapshot, query: ScreenQuery, parsed: ParsedExpression | undefined, context: { universe: Int32Array; memo?: CrossSectionMemo; scope: string }, derived: DerivedView,
+): Matching {
+  const { view, resolve } = derived;
   const predicate = parsed === undefined ? undefined : compileExpression(parsed, view, { ...context, base: snapshot, resolve });
-  const rows = filterWithin(view, universe, query.filters, predicate);
+  const rows = filterWithin(view, context.universe, query.filters, predicate);
   return { rows: sortRows(view, rows, query.sort), parsed, view };
 }
 

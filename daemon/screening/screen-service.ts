@@ -13,7 +13,11 @@ import { createHash } from 'node:crypto';
 import { createCrossSectionMemo } from './cross-section.js';
 import { formulasOf } from './formula-columns.js';
 import { invalidRequest } from '../errors.js';
-import { executeQuery, indicatorFieldsOf, matchAll, type ScreenMatches, type ScreenQuery } from './query.js';
+import { checkBudget, costOf, type BudgetTier, type CostBudget, type QueryCost, type ScreenCaller } from './cost.js';
+import { createFairShare } from './fair-share.js';
+import { countCrossTerms } from './expression.js';
+import { executeQuerySliced, expressionOf, indicatorFieldsOf, matchAllSliced, type ScreenMatches, type ScreenQuery } from './query.js';
+import { createWorkGuard } from './work-guard.js';
 import { describeFiltersApplied, normalizeQuery, parseScreenRequest } from './request.js';
 import type { FiltersApplied } from './query-normalize.js';
 import type { SnapshotService } from './snapshot-service.js';
@@ -74,18 +78,55 @@ export interface ScreenServiceDeps {
   asOf?: (date: string, fields: readonly string[]) => Promise<{ snapshot: Snapshot; date: string }>;
   /** Milliseconds now (for the in-process layer's expiry); default Date.now. */
   now?: () => number;
+  /** Budgets, deadline and fair share (the `screen_limits` config). */
+  limits: ScreenLimits;
+}
+
+/** Cost budgets by tier, the CPU deadline of one request, and the fair share of expensive work. */
+export type ScreenLimits = Readonly<Record<BudgetTier, CostBudget>> & {
+  readonly deadline_ms: number;
+  readonly per_user_concurrency: number;
+  readonly concurrency: number;
+  readonly per_user_queue: number;
+};
+
+export type { ScreenCaller } from './cost.js';
+
+/** Who runs a screen (fair share) and whether they are still there (stops the work when aborted). */
+export interface ScreenWork {
+  /** The user (or client address) the work is counted against. */
+  user: string;
+  /** Aborted when the client disconnected. */
+  signal?: AbortSignal;
 }
 
 /** The screening use cases. */
 export interface ScreenService {
-  /** @throws AppError INVALID_REQUEST for a bad body (field-level details) */
-  parse(body: unknown): ScreenQuery;
+  /**
+   * Parses a body and checks its cost against `caller`'s budget, before any work.
+   * @throws AppError INVALID_REQUEST for a bad body or one over the budget (field-level details)
+   */
+  parse(body: unknown, caller: ScreenCaller): ScreenQuery;
+  /** Checks a parsed query against `caller`'s budget. @throws AppError INVALID_REQUEST naming the limit */
+  check(query: ScreenQuery, caller: ScreenCaller): void;
+  /** What `query` costs (cost model of the language). */
+  cost(query: ScreenQuery): QueryCost;
+  /** The budgets, deadline and fair-share settings in force. */
+  readonly limits: ScreenLimits;
   /** The cached answer to `query`, or null (also when the cache cannot be read). */
   lookup(query: ScreenQuery): Promise<ScreenAnswer | null>;
-  /** The answer to `query`: `cached` when a lookup already found it, else from the cache or the engine. */
-  run(query: ScreenQuery, extra?: Pick<ScreenSummary, 'missing_inputs' | 'message'>, cached?: ScreenAnswer | null): Promise<ScreenAnswer>;
-  /** Every match of `query` on its snapshot, items built lazily. @throws AppError INVALID_REQUEST like parse */
-  exportAll(query: ScreenQuery): Promise<ScreenMatches>;
+  /**
+   * The answer to `query`: `cached` when a lookup already found it, else from the cache or the
+   * engine. Expensive work (columns, ranks, as_of) waits for `work.user`'s fair share, yields to
+   * the event loop as it runs and stops at the CPU deadline or when `work.signal` aborts.
+   * @throws AppError QUERY_TIMEOUT at the deadline, RATE_LIMIT_EXCEEDED when the user has too many waiting; ClientGoneError
+   */
+  run(query: ScreenQuery, extra?: Pick<ScreenSummary, 'missing_inputs' | 'message'>, cached?: ScreenAnswer | null, work?: ScreenWork): Promise<ScreenAnswer>;
+  /**
+   * Every match of `query` on its snapshot, items built lazily.
+   * @throws AppError INVALID_REQUEST like parse, QUERY_TIMEOUT, RATE_LIMIT_EXCEEDED (see run)
+   */
+  exportAll(query: ScreenQuery, work?: ScreenWork): Promise<ScreenMatches>;
   /** The snapshot `query` runs on: the live one, or its as-of date's (with the date used). @throws AppError INVALID_REQUEST */
   snapshotFor(query: ScreenQuery): Promise<{ snapshot: Snapshot; as_of?: string }>;
 }
@@ -121,6 +162,23 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
   const local = createLocalCache(deps.now ?? Date.now, deps.ttlSeconds * 1000);
   // Cross-sectional columns of the current snapshot, shared by every screen (issue 21).
   const memo = createCrossSectionMemo();
+  const { limits } = deps;
+  const fair = createFairShare({ concurrency: limits.concurrency, perUser: limits.per_user_concurrency, perUserQueue: limits.per_user_queue });
+
+  const check = (query: ScreenQuery, caller: ScreenCaller): void => {
+    if (caller !== 'trusted') checkBudget(query, costOf(query, deps.knownFields), limits[caller], caller);
+  };
+
+  /** Runs `work` on the query's snapshot, sliced and guarded; expensive work waits for its user's turn. */
+  async function guarded<T>(query: ScreenQuery, work: ScreenWork | undefined, expensive: boolean, task: (snapshot: Snapshot, checkpoint: () => Promise<void>, as_of?: string) => Promise<T>): Promise<T> {
+    const start = async (): Promise<T> => {
+      const guard = createWorkGuard({ deadlineMs: limits.deadline_ms, ...(work?.signal ? { signal: work.signal } : {}) });
+      await guard.checkpoint();
+      const { snapshot, as_of } = await snapshotFor(query);
+      return task(snapshot, () => guard.checkpoint(), as_of);
+    };
+    return expensive && work !== undefined ? fair.run(work.user, start) : start();
+  }
 
   async function snapshotFor(query: ScreenQuery): Promise<{ snapshot: Snapshot; as_of?: string }> {
     if (query.as_of === undefined) return { snapshot: deps.snapshot.current() };
@@ -141,15 +199,23 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
   }
 
   return {
-    parse: (body) => parseScreenRequest(body, deps.knownFields),
+    parse(body, caller) {
+      const query = parseScreenRequest(body, deps.knownFields);
+      check(query, caller);
+      return query;
+    },
+    check,
+    cost: (query) => costOf(query, deps.knownFields),
+    limits,
     lookup,
-    async run(query, extra = {}, known) {
+    async run(query, extra = {}, known, work) {
       // The cache is keyed by the query alone, so a template's note (missing_inputs) is added
       // per call, never stored: /screen with the same query must not inherit it, nor lose it.
       const hit = known === undefined ? await lookup(query) : known;
       if (hit) return { ...hit, ...extra };
-      const { snapshot: snap, as_of } = await snapshotFor(query);
-      const result = executeQuery(snap, query, { memo });
+      const { snap, as_of, result } = await guarded(query, work, isExpensive(query), async (snap, checkpoint, as_of) => ({
+        snap, as_of, result: await executeQuerySliced(snap, query, { memo }, checkpoint),
+      }));
       const summary: ScreenSummary = {
         total: result.total,
         page: result.page,
@@ -171,9 +237,16 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
       }
       return { ...answer, ...extra, cached: false };
     },
-    exportAll: async (query) => matchAll((await snapshotFor(query)).snapshot, query, { memo }),
+    exportAll: (query, work) => guarded(query, work, true, (snapshot, checkpoint) => matchAllSliced(snapshot, query, { memo }, checkpoint)),
     snapshotFor,
   };
+}
+
+/** True when a query's evaluation is more than one pass over the snapshot: it takes a fair-share turn. */
+function isExpensive(query: ScreenQuery): boolean {
+  if (query.as_of !== undefined || formulasOf(query).length > 0) return true;
+  const parsed = expressionOf(query);
+  return parsed !== undefined && countCrossTerms(parsed.ast) > 0;
 }
 
 /** `columns` of a summary: each formula column (and the score) with its definition; nothing when there are none. */

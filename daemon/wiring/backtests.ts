@@ -38,9 +38,10 @@ export async function buildWorkerBacktests(
   const asOf = createAsOfService({ version: () => version, loadHistory: (v) => loadMarketHistory(parts, v) });
   const knownFields = new Set<string>(INDICATOR_IDS);
   const repo = createBacktestsRepo(db);
-  const backtestJobs = createBacktestJobs({ redis, logger, lockMs: config.job_lock_ms });
+  const backtestJobs = createBacktestJobs({ redis, logger, lockMs: config.job_lock_ms, sliceDates: config.backtest_slice_dates });
   opened.push(['backtest queue', () => backtestJobs.close()]);
   const backtests = createBacktestService({
+    // A worker process only runs runs checked when they were asked for.
     asOf, parseScreen: (body) => parseScreenRequest(body, knownFields), presetQuery: async () => undefined,
     repo, riskFreeRate: config.risk_free_rate, queue: backtestJobs, onError: (err, id) => logger.warn({ err, backtest: id }, 'backtest failed'),
   });

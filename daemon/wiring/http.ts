@@ -59,6 +59,7 @@ function registrarsOf(core: CoreParts, sources: HttpSources): RouteRegistrar[] {
   const { quotes, feed, gateway, alerts, alertsRepo, live, screenAlerts } = sources.realtime;
   const alertService = createAlertService({
     alerts: alertsRepo, stocks: parts.stocks, presets, caps: config.alert_caps,
+    checkScreen: (query, tier) => void screens.parse(query, tier),
     // The price evaluator broadcasts the change to every daemon; the screen evaluators listen too.
     onChange: async (id) => void (await Promise.all([alerts.changed(id), screenAlerts.reload(id)])),
   });

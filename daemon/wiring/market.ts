@@ -14,6 +14,7 @@ import type { IndicatorRun } from '../store/indicators-repo.js';
 import { sampleSource } from '../jobs/sample-source.js';
 import { uploadsDir } from '../jobs/uploads.js';
 import { createMarketDataService } from '../market/market-data-service.js';
+import { checkBacktestBudget } from '../screening/cost.js';
 import { createScreenService, type ScreenService } from '../screening/screen-service.js';
 import type { SnapshotRow } from '../screening/snapshot.js';
 import { createSnapshotService, type SnapshotService } from '../screening/snapshot-service.js';
@@ -86,6 +87,7 @@ export async function buildScreening(core: CoreParts, opened: ShutdownStep[] = [
     asOf: (date, fields) => asOf.snapshotAt(date, fields),
     knownFields,
     ttlSeconds: config.screen_cache_ttl_s,
+    limits: config.screen_limits,
     cache: {
       get: (key) => commands.get(redis.key('screen', key)),
       set: async (key, value, ttl) => void (await commands.set(redis.key('screen', key), value, 'EX', ttl)),
@@ -93,12 +95,13 @@ export async function buildScreening(core: CoreParts, opened: ShutdownStep[] = [
   });
   const presets = createPresetsRepo(db);
   const repo = createBacktestsRepo(db);
-  const backtestJobs = createBacktestJobs({ redis, logger, lockMs: config.job_lock_ms });
+  const backtestJobs = createBacktestJobs({ redis, logger, lockMs: config.job_lock_ms, sliceDates: config.backtest_slice_dates });
   opened.push(['backtest queue', () => backtestJobs.close()]);
   registerJobCounts(core.metrics.registry, () => backtestJobs.queue.getJobCounts(...JOB_STATES), 500, { name: 'stockscreen_backtest_jobs', queue: 'backtests' });
   const backtests = createBacktestService({
-    asOf, parseScreen: (body) => screens.parse(body), presetQuery: async (userId, id) => (await presets.get(userId, id))?.query,
+    asOf, parseScreen: (body, caller) => screens.parse(body, caller), presetQuery: async (userId, id) => (await presets.get(userId, id))?.query,
     repo, riskFreeRate: config.risk_free_rate, onError: (err, id) => logger.warn({ err, backtest: id }, 'backtest failed'),
+    checkCost: (query, signals, tier) => checkBacktestBudget(query, knownFields, signals, config.screen_limits[tier], tier),
     queue: backtestJobs, limits: { perTier: config.backtest_limits, queued: config.backtest_queue_max },
   });
   // Not waited for: with Redis unreachable the worker connects (and takes runs) once it is back.

@@ -116,7 +116,7 @@ async function buildLive(
   opened.push(['screen alert causes', async () => unsubscribeCause()]);
   // Before the gateway: the bus calls its subscribers in order, so a tick's screen_update is queued before its price_update.
   const live = createLiveScreens({
-    bus, snapshot: () => snapshot.current(), parse: (body) => screens.parse(body), redis: commands, key: redis.key, logger,
+    bus, snapshot: () => snapshot.current(), parse: (body, caller) => screens.parse(body, caller), redis: commands, key: redis.key, logger,
     quotes: async (codes) => [...(await quotes.getQuotes(codes)).values()],
     presetQuery: async (userId, id) => (await presets.get(userId, id))?.query ?? null,
     limits: config.live_screen_limits, daemonId: randomBytes(8).toString('hex'), now: () => clock.now(),
@@ -153,7 +153,8 @@ function buildScreenAlerts(
       const p = await presets.get(userId, id);
       return p ? { name: p.name, query: p.query } : null;
     },
-    watch: (query, listener) => membershipWatch(live.engine.add(screens.parse(query), listener)),
+    // Checked against the owner's budget when the alert was created (createAlertService.checkScreen).
+    watch: (query, listener) => membershipWatch(live.engine.add(screens.parse(query, 'trusted'), listener)),
     quote(code) {
       const snapshot = live.engine.view().snapshot;
       const row = snapshot.rowByCode.get(code);

@@ -8,7 +8,7 @@
  * keeps everything (the same screen again). Target: ≤ 1 ms added at p50, judged on "new screen"
  * and "warm"; "cold" is reported (it happens once per argument per snapshot).
  */
-import { createCrossSectionMemo, type CrossSectionMemo } from '../../daemon/screening/cross-section.js';
+import { createCrossSectionMemo, filteredMemo, type CrossSectionMemo } from '../../daemon/screening/cross-section.js';
 import { executeQuery, type ExecuteOptions } from '../../daemon/screening/query.js';
 import { parseScreenRequest } from '../../daemon/screening/request.js';
 import type { Snapshot } from '../../daemon/screening/snapshot.js';
@@ -31,7 +31,7 @@ export function languageRows(snapshot: Snapshot, knownFields: ReadonlySet<string
   const warmMemo = createCrossSectionMemo();
   const orders = createCrossSectionMemo();
   // Remembers sorted orders only: every finished column is computed again.
-  const ordersOnly: CrossSectionMemo = { get: (snap, key, compute) => (key.startsWith('order|') ? orders.get(snap, key, compute) : compute()) };
+  const ordersOnly: CrossSectionMemo = filteredMemo(orders, (key) => key.startsWith('order|'));
   const runs: [string, () => void][] = [
     ['plain', () => executeQuery(snapshot, plain)],
     ['cold', () => executeQuery(snapshot, language, { memo: createCrossSectionMemo() })],

@@ -1,6 +1,7 @@
 /** Saved screen presets: CRUD scoped to the owner (another user's id is a 404), and run. */
 import { z } from 'zod';
 import { AppError, notFound } from '../../errors.js';
+import type { Tier } from '../../kernel/roles.js';
 import type { ScreenService } from '../../screening/screen-service.js';
 import type { Preset, PresetsRepo, PresetWrite } from '../../store/presets-repo.js';
 import type { ApiBuilder } from '../api.js';
@@ -40,9 +41,9 @@ export function registerPresetRoutes(
 ): void {
   const tags = ['presets'];
   // The saved query is validated at save time, so a preset always runs.
-  const checkQuery = (query: Record<string, unknown>) => {
+  const checkQuery = (query: Record<string, unknown>, tier: Tier) => {
     try {
-      deps.screens.parse(query);
+      deps.screens.parse(query, tier);
     } catch (err) {
       if (err instanceof AppError) throw new AppError('INVALID_REQUEST', `Invalid query: ${err.message}`, Object.fromEntries(Object.entries(err.details).map(([k, v]) => [`query.${k}`, v])));
       throw err;
@@ -56,7 +57,7 @@ export function registerPresetRoutes(
     { method: 'post', path: '/screen/presets', summary: 'Save a preset', tags, access: 'user', body: createBody, response: presetSchema, status: 201, errors: [409] },
     async (req, res) => {
       const body = req.valid.body as z.output<typeof createBody>;
-      checkQuery(body.query);
+      checkQuery(body.query, req.user!.tier);
       sendSuccess(req, res, unwrap(await deps.presets.create(req.user!.id, { name: body.name, description: body.description ?? null, query: body.query })), { status: 201 });
     },
   );
@@ -71,7 +72,7 @@ export function registerPresetRoutes(
     async (req, res) => {
       const { id } = req.valid.params as z.output<typeof idParams>;
       const body = req.valid.body as z.output<typeof updateBody>;
-      if (body.query) checkQuery(body.query);
+      if (body.query) checkQuery(body.query, req.user!.tier);
       const preset = unwrap(await deps.presets.update(req.user!.id, id, body), id);
       // Alerts on the preset's screen follow its new query (and name).
       await deps.onChange?.(id);
@@ -96,7 +97,7 @@ export function registerPresetRoutes(
         const preset = await deps.presets.get(req.user!.id, id);
         if (!preset) throw notFound('Preset', { id });
         const asOf = (body as { as_of?: unknown } | null | undefined)?.as_of;
-        return deps.screens.parse(asOf === undefined || asOf === null ? preset.query : { ...preset.query, as_of: asOf });
+        return deps.screens.parse(asOf === undefined || asOf === null ? preset.query : { ...preset.query, as_of: asOf }, req.user!.tier);
       },
     },
     (req, res) => answerScreen(req, res, deps.screens),

@@ -8,7 +8,9 @@ import { INDICATORS } from '../../indicators/registry.js';
 import type { ScreenQuery } from '../../screening/query.js';
 import { parseTemplateOverrides } from '../../screening/request.js';
 import { screenRequestJsonSchema } from '../../screening/request-openapi.js';
-import { stocksBytes, type ScreenAnswer, type ScreenService, type ScreenSummary } from '../../screening/screen-service.js';
+import { stocksBytes, type ScreenAnswer, type ScreenService, type ScreenSummary, type ScreenWork } from '../../screening/screen-service.js';
+import type { BudgetTier } from '../../screening/cost.js';
+import { ClientGoneError } from '../../screening/work-guard.js';
 import type { Snapshot } from '../../screening/snapshot.js';
 import type { SnapshotService } from '../../screening/snapshot-service.js';
 import { listTemplates, applyTemplateOverrides, missingInputs, requireTemplate, templateColumnNames } from '../../screening/templates.js';
@@ -53,9 +55,9 @@ export function wantsCsv(req: Request): boolean {
 }
 
 /** Stream every match (not one page) as CSV with a header row, honouring backpressure. */
-async function sendCsv(res: Response, screens: ScreenService, query: ScreenQuery): Promise<void> {
+async function sendCsv(res: Response, screens: ScreenService, query: ScreenQuery, work: ScreenWork): Promise<void> {
   // Run before the headers go out, so a bad query still gets its 400.
-  const matches = await screens.exportAll(query);
+  const matches = await screens.exportAll(query, work);
   res.status(200).type('text/csv; charset=utf-8').setHeader('Content-Disposition', 'attachment; filename="screen.csv"');
   res.setHeader('X-Total-Count', String(matches.total));
   if (await writeChunks(res, csvChunks(matches))) res.end();
@@ -68,6 +70,26 @@ export const SCREEN_BODY_LIMIT = 64 * 1024;
 export const SCREEN_BODY_MEMO_SIZE = 1000;
 /** Bodies longer than this are parsed every time (a memo entry costs its bytes). */
 const MEMO_BODY_MAX = 8 * 1024;
+/**
+ * Bytes of remembered bodies. A parsed query holds its syntax trees (tens of bytes per body
+ * byte), so the memo is bounded by the bodies' bytes too, not only by their number.
+ */
+export const SCREEN_BODY_MEMO_BYTES = 1024 * 1024;
+
+/** The budget a request's screen must fit: its caller's tier. */
+export function callerOf(req: Request): BudgetTier {
+  return req.user?.tier ?? 'anonymous';
+}
+
+/** Who runs a request's screen (fair share) and a signal that aborts when its client leaves. */
+export function workOf(req: Request, res: Response): ScreenWork {
+  const controller = new AbortController();
+  // 'close' on the response before it finished: the client went away.
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return { user: req.user?.id ?? `address:${req.ip ?? ''}`, signal: controller.signal };
+}
 
 /**
  * A screening body parser that remembers: the same bytes always parse to the same query, so a
@@ -77,14 +99,25 @@ const MEMO_BODY_MAX = 8 * 1024;
  */
 export function memoisedScreenParser(screens: ScreenService): (body: unknown, req: Request) => ScreenQuery {
   const memo = new Map<string, ScreenQuery>();
+  let memoBytes = 0;
   return (body, req) => {
     const raw = req.rawBody && req.rawBody.length <= MEMO_BODY_MAX ? req.rawBody.toString('latin1') : undefined;
     const known = raw === undefined ? undefined : memo.get(raw);
-    if (known) return known;
-    const query = screens.parse(body);
+    const caller = callerOf(req);
+    if (known) {
+      // The same body may come from callers of other tiers: the budget is checked per call.
+      screens.check(known, caller);
+      return known;
+    }
+    const query = screens.parse(body, caller);
     if (raw !== undefined) {
-      if (memo.size >= SCREEN_BODY_MEMO_SIZE) memo.delete(memo.keys().next().value as string);
+      if (memo.size >= SCREEN_BODY_MEMO_SIZE || memoBytes + raw.length > SCREEN_BODY_MEMO_BYTES) {
+        const oldest = memo.keys().next().value as string;
+        memo.delete(oldest);
+        memoBytes -= oldest.length;
+      }
       memo.set(raw, query);
+      memoBytes += raw.length;
     }
     return query;
   };
@@ -119,8 +152,15 @@ export function freeWhenCached(screens: ScreenService): (req: Request, res: Resp
  */
 export async function answerScreen(req: Request, res: Response, screens: ScreenService, extra: Pick<ScreenSummary, 'missing_inputs' | 'message'> = {}): Promise<void> {
   const query = req.valid.body as ScreenQuery;
-  if (wantsCsv(req)) return sendCsv(res, screens, query);
-  sendScreen(req, res, await screens.run(query, extra, foundAnswer(res)));
+  const work = workOf(req, res);
+  try {
+    if (wantsCsv(req)) return await sendCsv(res, screens, query, work);
+    sendScreen(req, res, await screens.run(query, extra, foundAnswer(res), work));
+  } catch (err) {
+    // Nobody is left to answer: the work stopped because its client disconnected.
+    if (err instanceof ClientGoneError) return;
+    throw err;
+  }
 }
 
 /**

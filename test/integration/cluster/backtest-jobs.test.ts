@@ -60,7 +60,7 @@ describe('backtest jobs across two daemons', () => {
     const jobs = createBacktestJobs({ redis: ctx.redis, logger: createLogger('silent'), lockMs: 1000 });
     victims.push(jobs);
     const service = createBacktestService({
-      asOf: ctx.asOf, parseScreen: (body) => ctx.screens.parse(body), presetQuery: async () => undefined,
+      asOf: ctx.asOf, parseScreen: (body, caller) => ctx.screens.parse(body, caller), presetQuery: async () => undefined,
       repo: createBacktestsRepo(ctx.db), riskFreeRate: 0.03, queue: jobs,
     });
     let reached: () => void;
@@ -177,8 +177,8 @@ describe('backtest jobs across two daemons', () => {
     const ctx = a.daemon.context();
     const history = await ctx.asOf.history();
     const fresh = () => createAsOfService({ version: () => history.version, loadHistory: async () => history });
-    const deps = { asOf: fresh(), parseScreen: (body: unknown) => ctx.screens.parse(body), riskFreeRate: 0.03 };
-    const p = await planBacktest(deps, backtestRequestSchema.parse(LONG), undefined);
+    const deps = { asOf: fresh(), parseScreen: (body: unknown) => ctx.screens.parse(body, 'trusted'), riskFreeRate: 0.03 };
+    const p = await planBacktest(deps, backtestRequestSchema.parse(LONG), undefined, 'free');
     const checkpoint = redisPicksCheckpoint(ctx.commands, ctx.redis.key('backtest', 'resume-test', 'picks'));
     let done = 0;
     const hooks = (stopAt: number) => ({ stopping: () => done >= stopAt, onProgress: async (d: number) => void (done = d), checkpoint });

@@ -170,6 +170,7 @@ describe('memo', () => {
     let computed = 0;
     // Counts finished cross-sectional terms (not sorted orders or formula columns).
     const counting: CrossSectionMemo = {
+      ...memo,
       get: (s, key, compute) => memo.get(s, key, () => (/^(order|column)\|/.test(key) ? compute() : (computed++, compute()))),
     };
     const second = executeAll(snapshot, q(), { memo: counting });
