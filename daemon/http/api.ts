@@ -13,6 +13,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
+import { isAppError } from '../errors.js';
 import { confirmCaller, requireCaller, type AuthGuardDeps } from './middleware/auth.js';
 import { bodyGate, jsonBody } from './middleware/body.js';
 import { validate } from './middleware/validate.js';
@@ -68,6 +69,16 @@ export interface RouteSpec {
    * rules" 4: a result-cache hit). Runs after validation, so it reads `req.valid`.
    */
   freeWhen?: (req: Request, res: Response) => boolean | Promise<boolean>;
+  /**
+   * How many requests this one counts as against every rate limit (default 1): a screen's cost.
+   * Runs after validation, so it reads `req.valid`.
+   */
+  weight?: (req: Request) => number;
+  /**
+   * When set, a request that validation refuses (400) is counted too, as this many requests
+   * (from what it made us parse: its bytes), so a stream of bad bodies spends the sender's quota.
+   */
+  refusalWeight?: (req: Request) => number;
 }
 
 /** What the rate limiter is told about a route when the route table is built. */
@@ -78,6 +89,8 @@ export interface LimitedRoute {
   template: string;
   limitAs?: string;
   freeWhen?: RouteSpec['freeWhen'];
+  weight?: RouteSpec['weight'];
+  refusalWeight?: RouteSpec['refusalWeight'];
 }
 
 /** Builds a route's rate-limit step (undefined: the route is not limited). */
@@ -157,13 +170,33 @@ function routeChain(spec: RouteSpec, guards: RouteGuards): RequestHandler[] {
   if (takesBody) chain.push(bodyGate(limit));
   if (spec.access !== 'public') chain.push(requireCaller(guards));
   if (takesBody) chain.push(jsonBody(limit));
-  if (takesBody || spec.query || spec.params) chain.push(validate(spec));
   const limiter = spec.rateLimitExempt ? undefined : guards.limiter?.({
     method: spec.method.toUpperCase(), template: toOpenApiPath(spec.path), limitAs: spec.limitAs, freeWhen: spec.freeWhen,
+    weight: spec.weight, refusalWeight: spec.refusalWeight,
   });
+  if (takesBody || spec.query || spec.params) chain.push(limiter && spec.refusalWeight ? countingRefusals(validate(spec), limiter) : validate(spec));
   if (limiter) chain.push(limiter);
   if (spec.access !== 'public') chain.push(confirmCaller(guards, spec.access));
   return chain;
+}
+
+/**
+ * `validate`, but a request it refuses as invalid passes the rate limiter first (marked
+ * `rateLimitRefusal`): counted, then answered with its 400 — or 429 when over the limit.
+ */
+function countingRefusals(validateStep: RequestHandler, limiter: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    const refused = (err?: unknown): void => {
+      if (!isAppError(err) || err.code !== 'INVALID_REQUEST') return next(err);
+      req.rateLimitRefusal = true;
+      Promise.resolve(limiter(req, res, () => next(err))).catch(next);
+    };
+    try {
+      validateStep(req, res, refused);
+    } catch (err) {
+      refused(err);
+    }
+  };
 }
 
 /** Express `/a/:b` → OpenAPI `/a/{b}`. */

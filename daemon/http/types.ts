@@ -24,6 +24,8 @@ declare global {
       rawBody?: Buffer;
       /** Set when the caller's account has a load-test exemption in force: the rate limiter does not count it. */
       rateLimitExempt?: boolean;
+      /** Set when validation refused the request and the rate limiter counts it anyway (RouteSpec.refusalWeight). */
+      rateLimitRefusal?: boolean;
       /** Parsed and validated inputs (set by `validate`). */
       valid: { body?: unknown; query?: unknown; params?: unknown };
     }

@@ -40,13 +40,14 @@ export function fewestRemaining(checks: readonly CheckSpec[], states: readonly C
 
 /**
  * Among the exceeded checks, the one whose limit was reached first: earliest `filledAtMs`;
- * on a tie the one that frees later (larger `retryMs`), then the earlier check.
+ * on a tie the one that frees later (larger `retryMs`), then the earlier check. A check is
+ * exceeded when a request of `weight` does not fit.
  */
-export function reachedFirst(checks: readonly CheckSpec[], states: readonly CounterState[]): number {
+export function reachedFirst(checks: readonly CheckSpec[], states: readonly CounterState[], weight = 1): number {
   let best = -1;
   for (let i = 0; i < checks.length; i++) {
     const s = states[i]!;
-    if (s.count < checks[i]!.limit) continue;
+    if (s.count + weight <= checks[i]!.limit) continue;
     if (best < 0) {
       best = i;
       continue;
@@ -90,20 +91,21 @@ function baseHeaders(checks: readonly CheckSpec[], states: readonly CounterState
 
 /**
  * Turn a store result into a verdict. A rejection answers for the limit reached first,
- * with Retry-After = the longest wait among the exceeded limits (both must pass).
+ * with Retry-After = the longest wait among the exceeded limits (both must pass). `weight`:
+ * what the request counted as (see RateLimitStore.hit).
  */
-export function decide(checks: readonly CheckSpec[], result: WindowResult, identity: Identity): Verdict {
+export function decide(checks: readonly CheckSpec[], result: WindowResult, identity: Identity, weight = 1): Verdict {
   const states = result.counters;
   if (result.admitted) {
     const shown = fewestRemaining(checks, states);
     return { allowed: true, headers: baseHeaders(checks, states, shown, remaining(checks[shown]!, states[shown]!)) };
   }
-  const shown = reachedFirst(checks, states);
+  const shown = reachedFirst(checks, states, weight);
   if (shown < 0) {
     // Unreachable unless the store lies; never reject without a reason to show.
     return { allowed: true, headers: baseHeaders(checks, states, fewestRemaining(checks, states), 0) };
   }
-  const waitMs = Math.max(...states.filter((s, i) => s.count >= checks[i]!.limit).map((s) => s.retryMs));
+  const waitMs = Math.max(...states.filter((s, i) => s.count + weight > checks[i]!.limit).map((s) => s.retryMs));
   const headers = baseHeaders(checks, states, shown, 0);
   headers['Retry-After'] = String(Math.max(1, seconds(waitMs)));
   return { allowed: false, headers, rejectedBy: checks[shown]!, body: rejectionBody(checks[shown]!, identity) };

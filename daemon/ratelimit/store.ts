@@ -40,10 +40,11 @@ export interface RateLimitStore {
   /**
    * Admit and count one request if every counter has room; else count nothing. `probe`, a key
    * whose existence the same call reports (`probed`): the token's revocation mark, which then
-   * costs no command of its own.
+   * costs no command of its own. `weight` (default 1, at most the smallest limit): how many
+   * requests this one counts as (a costly screen, a large refused body).
    * @throws the Redis client's error when Redis is unreachable
    */
-  hit(counters: readonly CounterSpec[], nowMs?: number, probe?: string): Promise<WindowResult>;
+  hit(counters: readonly CounterSpec[], nowMs?: number, probe?: string, weight?: number): Promise<WindowResult>;
   /** Read the counters without counting (for requests that are free). @throws like hit */
   peek(counters: readonly CounterSpec[], nowMs?: number, probe?: string): Promise<WindowResult>;
 }
@@ -52,7 +53,7 @@ const SHA = createHash('sha1').update(WINDOW_SCRIPT).digest('hex');
 
 /** Create the store over an API-side command connection (which should fail fast when Redis is down). */
 export function createRateLimitStore(redis: Redis): RateLimitStore {
-  async function run(mode: 'hit' | 'peek', counters: readonly CounterSpec[], nowMs: number | undefined, probe: string | undefined): Promise<WindowResult> {
+  async function run(mode: string, counters: readonly CounterSpec[], nowMs: number | undefined, probe: string | undefined): Promise<WindowResult> {
     const args: (string | number)[] = [nowMs === undefined ? '' : Math.floor(nowMs), mode];
     const keys: string[] = [];
     for (const c of counters) {
@@ -72,7 +73,10 @@ export function createRateLimitStore(redis: Redis): RateLimitStore {
     return parse(reply as number[], counters.length, probe !== undefined);
   }
   return {
-    hit: (counters, nowMs, probe) => run('hit', counters, nowMs, probe),
+    hit: (counters, nowMs, probe, weight = 1) => {
+      const w = Math.max(1, Math.min(Math.floor(weight), ...counters.map((c) => c.limit)));
+      return run(w === 1 ? 'hit' : `hit:${w}`, counters, nowMs, probe);
+    },
     peek: (counters, nowMs, probe) => run('peek', counters, nowMs, probe),
   };
 }

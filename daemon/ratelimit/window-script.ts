@@ -24,8 +24,9 @@
  * bytes (hour) or 132 bytes (day) whatever the limit (no per-request log), and the key
  * expires one window plus one bucket after its last write.
  *
- * A request is admitted only if every counter has `count + 1 <= limit`; then all are
- * incremented and written back. A rejected request writes nothing (spec: rejection does
+ * A request of weight `w` (1 unless the caller says: a costly screen counts as several) is
+ * admitted only if every counter has `count + w <= limit`; then all are incremented by `w` and
+ * written back. A rejected request writes nothing (spec: rejection does
  * not consume quota).
  *
  * ## Precision of the ring
@@ -54,7 +55,7 @@
 /**
  * Lua source. KEYS: the counters, then optionally one more key whose existence is reported (the
  * caller's token revocation mark, so that lookup needs no command of its own). ARGV: now ms or
- * '', 'hit' | 'peek', then limit, bucket ms (0: exact log), K (buckets before the current one;
+ * '', 'hit' | 'hit:<weight>' | 'peek', then limit, bucket ms (0: exact log), K (buckets before the current one;
  * for a log, the window in ms) per counter.
  */
 export const WINDOW_SCRIPT = `
@@ -65,7 +66,10 @@ if ARGV[1] == '' then
 else
   now = tonumber(ARGV[1])
 end
-local hit = ARGV[2] == 'hit'
+-- 'hit' or 'hit:<weight>': a request may count as several (its cost), 'peek' as none.
+local mode, weight = string.match(ARGV[2], '^(%a+):?(%d*)$')
+local hit = mode == 'hit'
+local w = tonumber(weight) or 1
 local HDR = 32
 local N = (#ARGV - 2) / 3
 -- One MGET reads the ring counters and, when given, the probe key (its value only says it exists).
@@ -148,23 +152,25 @@ local C, admit = {}, true
 for i = 1, N do
   local c = load(i)
   C[i] = c
-  if c.count + 1 > c.limit then admit = false end
+  if c.count + w > c.limit then admit = false end
 end
 if hit and admit then
   for i = 1, N do
     local c = C[i]
     if c.log then
       redis.call('ZREMRANGEBYSCORE', c.key, '-inf', now - c.wms)
-      local member = now .. ':' .. c.count
-      while redis.call('ZSCORE', c.key, member) do member = member .. '+' end
-      redis.call('ZADD', c.key, now, member)
+      for j = 1, w do
+        local member = now .. ':' .. c.count
+        while redis.call('ZSCORE', c.key, member) do member = member .. '+' end
+        redis.call('ZADD', c.key, now, member)
+        c.count = c.count + 1
+      end
       redis.call('PEXPIRE', c.key, c.wms)
-      c.count = c.count + 1
     else
     local p = HDR + (c.cur % c.size) * 4 + 1
-    local v = unpack4('>I4', c.raw, p) + 1
-    c.count = c.count + 1
-    if c.count == c.limit then c.full = now end
+    local v = unpack4('>I4', c.raw, p) + w
+    if c.count < c.limit and c.count + w >= c.limit then c.full = now end
+    c.count = c.count + w
     c.raw = pack4('>dddd', c.cur, c.o, c.count, c.full) .. c.raw:sub(HDR + 1, p - 1) .. pack4('>I4', v) .. c.raw:sub(p + 4)
     redis.call('SET', KEYS[i], c.raw, 'PX', c.size * c.bms)
     end
@@ -176,9 +182,10 @@ end
 local function logFigures(c)
   local reset, retry, filled = c.wms, -1, -1
   if c.count > 0 then reset = nth(c, 1) + c.wms - now end
-  if hit and not admit and c.count >= c.limit then
-    retry = nth(c, c.count - c.limit + 1) + c.wms - now
-    filled = nth(c, c.limit)
+  if hit and not admit and c.count + w > c.limit then
+    retry = nth(c, math.min(c.count, c.count - c.limit + w)) + c.wms - now
+    -- Below its limit, a counter refusing a heavy request is reached by it: now.
+    filled = c.count >= c.limit and nth(c, c.limit) or now
   end
   return reset, retry, filled
 end
@@ -195,8 +202,8 @@ for i = 1, N do
   else
   local reset, retry, filled = c.size * c.bms, -1, -1
   if c.count > 0 then reset = (c.o + c.size) * c.bms - now end
-  if hit and not admit and c.count >= c.limit then
-    local need, cum = c.count - c.limit + 1, 0
+  if hit and not admit and c.count + w > c.limit then
+    local need, cum = c.count - c.limit + w, 0
     for b = c.o, c.cur do
       cum = cum + slot(c.raw, b, c.size)
       if cum >= need then retry = (b + c.size) * c.bms - now break end
@@ -209,6 +216,7 @@ for i = 1, N do
         cum = cum + slot(c.raw, b, c.size)
         if cum >= c.limit then filled = b * c.bms break end
       end
+      if filled < 0 then filled = now end
     end
   end
   out[#out + 1] = c.count

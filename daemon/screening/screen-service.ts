@@ -88,6 +88,11 @@ export type ScreenLimits = Readonly<Record<BudgetTier, CostBudget>> & {
   readonly per_user_concurrency: number;
   readonly concurrency: number;
   readonly per_user_queue: number;
+  /** A request's rate-limit weight: 1 + floor(units / weight_unit), at most max_weight. */
+  readonly weight_unit: number;
+  /** A refused request's weight: 1 + floor(body bytes / weight_body_bytes), at most max_weight. */
+  readonly weight_body_bytes: number;
+  readonly max_weight: number;
 };
 
 export type { ScreenCaller } from './cost.js';

@@ -91,17 +91,28 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
   function forRoute(route: LimitedRoute): RequestHandler {
     const rule = ruleOf(route);
     const free = route.freeWhen;
+    const weightOf = (req: Request): number => {
+      try {
+        const w = req.rateLimitRefusal === true ? (route.refusalWeight?.(req) ?? 1) : (route.weight?.(req) ?? 1);
+        return Number.isFinite(w) ? Math.max(1, Math.floor(w)) : 1;
+      } catch {
+        return 1;
+      }
+    };
     return async (req, res, next) => {
       const { identity, probe } = await identify(req);
       // Issue 20: an account with a load-test exemption in force is not counted (its revocation is checked by confirmCaller).
       if (req.rateLimitExempt === true) return next();
       const endpoint = rule && { rule, path: canonicalPrefix(req.baseUrl, API_PREFIXES) + route.template };
       const checks = planChecks(config, identity, endpoint, deps.key);
-      const isFree = free ? await freeCheck(free, req, res) : false;
+      // A refused request has no valid body to look up: it always counts.
+      const isFree = free && req.rateLimitRefusal !== true ? await freeCheck(free, req, res) : false;
+      // Never more than the smallest limit, or it could never be admitted.
+      const weight = Math.min(weightOf(req), ...checks.map((c) => c.limit));
       let result: WindowResult;
       try {
         const nowMs = deps.clock?.now();
-        result = await deps.guard.run(() => (isFree ? store.peek(checks, nowMs, probe) : store.hit(checks, nowMs, probe)));
+        result = await deps.guard.run(() => (isFree ? store.peek(checks, nowMs, probe) : store.hit(checks, nowMs, probe, weight)));
         if (result.probed !== undefined) req.tokenRevoked = result.probed;
       } catch (err) {
         decided.failedOpen.inc();
@@ -114,7 +125,7 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
         setHeaders(res, peekHeaders(checks, result));
         return next();
       }
-      const verdict = decide(checks, result, identity);
+      const verdict = decide(checks, result, identity, weight);
       setHeaders(res, verdict.headers);
       if (!verdict.allowed) return reject(res, verdict, metrics);
       decided.allowed.inc();

@@ -6,7 +6,7 @@ import type { ScreenService } from '../../screening/screen-service.js';
 import type { Preset, PresetsRepo, PresetWrite } from '../../store/presets-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
-import { answerScreen, freeWhenCached, SCREEN_BODY_LIMIT } from './screen.js';
+import { answerScreen, freeWhenCached, screenWeights, SCREEN_BODY_LIMIT } from './screen.js';
 
 const presetSchema = z
   .object({ id: z.string(), name: z.string(), description: z.string().nullable(), query: z.record(z.string(), z.unknown()), created_at: z.string(), updated_at: z.string() })
@@ -89,7 +89,7 @@ export function registerPresetRoutes(
   api.route(
     {
       method: 'post', path: '/screen/presets/:id/run', summary: 'Run a saved preset', tags, access: 'user', params: idParams, errors: [404],
-      bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(deps.screens),
+      bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(deps.screens), ...screenWeights(deps.screens),
       // The "body" of a run is the saved query: loaded and parsed once, like a /screen body.
       description: 'The body may give {as_of: "YYYY-MM-DD"} to run the preset as of that date (issue 23); any other key is ignored.',
       parseBody: async (body, req) => {

@@ -16,7 +16,7 @@ import type { SnapshotService } from '../../screening/snapshot-service.js';
 import { listTemplates, applyTemplateOverrides, missingInputs, requireTemplate, templateColumnNames } from '../../screening/templates.js';
 import { FUNCTION_DOCS, GROUP_BY, MAX_CROSS_TERMS } from '../../screening/expression-functions.js';
 import { MAX_COLUMNS, MAX_SCORE_FACTORS } from '../../screening/formula-columns.js';
-import type { ApiBuilder } from '../api.js';
+import type { ApiBuilder, RouteSpec } from '../api.js';
 import type { ScreenField, ScreenTemplate as WireTemplate } from '../../contract/screening.js';
 import { meta, sendSuccess } from '../envelope.js';
 import { csvChunks, writeChunks } from './screen-csv.js';
@@ -79,6 +79,19 @@ export const SCREEN_BODY_MEMO_BYTES = 1024 * 1024;
 /** The budget a request's screen must fit: its caller's tier. */
 export function callerOf(req: Request): BudgetTier {
   return req.user?.tier ?? 'anonymous';
+}
+
+/**
+ * The rate-limit weights of every way of running a screen: a valid request counts as
+ * 1 + floor(cost units / weight_unit), one refused as invalid as 1 + floor(body bytes /
+ * weight_body_bytes), both at most max_weight (see daemon/screening/README.md).
+ */
+export function screenWeights(screens: ScreenService): Required<Pick<RouteSpec, 'weight' | 'refusalWeight'>> {
+  const { weight_unit, weight_body_bytes, max_weight } = screens.limits;
+  return {
+    weight: (req) => Math.min(max_weight, 1 + Math.floor(screens.cost(req.valid.body as ScreenQuery).units / weight_unit)),
+    refusalWeight: (req) => Math.min(max_weight, 1 + Math.floor((req.rawBody?.length ?? 0) / weight_body_bytes)),
+  };
 }
 
 /** Who runs a request's screen (fair share) and a signal that aborts when its client leaves. */
@@ -192,7 +205,7 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
   const describe =
     'Filters, expression, sort and page over the latest indicator snapshot. Identical requests (after normalisation; shape A and B alike) are answered from a 5-minute cache (X-Cache: HIT) that does not count against rate limits. ' +
     'Response: the envelope with data = the page of stocks and meta = {timestamp, request_id, total, page, per_page, total_pages}, plus top-level stocks, query_time_ms and filters_applied. Accept: text/csv or format=csv streams every match as CSV. as_of (YYYY-MM-DD) screens the market as known on that date; meta.as_of is the trading day used (see daemon/history/README.md).';
-  const screening = { tags, access: 'user', bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(deps.screens) } as const;
+  const screening = { tags, access: 'user', bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(deps.screens), ...screenWeights(deps.screens) } as const;
   const parseScreenBody = memoisedScreenParser(deps.screens);
   const cachedFree = freeWhenCached(deps.screens);
   const { liveSnapshot } = deps;
@@ -242,7 +255,10 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
         const chosen = requireTemplate(template);
         const names = templateColumnNames(chosen);
         const known = names.length === 0 ? deps.knownFields : new Set([...deps.knownFields, ...names]);
-        return applyTemplateOverrides(chosen, parseTemplateOverrides(body, known));
+        const query = applyTemplateOverrides(chosen, parseTemplateOverrides(body, known));
+        // The overrides (fields, per_page, as_of) can make a template cost more than the caller's budget.
+        deps.screens.check(query, callerOf(req));
+        return query;
       },
     },
     (req, res) => {
