@@ -166,7 +166,7 @@ const screenLimitsSchema = z
     pro: budgetTier(20_000, 16_000, 120, 60_000, 5_000_000),
     enterprise: budgetTier(50_000, 40_000, 120, 60_000, 20_000_000),
     /** A request's rate-limit weight is 1 + floor(units / weight_unit), at most max_weight (a refused body: 1 per weight_body_bytes). */
-    weight_unit: int(1, 1e9).default(500),
+    weight_unit: int(1, 1e9).default(200),
     weight_body_bytes: int(1, 1e9).default(8 * 1024),
     max_weight: int(1, 1000).default(10),
     /** CPU time (ms of its own slices, not time spent waiting) a screen, CSV export or as-of screen may use before it is stopped. */

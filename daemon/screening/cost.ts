@@ -44,7 +44,9 @@ export interface CostBudget {
 }
 
 /** Who a budget is for: an account tier, or an anonymous caller (live screens over WebSocket). */
-export type BudgetTier = 'anonymous' | 'free' | 'basic' | 'pro' | 'enterprise';
+export const BUDGET_TIERS = ['anonymous', 'free', 'basic', 'pro', 'enterprise'] as const;
+/** One of BUDGET_TIERS. */
+export type BudgetTier = (typeof BUDGET_TIERS)[number];
 
 /** Who a query is parsed for: a tier whose budget it must fit, or `trusted` (queries the daemon built or checked before). */
 export type ScreenCaller = BudgetTier | 'trusted';

@@ -10,7 +10,7 @@
  * no re-encoding. Both are keyed by the snapshot version, so a recomputation invalidates both.
  */
 import { createHash } from 'node:crypto';
-import { createCrossSectionMemo } from './cross-section.js';
+import { createCrossSectionMemo, CROSS_SECTION_MEMO_BYTES } from './cross-section.js';
 import { formulasOf } from './formula-columns.js';
 import { invalidRequest } from '../errors.js';
 import { checkBudget, costOf, type BudgetTier, type CostBudget, type QueryCost, type ScreenCaller } from './cost.js';
@@ -118,6 +118,8 @@ export interface ScreenService {
   cost(query: ScreenQuery): QueryCost;
   /** The budgets, deadline and fair-share settings in force. */
   readonly limits: ScreenLimits;
+  /** Bytes held by the service's caches (each bounded by bytes) and the expensive work running and waiting. */
+  stats(): { memo_bytes: number; memo_max_bytes: number; answers_bytes: number; answers_max_bytes: number; running: number; waiting: number };
   /** The cached answer to `query`, or null (also when the cache cannot be read). */
   lookup(query: ScreenQuery): Promise<ScreenAnswer | null>;
   /**
@@ -212,6 +214,7 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
     check,
     cost: (query) => costOf(query, deps.knownFields),
     limits,
+    stats: () => ({ memo_bytes: memo.bytes(), memo_max_bytes: CROSS_SECTION_MEMO_BYTES, answers_bytes: local.bytes(), answers_max_bytes: LOCAL_CACHE_BYTES, ...fair.stats() }),
     lookup,
     async run(query, extra = {}, known, work) {
       // The cache is keyed by the query alone, so a template's note (missing_inputs) is added
@@ -287,5 +290,6 @@ function createLocalCache(now: () => number, ttlMs: number) {
       entries.set(key, { answer, expires: now() + ttlMs, bytes: size });
       bytes += size;
     },
+    bytes: () => bytes,
   };
 }

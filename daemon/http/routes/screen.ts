@@ -9,7 +9,7 @@ import type { ScreenQuery } from '../../screening/query.js';
 import { parseTemplateOverrides } from '../../screening/request.js';
 import { screenRequestJsonSchema } from '../../screening/request-openapi.js';
 import { stocksBytes, type ScreenAnswer, type ScreenService, type ScreenSummary, type ScreenWork } from '../../screening/screen-service.js';
-import type { BudgetTier } from '../../screening/cost.js';
+import { BUDGET_TIERS, COST_WEIGHTS, type BudgetTier } from '../../screening/cost.js';
 import { ClientGoneError } from '../../screening/work-guard.js';
 import type { Snapshot } from '../../screening/snapshot.js';
 import type { SnapshotService } from '../../screening/snapshot-service.js';
@@ -197,6 +197,19 @@ export function sendScreen(req: Request, res: Response, answer: ScreenAnswer): v
 
 const STOCKS_OPEN = Buffer.from('{"stocks":');
 
+/** The cost model and the budgets in force, as GET /screen/fields documents them. */
+function describeBudgets(screens: ScreenService) {
+  const l = screens.limits;
+  const budgets = Object.fromEntries(BUDGET_TIERS.map((tier) => [tier, l[tier]]));
+  return {
+    cost_weights: COST_WEIGHTS,
+    budgets,
+    rate_limit_weight: { unit: l.weight_unit, body_bytes: l.weight_body_bytes, max: l.max_weight },
+    deadline_ms: l.deadline_ms,
+    per_user_concurrency: l.per_user_concurrency,
+  };
+}
+
 const EVALUATION_ORDER = 'universe (market, sectors, industries, codes, exclude) → columns in order → score → range filters and expression → sort → page; rank, pct_rank and zscore rank over the universe, before any filter';
 
 /** Register the screening routes. */
@@ -226,11 +239,17 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
   api.route(
     {
       method: 'get', path: '/screen/fields', summary: 'Every screenable indicator with label, unit, category and definition', tags, access: 'user',
-      description: 'meta.functions documents the expression functions (scalar and cross-sectional, with `by` groups); meta.language the limits of columns and score.',
+      description:
+        'meta.functions documents the expression functions (scalar and cross-sectional, with `by` groups); meta.language the limits of columns and score, ' +
+        'and the cost model: cost_weights (units = nodes + 25 × cross_terms + 20 × history_fields + cells / 50), budgets per tier (units, nodes, cross_terms, history_fields, cells, backtest_units; ' +
+        'a request over any is a 400 whose details name the limit), rate_limit_weight (a screen counts as 1 + floor(units / unit) requests, a refused body 1 + floor(bytes / body_bytes), at most max) and deadline_ms.',
     },
     (req, res) => {
       const snap = deps.snapshot.current();
-      const language = { by: GROUP_BY, max_columns: MAX_COLUMNS, max_score_factors: MAX_SCORE_FACTORS, max_cross_terms: MAX_CROSS_TERMS, evaluation_order: EVALUATION_ORDER };
+      const language = {
+        by: GROUP_BY, max_columns: MAX_COLUMNS, max_score_factors: MAX_SCORE_FACTORS, max_cross_terms: MAX_CROSS_TERMS, evaluation_order: EVALUATION_ORDER,
+        ...describeBudgets(deps.screens),
+      };
       sendSuccess<ScreenField[]>(req, res, INDICATORS.map((d) => ({ ...d, coverage: snap.columns.get(d.id)?.count ?? 0 })), {
         meta: { total: INDICATORS.length, stocks: snap.size, functions: FUNCTION_DOCS, language },
       });
