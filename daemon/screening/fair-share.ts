@@ -2,7 +2,7 @@
  * Fair share of the daemon's CPU between users for expensive screening work (a screen that
  * misses the cache and has columns, ranks or as_of; CSV exports): at most `concurrency` such
  * requests run at once on a daemon, at most `perUser` of one user's, and when a place frees
- * the next user in turn (round robin over the users waiting) gets it, so one user's burst
+ * it goes to the waiting user whose last turn is oldest (round robin over the users waiting), so one user's burst
  * waits behind itself, not in front of everyone else. A user with `perUserQueue` requests
  * already waiting is refused (429). In-process: the CPU shared is this daemon's.
  */
@@ -39,18 +39,28 @@ export function createFairShare(options: FairShareOptions): FairShare {
     const n = (runningBy.get(user) ?? 1) - 1;
     if (n === 0) runningBy.delete(user);
     else runningBy.set(user, n);
+    // An idle user is forgotten (the maps stay as small as the users with work).
+    if (n === 0 && !waiting.has(user)) servedAt.delete(user);
     dispatch();
   };
 
+  // When each user last got a turn: the user waiting longest since their last turn goes next.
+  const servedAt = new Map<string, number>();
+  let turns = 0;
+
   function dispatch(): void {
-    for (const [user, queue] of waiting) {
-      if (running >= options.concurrency) return;
-      if ((runningBy.get(user) ?? 0) >= options.perUser) continue;
+    while (running < options.concurrency) {
+      let next: string | undefined;
+      for (const user of waiting.keys()) {
+        if ((runningBy.get(user) ?? 0) >= options.perUser) continue;
+        if (next === undefined || (servedAt.get(user) ?? -1) < (servedAt.get(next) ?? -1)) next = user;
+      }
+      if (next === undefined) return;
+      const queue = waiting.get(next)!;
       const start = queue.shift()!;
       waitingCount--;
-      // Served: to the back of the turn order (a Map keeps insertion order).
-      waiting.delete(user);
-      if (queue.length > 0) waiting.set(user, queue);
+      if (queue.length === 0) waiting.delete(next);
+      servedAt.set(next, turns++);
       start();
     }
   }
