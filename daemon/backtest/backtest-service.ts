@@ -17,7 +17,7 @@ import type { ScreenQuery } from '../screening/query.js';
 import type { BacktestStatus, BacktestsRepo, StoredBacktest } from '../store/backtests-repo.js';
 import { checkOneSource, planBacktest, type PlanDeps } from './plan.js';
 import type { BacktestRequest } from './request.js';
-import { executePlan, RunCancelled, RunInterrupted, type PicksCheckpoint } from './run.js';
+import { executePlan, RunCancelled, RunInterrupted, RunYielded, type PicksCheckpoint } from './run.js';
 
 export { queryFields } from './plan.js';
 export { RunInterrupted, RunYielded, type PicksCheckpoint } from './run.js';
@@ -160,6 +160,7 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
     if (closing) throw new RunInterrupted();
     const stored = await deps.repo.get(job.user_id, job.id);
     if (!stored || !(await deps.repo.claim(job.id))) return stored?.status ?? 'cancelled';
+    let done = 0;
     try {
       // Checked against the owner's budget when it was asked for.
       const p = await planBacktest(deps, stored.request as BacktestRequest, job.preset_query ?? undefined, 'trusted');
@@ -167,9 +168,10 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
         stopping: () => closing,
         checkpoint: hooks.checkpoint,
         ...(hooks.yieldAfter === undefined ? {} : { yieldAfter: hooks.yieldAfter, resumeAfter: stored.done }),
-        async onProgress(done, total) {
-          if (!(await deps.repo.progress(job.id, done, total))) throw new RunCancelled();
-          await hooks.onProgress?.(done, total);
+        async onProgress(now, total) {
+          if (!(await deps.repo.progress(job.id, now, total))) throw new RunCancelled();
+          done = now;
+          await hooks.onProgress?.(now, total);
         },
       });
       await deps.repo.finish(job.id, { result });
@@ -177,7 +179,8 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
     } catch (err) {
       if (err instanceof RunCancelled) return 'cancelled';
       if (err instanceof RunInterrupted && handOn) {
-        await deps.repo.requeue(job.id);
+        // A turn that ended keeps its progress (the next turn resumes after it); a stop starts over from the checkpoint.
+        await deps.repo.requeue(job.id, err instanceof RunYielded ? done : 0);
         throw err;
       }
       deps.onError?.(err, job.id);

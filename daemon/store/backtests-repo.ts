@@ -50,8 +50,11 @@ export interface BacktestsRepo {
   progress(id: string, done: number, total: number): Promise<boolean>;
   /** Completed or failed, unless it was cancelled or already finished. */
   finish(id: string, outcome: { result: unknown } | { error: string }): Promise<void>;
-  /** A running run given back to the queue (its daemon stopped): running → queued, progress reset. */
-  requeue(id: string): Promise<void>;
+  /**
+   * A running run given back to the queue: running → queued, progress reset (its daemon
+   * stopped) or kept at `done` (its turn ended: it resumes after those dates).
+   */
+  requeue(id: string, done?: number): Promise<void>;
   /** The owner cancels a queued or running run; false when it is not theirs or already finished. */
   cancel(userId: string, id: string): Promise<boolean>;
   /** The owner's run, or undefined (another user's run is undefined too). */
@@ -102,8 +105,8 @@ export function createBacktestsRepo(db: Db): BacktestsRepo {
         await db.run(`UPDATE backtests SET status = 'failed', error = ?, finished_at = ? WHERE id = ? AND ${ACTIVE}`, [outcome.error, now(), id]);
       }
     },
-    async requeue(id) {
-      await db.run("UPDATE backtests SET status = 'queued', done = 0 WHERE id = ? AND status = 'running'", [id]);
+    async requeue(id, done = 0) {
+      await db.run("UPDATE backtests SET status = 'queued', done = ? WHERE id = ? AND status = 'running'", [done, id]);
     },
     async cancel(userId, id) {
       const res = await db.run(`UPDATE backtests SET status = 'cancelled', finished_at = ? WHERE user_id = ? AND id = ? AND ${ACTIVE}`, [now(), userId, id]);

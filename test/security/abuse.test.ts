@@ -207,3 +207,51 @@ describe('abuse: refused and heavy requests spend the quota', () => {
     expect(afterRefused - remaining(heavy)).toBeGreaterThan(1);
   });
 });
+
+describe('abuse: one user’s long backtests do not hold the worker', () => {
+  let t: TestDaemon;
+  beforeAll(async () => {
+    t = await startTestDaemon('abuse-bt', { workers: 1, admin_email: 'ops@example.com', admin_password: 'ops-password-1', backtest_workers: 1, backtest_slice_dates: 2 } as never);
+    const login = await t.request('/api/v1/auth/login', { method: 'POST', json: { email: 'ops@example.com', password: 'ops-password-1' } });
+    const admin = ((await login.json()) as Json).access_token;
+    const job = await t.request('/api/v1/admin/jobs', { method: 'POST', token: admin, json: { type: 'load-sample', seed: 36, stocks: 80, days: 200 } });
+    await waitForJob(t.daemon, ((await job.json()) as Json).data.id);
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const start = async (token: string, from: string): Promise<string> => {
+    const res = await t.request('/api/v1/screen/backtest', { method: 'POST', token, json: { query: { max_per: 30, sort: 'roe:desc' }, from, rebalance: 'weekly', top: 5 } });
+    const body = (await res.json()) as Json;
+    expect(res.status, JSON.stringify(body)).toBe(202);
+    return body.data.id as string;
+  };
+  const status = async (token: string, id: string): Promise<string> =>
+    ((await (await t.request(`/api/v1/screen/backtests/${id}`, { token })).json()) as Json).data.status as string;
+
+  it("finishes another user's short run before one user's two long runs, which resume and complete", async () => {
+    const a = await t.login();
+    const b = await t.login();
+    const long = [await start(a.access_token, '2025-09-01'), await start(a.access_token, '2025-09-01')];
+    const short = await start(b.access_token, '2026-01-20');
+    // Each run screens 2 dates a turn; wait for the short one (bounded polling of its status).
+    let shortStatus = 'queued';
+    for (let i = 0; i < 1200 && shortStatus !== 'completed' && shortStatus !== 'failed'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      shortStatus = await status(b.access_token, short);
+    }
+    expect(shortStatus).toBe('completed');
+    const longStatuses = await Promise.all(long.map((id) => status(a.access_token, id)));
+    expect(longStatuses.filter((s) => s === 'completed').length).toBeLessThan(2);
+    // The long runs still finish, resuming from their checkpoints.
+    for (const id of long) {
+      let s = 'queued';
+      for (let i = 0; i < 1200 && s !== 'completed' && s !== 'failed'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        s = await status(a.access_token, id);
+      }
+      expect(s).toBe('completed');
+    }
+  }, 240_000);
+});
