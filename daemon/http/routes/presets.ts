@@ -88,7 +88,7 @@ export function registerPresetRoutes(
   });
   api.route(
     {
-      method: 'post', path: '/screen/presets/:id/run', summary: 'Run a saved preset', tags, access: 'user', params: idParams, errors: [404],
+      method: 'post', path: '/screen/presets/:id/run', summary: 'Run a saved preset', tags, access: 'user', params: idParams, errors: [404, 503],
       bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(deps.screens), ...screenWeights(deps.screens),
       // The "body" of a run is the saved query: loaded and parsed once, like a /screen body.
       description: 'The body may give {as_of: "YYYY-MM-DD"} to run the preset as of that date (issue 23); any other key is ignored.',

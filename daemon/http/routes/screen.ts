@@ -217,8 +217,10 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
   const tags = ['screening'];
   const describe =
     'Filters, expression, sort and page over the latest indicator snapshot. Identical requests (after normalisation; shape A and B alike) are answered from a 5-minute cache (X-Cache: HIT) that does not count against rate limits. ' +
-    'Response: the envelope with data = the page of stocks and meta = {timestamp, request_id, total, page, per_page, total_pages}, plus top-level stocks, query_time_ms and filters_applied. Accept: text/csv or format=csv streams every match as CSV. as_of (YYYY-MM-DD) screens the market as known on that date; meta.as_of is the trading day used (see daemon/history/README.md).';
-  const screening = { tags, access: 'user', bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(deps.screens), ...screenWeights(deps.screens) } as const;
+    'Response: the envelope with data = the page of stocks and meta = {timestamp, request_id, total, page, per_page, total_pages}, plus top-level stocks, query_time_ms and filters_applied. Accept: text/csv or format=csv streams every match as CSV. as_of (YYYY-MM-DD) screens the market as known on that date; meta.as_of is the trading day used (see daemon/history/README.md). ' +
+    'Cost: a request over its tier budget (GET /screen/fields meta.language.budgets) is a 400 whose details name the limit, the cost and the budget; it counts against the rate limits as 1 + units / weight_unit requests (a refused body as 1 + bytes / weight_body_bytes). ' +
+    'A screen with columns, ranks or as_of waits for a fair-share turn (429 when the caller has too many waiting) and stops with 503 QUERY_TIMEOUT past its CPU deadline.';
+  const screening = { tags, access: 'user', bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(deps.screens), ...screenWeights(deps.screens), errors: [503] } as const;
   const parseScreenBody = memoisedScreenParser(deps.screens);
   const cachedFree = freeWhenCached(deps.screens);
   const { liveSnapshot } = deps;
@@ -267,7 +269,7 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
 
   api.route(
     {
-      ...screening, method: 'post', path: '/screen/templates/:template', summary: 'Run a predefined screen; the body may override market, sort and page', params: templateParams, errors: [404],
+      ...screening, method: 'post', path: '/screen/templates/:template', summary: 'Run a predefined screen; the body may override market, sort and page', params: templateParams, errors: [404, 503],
       description: 'When the loaded data lacks every value a template needs (e.g. no financial statements), the answer is empty with missing_inputs and a message, not an error. The body may also give as_of (YYYY-MM-DD): the template as of that date, meta.as_of the trading day used.',
       parseBody: (body, req) => {
         const { template } = req.valid.params as z.output<typeof templateParams>;

@@ -1,0 +1,433 @@
+/**
+ * `npm run bench:abuse` (node dist/loadtest/bench-abuse.js): the five attacks of a hostile free
+ * or anonymous user at full size, each against a freshly spawned `stockscreend` on the sample
+ * market, measuring what everyone else sees while it runs: `/health` p99, another (exempted)
+ * user's simple screen p99 (a new query each time: never a cache hit), the daemon's peak RSS and
+ * CPU from /proc, and every 5xx. Targets: /health p99 < 100 ms, other screen p99 < 250 ms,
+ * RSS < 1 GB, no 5xx.
+ *
+ * 1. live: 10 anonymous WebSocket connections, each subscribing a distinct 40 KB live screen of
+ *    formula columns and ranks (refused → the 600-byte chained one, c00…c13, each `c+c+c`).
+ * 2. chain: 576-byte screens of columns each using the previous one three times, 4 loops, and
+ *    5 parallel CSV exports of such a query.
+ * 3. alerts: 10 `screen_enter` alerts on 10 presets with heavy columns and ranks, no client
+ *    (refused → the heaviest preset the tier accepts).
+ * 4. as-of: screens of every field, per_page 500, a new as_of each time (2 loops), two weekly
+ *    backtests of that query, and the other user's 10-date backtest: how long it waits.
+ * 5. refused: 4 loops of a 40 KB body with an unknown sort field, then 10 valid heavy screens at
+ *    once; X-RateLimit-Remaining before and after.
+ *
+ * 0. idle: no attack, the probes alone, so each figure can be read against what this (shared)
+ *    machine gives at that moment.
+ *
+ * BENCH_ABUSE_BUILDS: `name=dir,…` repository roots to run (each with bin/ and a built dist/;
+ * default this one), so a build of main and this branch are measured in the same run, attack by
+ * attack, interleaved. BENCH_ABUSE_SECONDS (30), BENCH_ABUSE_ATTACKS (0,1,2,3,4,5),
+ * BENCH_ABUSE_STOCKS (2,700), BENCH_ABUSE_DAYS (500), REDIS_URL. Loopback only; every loop is
+ * bounded by the attack's duration; a daemon that ignores SIGTERM is killed after 15 s.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import { runMarketBench } from './bench/market-load.js';
+import { deletePrefix } from './bench/redis.js';
+import { processCpuMs } from './proc-cpu.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const SECONDS = Number(process.env.BENCH_ABUSE_SECONDS ?? 30);
+const ATTACKS = (process.env.BENCH_ABUSE_ATTACKS ?? '0,1,2,3,4,5').split(',').map(Number);
+const REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const BUILDS = (process.env.BENCH_ABUSE_BUILDS ?? `branch=${ROOT}`).split(',').map((b) => {
+  const [name, dir] = b.split('=');
+  return { name: name!, dir: resolve(dir ?? ROOT) };
+});
+const PROBE_TIMEOUT_MS = 5000;
+
+type Json = Record<string, any>;
+
+/** c00…c(n-1), each using the previous `uses` times; a distinct c00 per seed (no cache, no memo). */
+function chain(n: number, seed: number, uses = 3): Record<string, string> {
+  const columns: Record<string, string> = { c00: `roe + ${seed}` };
+  for (let i = 1; i < n; i++) {
+    const p = `c${String(i - 1).padStart(2, '0')}`;
+    columns[`c${String(i).padStart(2, '0')}`] = Array(uses).fill(p).join(' + ');
+  }
+  return columns;
+}
+
+/** `n` columns of `chars` characters of arithmetic, each with one pct_rank: heavy formula columns and ranks. */
+function heavy(n: number, chars: number, seed: number): Record<string, string> {
+  const fields = ['roe', 'per', 'pbr', 'roa', 'psr', 'debt_ratio'];
+  const columns: Record<string, string> = {};
+  for (let k = 0; k < n; k++) {
+    let body = `pct_rank(roe * ${seed + k} + per)`;
+    for (let i = 0; body.length < chars - 40; i++) body += ` + ${fields[i % fields.length]} * ${(i % 9) + 1}.${seed % 10}`;
+    columns[`h${k}`] = body;
+  }
+  return columns;
+}
+
+/** The heaviest screen of columns and ranks a free budget accepts (about 1,400 nodes, 12 ranks). */
+function heaviestFree(seed: number): Json {
+  return { columns: { ...chain(18, seed), r: Array.from({ length: 12 }, (_, i) => `pct_rank(c17 * ${i + 1}) by sector`).join(' + ') }, expression: 'r > 10', sort: 'r:desc', per_page: 50 };
+}
+
+const percentile = (xs: number[], p: number): number => {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+
+function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+interface Daemon {
+  url: string;
+  pid: number;
+  /** SIGTERM, then SIGKILL after 15 s; true when SIGKILL was needed. */
+  stop(): Promise<boolean>;
+}
+
+async function startDaemon(build: string, dataDir: string, prefix: string): Promise<Daemon> {
+  const file = join(dataDir, 'bench.json');
+  await writeFile(file, JSON.stringify({
+    host: '127.0.0.1', port: 0, data_dir: dataDir, redis_url: REDIS, redis_prefix: prefix, jwt_secret: 'bench-secret-bench-secret-bench-secret-0123',
+    admin_email: 'ops@example.com', admin_password: 'ops-password-1', log_level: 'warn', log_format: 'json', feed: 'simulator', market_clock: 'always-open',
+    workers: 1, password_scrypt_log_n: 10, rate_limit: { enabled: true },
+  }));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(STOCKSCREEN_|REDIS_URL$|DATABASE_URL$)/.test(k)));
+  const child: ChildProcess = spawn(process.execPath, [join(build, 'bin/stockscreend'), '--config', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const url = await new Promise<string>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error('daemon not ready in 120 s')), 120_000);
+    // The ready line on stderr (daemon/ready-line.ts): `ready at http://… — N stocks, …`.
+    const onLine = (line: string) => {
+      const m = /ready at (http:\/\/\S+)/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        ok(m[1]!);
+      }
+    };
+    createInterface({ input: child.stdout! }).on('line', onLine);
+    createInterface({ input: child.stderr! }).on('line', onLine);
+    void exited.then(() => fail(new Error('daemon exited before it was ready')));
+  });
+  return {
+    url,
+    pid: child.pid!,
+    async stop() {
+      child.kill('SIGTERM');
+      const killed = await Promise.race([exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 15_000))]);
+      if (killed) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+      return killed;
+    },
+  };
+}
+
+/** One HTTP call that never throws: status 0 for a timeout or a refused connection. */
+async function call(url: string, path: string, init: { method?: string; token?: string; json?: unknown; raw?: string; timeoutMs?: number } = {}): Promise<{ status: number; ms: number; body: Json; headers: Headers | null }> {
+  const started = performance.now();
+  try {
+    const headers: Record<string, string> = {};
+    if (init.token) headers.authorization = `Bearer ${init.token}`;
+    if (init.json !== undefined || init.raw !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(url + path, {
+      method: init.method ?? 'GET', headers, body: init.raw ?? (init.json === undefined ? undefined : JSON.stringify(init.json)),
+      signal: AbortSignal.timeout(init.timeoutMs ?? 600_000),
+    });
+    const text = await res.text();
+    let body: Json = {};
+    try {
+      body = JSON.parse(text) as Json;
+    } catch {
+      body = { text: text.slice(0, 200) };
+    }
+    return { status: res.status, ms: performance.now() - started, body, headers: res.headers };
+  } catch {
+    return { status: 0, ms: performance.now() - started, body: {}, headers: null };
+  }
+}
+
+interface Context {
+  url: string;
+  attacker: string;
+  attackerId: string;
+  other: string;
+  until: number;
+  statuses: Map<number, number>;
+  notes: string[];
+}
+
+const count = (ctx: Context, status: number) => ctx.statuses.set(status, (ctx.statuses.get(status) ?? 0) + 1);
+const running = (ctx: Context) => Date.now() < ctx.until;
+
+async function login(url: string, email: string, password: string): Promise<{ token: string; id: string }> {
+  await call(url, '/api/v1/auth/register', { method: 'POST', json: { email, password } });
+  const res = await call(url, '/api/v1/auth/login', { method: 'POST', json: { email, password } });
+  const token = (res.body.data?.access_token ?? res.body.access_token) as string;
+  const me = await call(url, '/api/v1/users/me', { token });
+  return { token, id: me.body.data.id as string };
+}
+
+/** Attack 1: anonymous live screens. */
+async function attackLive(ctx: Context): Promise<void> {
+  const sockets: WebSocket[] = [];
+  let heavyOk = 0;
+  let fallbackOk = 0;
+  let refused = 0;
+  await Promise.all(Array.from({ length: 10 }, async (_, i) => {
+    const ws = new WebSocket(`${ctx.url.replace('http', 'ws')}/v1/ws`);
+    sockets.push(ws);
+    ws.on('error', () => undefined);
+    const answer = (query: Json) => new Promise<string>((done) => {
+      const timer = setTimeout(() => done('timeout'), 60_000);
+      const onMessage = (data: WebSocket.RawData) => {
+        const m = JSON.parse(String(data)) as Json;
+        if (m.type === 'subscribed' || m.type === 'error') {
+          clearTimeout(timer);
+          ws.off('message', onMessage);
+          done(m.type as string);
+        }
+      };
+      ws.on('message', onMessage);
+      ws.send(JSON.stringify({ type: 'subscribe', subscription_type: 'screen', query }));
+    });
+    await new Promise<void>((r) => ws.once('open', () => r()));
+    if ((await answer({ columns: heavy(20, 1990, i), expression: 'pct_rank(h19) > 50' })) === 'subscribed') heavyOk++;
+    else {
+      refused++;
+      if ((await answer({ columns: chain(14, i), expression: 'pct_rank(c13) > 50' })) === 'subscribed') fallbackOk++;
+    }
+  }));
+  ctx.notes.push(`40 KB live screens subscribed ${heavyOk}, refused ${refused}; 600-byte chained ones subscribed ${fallbackOk}`);
+  while (running(ctx)) await new Promise((r) => setTimeout(r, 250));
+  for (const ws of sockets) ws.terminate();
+}
+
+/** Attack 2: chained columns, JSON and CSV. */
+async function attackChain(ctx: Context): Promise<void> {
+  let seed = 0;
+  const body = (s: number) => ({ columns: chain(20, s, 3), expression: 'pct_rank(c19) > 50', sort: 'c19:desc' });
+  ctx.notes.push(`body ${JSON.stringify(body(1)).length} bytes`);
+  const csv = Array.from({ length: 5 }, async () => {
+    const r = await call(ctx.url, '/api/v1/screen?format=csv', { method: 'POST', token: ctx.attacker, json: body(100_000 + seed++) });
+    count(ctx, r.status);
+  });
+  const loops = Array.from({ length: 4 }, async () => {
+    while (running(ctx)) {
+      const r = await call(ctx.url, '/api/v1/screen', { method: 'POST', token: ctx.attacker, json: body(seed++) });
+      count(ctx, r.status);
+    }
+  });
+  await Promise.all([...csv, ...loops]);
+}
+
+/** Attack 3: screen alerts on heavy presets, nobody watching. */
+async function attackAlerts(ctx: Context): Promise<void> {
+  let heavyPresets = 0;
+  let fallback = 0;
+  let alerts = 0;
+  for (let i = 0; i < 10; i++) {
+    let res = await call(ctx.url, '/api/v1/screen/presets', { method: 'POST', token: ctx.attacker, json: { name: `h${i}`, query: { columns: heavy(8, 1500, i), expression: 'pct_rank(h7) > 50' } } });
+    if (res.status === 201) heavyPresets++;
+    else {
+      res = await call(ctx.url, '/api/v1/screen/presets', { method: 'POST', token: ctx.attacker, json: { name: `f${i}`, query: heaviestFree(i) } });
+      if (res.status === 201) fallback++;
+    }
+    count(ctx, res.status);
+    if (res.status !== 201) continue;
+    const a = await call(ctx.url, '/api/v1/alerts', { method: 'POST', token: ctx.attacker, json: { alert_type: 'screen_enter', preset_id: res.body.data.id, recurring: true } });
+    count(ctx, a.status);
+    if (a.status === 201) alerts++;
+  }
+  ctx.notes.push(`heavy presets saved ${heavyPresets}, in-budget fallbacks ${fallback}, screen alerts ${alerts}`);
+  while (running(ctx)) await new Promise((r) => setTimeout(r, 250));
+}
+
+/** Attack 4: as-of screens of every field, heavy backtests, and the other user's short backtest. */
+async function attackAsOf(ctx: Context, fields: string[]): Promise<void> {
+  const query = { fields, per_page: 500 };
+  let day = 0;
+  const date = () => {
+    const d = new Date(Date.UTC(2025, 3, 1) + (day++ % 300) * 86_400_000);
+    return d.toISOString().slice(0, 10);
+  };
+  const backtests: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const r = await call(ctx.url, '/api/v1/screen/backtest', { method: 'POST', token: ctx.attacker, json: { query, from: '2024-06-03', rebalance: 'weekly', top: 20 } });
+    count(ctx, r.status);
+    backtests.push(`${r.status}${r.body.error ? ` ${r.body.error.details?.limit ?? r.body.error.code}` : ''}`);
+  }
+  const loops = Array.from({ length: 2 }, async () => {
+    while (running(ctx)) {
+      const r = await call(ctx.url, '/api/v1/screen', { method: 'POST', token: ctx.attacker, json: { ...query, as_of: date() } });
+      count(ctx, r.status);
+    }
+  });
+  // The other user's 10-date backtest, asked a moment after the attacker's.
+  const short = (async () => {
+    await new Promise((r) => setTimeout(r, 2000));
+    const asked = Date.now();
+    const r = await call(ctx.url, '/api/v1/screen/backtest', { method: 'POST', token: ctx.other, json: { template: 'value', from: '2025-12-01', rebalance: 'weekly', top: 10 } });
+    if (r.status !== 202 && r.status !== 200) return `not started (${r.status})`;
+    let status = r.body.data.status as string;
+    while (status !== 'completed' && status !== 'failed' && running(ctx)) {
+      await new Promise((res) => setTimeout(res, 500));
+      status = (await call(ctx.url, `/api/v1/screen/backtests/${r.body.data.id}`, { token: ctx.other, timeoutMs: PROBE_TIMEOUT_MS })).body.data?.status ?? status;
+    }
+    return status === 'completed' ? `done in ${((Date.now() - asked) / 1000).toFixed(1)} s` : `still ${status} after ${((Date.now() - asked) / 1000).toFixed(0)} s`;
+  })();
+  await Promise.all(loops);
+  ctx.notes.push(`attacker's backtests: ${backtests.join(', ')}; other user's 10-date backtest: ${await short}`);
+}
+
+/** Attack 5: refused 40 KB bodies, then a burst of valid heavy screens. */
+async function attackRefused(ctx: Context): Promise<void> {
+  const junk = JSON.stringify({ sort: 'no_such_field:desc', codes: Array.from({ length: 4500 }, (_, i) => String(100000 + i)) });
+  let first: string | null = null;
+  let last: string | null = null;
+  const half = Date.now() + (ctx.until - Date.now()) / 2;
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    while (Date.now() < half) {
+      const r = await call(ctx.url, '/api/v1/screen', { method: 'POST', token: ctx.attacker, raw: junk });
+      count(ctx, r.status);
+      first ??= r.headers?.get('x-ratelimit-remaining') ?? null;
+      last = r.headers?.get('x-ratelimit-remaining') ?? last;
+    }
+  }));
+  const burst = await Promise.all(Array.from({ length: 10 }, (_, i) => call(ctx.url, '/api/v1/screen', { method: 'POST', token: ctx.attacker, json: heaviestFree(500 + i) })));
+  for (const r of burst) count(ctx, r.status);
+  ctx.notes.push(`body ${junk.length} bytes; X-RateLimit-Remaining ${first} → ${last}; burst statuses ${burst.map((r) => r.status).join(' ')}`);
+  while (running(ctx)) await new Promise((r) => setTimeout(r, 250));
+}
+
+interface Row {
+  attack: number;
+  build: string;
+  health_p99: number;
+  health_timeouts: number;
+  screen_p99: number;
+  screen_timeouts: number;
+  rss_mb: number;
+  cpu_pct: number;
+  fivexx: number;
+  statuses: string;
+  sigkill: boolean;
+  notes: string;
+}
+
+async function runAttack(attack: number, build: { name: string; dir: string }, base: string, fields: string[]): Promise<Row> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'stockscreen-abuse-'));
+  await cp(base, dataDir, { recursive: true });
+  const prefix = `bench-abuse:${attack}:${build.name}:${process.pid}:`;
+  const daemon = await startDaemon(build.dir, dataDir, prefix);
+  try {
+    const admin = await call(daemon.url, '/api/v1/auth/login', { method: 'POST', json: { email: 'ops@example.com', password: 'ops-password-1' } });
+    const adminToken = (admin.body.data?.access_token ?? admin.body.access_token) as string;
+    const attacker = await login(daemon.url, `attacker-${attack}@example.com`, 'correct horse battery');
+    const other = await login(daemon.url, `other-${attack}@example.com`, 'correct horse battery');
+    // The other user is exempt from rate limits: its probes measure latency, not quota.
+    await call(daemon.url, `/api/v1/admin/users/${other.id}/loadtest-exemption`, { method: 'PUT', token: adminToken, json: { duration_s: 3600 } });
+    const ctx: Context = { url: daemon.url, attacker: attacker.token, attackerId: attacker.id, other: other.token, until: Date.now() + SECONDS * 1000, statuses: new Map(), notes: [] };
+    const health: number[] = [];
+    const screens: number[] = [];
+    let healthTimeouts = 0;
+    let screenTimeouts = 0;
+    let probe5xx = 0;
+    let rss = rssMb(daemon.pid);
+    const cpu0 = processCpuMs(daemon.pid) ?? 0;
+    const t0 = Date.now();
+    const monitors = [
+      (async () => {
+        while (running(ctx)) {
+          const r = await call(daemon.url, '/health', { timeoutMs: PROBE_TIMEOUT_MS });
+          if (r.status === 0) healthTimeouts++;
+          if (r.status >= 500) probe5xx++;
+          health.push(r.ms);
+          await new Promise((res) => setTimeout(res, 100));
+        }
+      })(),
+      (async () => {
+        for (let k = 0; running(ctx); k++) {
+          const r = await call(daemon.url, '/api/v1/screen', { method: 'POST', token: other.token, json: { market: 'KOSPI', max_per: 5 + (k % 1000) / 100, per_page: 20 }, timeoutMs: PROBE_TIMEOUT_MS });
+          if (r.status === 0) screenTimeouts++;
+          if (r.status >= 500) probe5xx++;
+          screens.push(r.ms);
+          await new Promise((res) => setTimeout(res, 250));
+        }
+      })(),
+      (async () => {
+        while (running(ctx)) {
+          rss = Math.max(rss, rssMb(daemon.pid));
+          await new Promise((res) => setTimeout(res, 250));
+        }
+      })(),
+    ];
+    const attacks: Record<number, () => Promise<void>> = {
+      // 0: no attack, the probes alone: the floor this machine gives right now (it is shared).
+      0: async () => {
+        while (running(ctx)) await new Promise((r) => setTimeout(r, 250));
+      },
+      1: () => attackLive(ctx), 2: () => attackChain(ctx), 3: () => attackAlerts(ctx), 4: () => attackAsOf(ctx, fields), 5: () => attackRefused(ctx),
+    };
+    // An attacker's request may outlive the attack (a 4-minute as-of screen): the attack ends on time regardless.
+    await Promise.race([attacks[attack]!(), new Promise((r) => setTimeout(r, SECONDS * 1000 + 5000))]);
+    await Promise.all(monitors);
+    const cpu = ((processCpuMs(daemon.pid) ?? cpu0) - cpu0) / (Date.now() - t0) * 100;
+    const fivexx = [...ctx.statuses].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0) + probe5xx;
+    return {
+      attack, build: build.name, health_p99: percentile(health, 99), health_timeouts: healthTimeouts, screen_p99: percentile(screens, 99), screen_timeouts: screenTimeouts,
+      rss_mb: rss, cpu_pct: cpu, fivexx, statuses: [...ctx.statuses].sort(([a], [b]) => a - b).map(([s, c]) => `${s}×${c}`).join(' '),
+      sigkill: await daemon.stop(), notes: ctx.notes.join('; '),
+    };
+  } finally {
+    await daemon.stop();
+    await deletePrefix(REDIS, prefix).catch(() => undefined);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+const stocks = Number(process.env.BENCH_ABUSE_STOCKS ?? 2700);
+const days = Number(process.env.BENCH_ABUSE_DAYS ?? 500);
+const base = await mkdtemp(join(tmpdir(), 'stockscreen-abuse-base-'));
+try {
+  process.stderr.write(`loading the sample market (${stocks} stocks × ${days} days) into ${base}\n`);
+  await runMarketBench({ stocks, days, seed: 42, sampleDataDir: base });
+  const { INDICATOR_IDS } = await import('../daemon/indicators/registry.js');
+  const rows: Row[] = [];
+  const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+  for (const attack of ATTACKS) {
+    for (const build of BUILDS) {
+      process.stderr.write(`attack ${attack} on ${build.name} (${SECONDS} s); load average ${load()}\n`);
+      const row = await runAttack(attack, build, base, [...INDICATOR_IDS]);
+      rows.push(row);
+      process.stderr.write(`${JSON.stringify(row)}\n`);
+    }
+  }
+  const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+  process.stdout.write('attack build    /health p99 (timeouts)  screen p99 (timeouts)  RSS MB  CPU %  5xx  verdict  attacker statuses | notes\n');
+  for (const r of rows) {
+    const ok = r.health_p99 < 100 && r.screen_p99 < 250 && r.rss_mb < 1024 && r.fivexx === 0 && r.health_timeouts === 0 && r.screen_timeouts === 0;
+    process.stdout.write(
+      `${String(r.attack).padEnd(6)} ${r.build.padEnd(8)} ${`${r.health_p99.toFixed(0)} ms (${r.health_timeouts})`.padEnd(23)} ${`${r.screen_p99.toFixed(0)} ms (${r.screen_timeouts})`.padEnd(22)} ` +
+      `${r.rss_mb.toFixed(0).padStart(6)} ${r.cpu_pct.toFixed(0).padStart(6)} ${String(r.fivexx).padStart(4)}  ${verdict(ok).padEnd(7)}  ${r.statuses}${r.sigkill ? ' SIGKILL needed' : ''} | ${r.notes}\n`,
+    );
+  }
+  process.stdout.write(`load average (1, 5, 15 min) after: ${load()}\n`);
+} finally {
+  await rm(base, { recursive: true, force: true });
+}
