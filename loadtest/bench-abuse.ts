@@ -30,15 +30,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { runMarketBench } from './bench/market-load.js';
+import { packageRoot } from './bench/paths.js';
 import { deletePrefix } from './bench/redis.js';
 import { processCpuMs } from './proc-cpu.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = packageRoot();
 const SECONDS = Number(process.env.BENCH_ABUSE_SECONDS ?? 30);
 const ATTACKS = (process.env.BENCH_ABUSE_ATTACKS ?? '0,1,2,3,4,5').split(',').map(Number);
 const REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
