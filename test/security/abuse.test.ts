@@ -256,3 +256,37 @@ describe('abuse: one user’s long backtests do not hold the worker', () => {
     }
   }, 240_000);
 });
+
+describe('abuse: a screen past its CPU deadline', () => {
+  let t: TestDaemon;
+  let token: string;
+  beforeAll(async () => {
+    // The smallest deadline, and a free budget large enough to let a screen need far more than it.
+    t = await startTestDaemon('abuse-deadline', {
+      workers: 1, admin_email: 'ops@example.com', admin_password: 'ops-password-1',
+      screen_limits: { deadline_ms: 10, free: { nodes: 100_000, units: 1_000_000 } },
+    } as never);
+    const login = await t.request('/api/v1/auth/login', { method: 'POST', json: { email: 'ops@example.com', password: 'ops-password-1' } });
+    const admin = ((await login.json()) as Json).access_token;
+    const job = await t.request('/api/v1/admin/jobs', { method: 'POST', token: admin, json: { type: 'load-sample', seed: 37, stocks: 300, days: 60 } });
+    await waitForJob(t.daemon, ((await job.json()) as Json).data.id);
+    token = (await t.login()).access_token;
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('stops it with 503 QUERY_TIMEOUT in the error envelope, and goes on answering', async () => {
+    // 20 columns of ~650 nodes each over 300 stocks: millions of evaluations, never done in 10 ms.
+    const long = Array.from({ length: 60 }, (_, i) => `roe * ${i} + per / ${i + 1}`).join(' + ').slice(0, 1990).replace(/ \+ [^+]*$/, '');
+    const columns = Object.fromEntries(Array.from({ length: 20 }, (_, k) => [`x${k}`, `${long} + ${k}`]));
+    const res = await t.request('/api/v1/screen', { method: 'POST', token, json: { columns, sort: 'x19:desc' } });
+    const body = (await res.json()) as Json;
+    expect(res.status).toBe(503);
+    expect(body.status).toBe('error');
+    expect(body.error.code).toBe('QUERY_TIMEOUT');
+    expect(body.error.details.deadline_ms).toBe(10);
+    expect(t.daemon.context().screens.stats().running).toBe(0);
+    expect((await t.request('/health')).status).toBe(200);
+  });
+});
