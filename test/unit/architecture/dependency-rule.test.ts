@@ -52,6 +52,7 @@ export const RULES: readonly DependencyRule[] = [
     allow: ['loadtest/', 'loaders/', 'daemon/contract/', ...KERNEL],
     why: 'the load-test kit is a client (the CLI runs it): the wire contract, no daemon internals',
   },
+  { from: 'scripts/', allow: ['scripts/', 'loaders/', ...KERNEL], why: 'development-time scripts derive data files with the loaders; nothing runs them in production' },
   // In-process benches build daemons and stores on purpose.
   { from: 'loadtest/bench', allow: ['loadtest/', 'loaders/', 'daemon/', 'cli/'], why: 'benches run the daemon in process' },
 ];

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 /** The repository root. */
 export const ROOT = join(import.meta.dirname, '../../..');
 /** The folders whose files make up the graph. */
-export const SOURCES = ['daemon', 'cli', 'loaders', 'loadtest'];
+export const SOURCES = ['daemon', 'cli', 'loaders', 'loadtest', 'scripts'];
 
 /** Every source file (absolute paths). */
 export function sourceFiles(): string[] {
