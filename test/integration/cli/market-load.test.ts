@@ -94,7 +94,8 @@ describe('stockscreen load, jobs, stocks and export against a daemon with a work
     const file = join(e.root, 'dry', '000660.csv');
     const jobsBefore = tsv((await cli(['jobs', 'list', '--limit', '200'])).io.out()).length;
     // When loading it (validation is on by default)
-    const { code, io } = await cli(['load', file, '--wait', '--no-compute']);
+    // (over the sample market this test loads: --replace-sample, else the daemon refuses first)
+    const { code, io } = await cli(['load', file, '--wait', '--no-compute', '--replace-sample']);
     // Then exit 1, every rejected row as file:line: reason, the verdict, and no job
     expect(code).toBe(1);
     expect(io.out()).toBe('');
