@@ -156,10 +156,10 @@ describe('stockscreen alerts and portfolio', () => {
     const withSeries = JSON.parse((await h.cli(['--json', 'portfolio', 'perf', '--series'])).io.out()).data;
     expect(withSeries.series.length).toBeGreaterThan(1);
     // piped: a header row, then the row
-    const [header, row, ...more] = (await h.cli(['portfolio', 'perf'])).io.out().trimEnd().split('\n');
+    const [header, perfRow, ...more] = (await h.cli(['portfolio', 'perf'])).io.out().trimEnd().split('\n');
     expect(more).toEqual([]);
     expect(header!.split('\t').slice(0, 2)).toEqual(['TOTAL_VALUE', 'TOTAL_COST']);
-    const plain = row!.split('\t');
+    const plain = perfRow!.split('\t');
     expect(plain).toHaveLength(20);
     expect(header!.split('\t')).toHaveLength(20);
     expect(Number(plain[0])).toBe(40 * s.close);
