@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createCrossSectionMemo } from './cross-section.js';
+import { explainEmpty, type ScreenExplanation } from './explain.js';
 import { formulasOf } from './formula-columns.js';
 import { invalidRequest } from '../errors.js';
 import { executeQuery, indicatorFieldsOf, matchAll, type ScreenMatches, type ScreenQuery } from './query.js';
@@ -41,6 +42,8 @@ export interface ScreenSummary {
   message?: string;
   /** The request's formula columns and score with their definitions (issue 21; sent in meta). */
   columns?: { name: string; expression: string }[];
+  /** Why nothing matched (sent in meta; only when `total` is 0). */
+  explain?: ScreenExplanation;
 }
 
 /** A screen's answer, ready for either response shape: the page of stocks already serialised. */
@@ -160,6 +163,7 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
         snapshot_version: snap.version,
         ...describeColumns(query),
         ...(as_of !== undefined ? { as_of } : {}),
+        ...(result.total === 0 ? { explain: explainEmpty(snap, query, deps.knownFields) } : {}),
       };
       const stocksJson = JSON.stringify(result.items);
       const answer: ScreenAnswer = { ...summary, stocksJson, cached: true };
