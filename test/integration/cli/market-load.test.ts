@@ -69,8 +69,9 @@ describe('stockscreen load, jobs, stocks and export against a daemon with a work
     const { code, io } = await cli(['load', file, '--dry-run']);
     // Then the refusal names the flag the user can pass, not an option of the library
     expect(code).toBe(1);
-    expect(io.err()).toContain('no trade date: give one (--date YYYY-MM-DD with stockscreen load');
-    expect(io.err()).not.toContain('tradeDate');
+    const said = io.out() + io.err();
+    expect(said).toContain('no trade date: give one (--date YYYY-MM-DD with stockscreen load');
+    expect(said).not.toContain('tradeDate');
     // And with --date it parses
     const dated = await cli(['load', file, '--dry-run', '--date', '2026-03-20']);
     expect(dated.code, dated.io.err()).toBe(0);
