@@ -72,4 +72,10 @@ export interface PromptQuestion {
 export interface Prompter {
   /** @throws CliError CANCELLED when the user presses Ctrl-C or Esc */
   ask(question: PromptQuestion): Promise<string>;
+  /**
+   * Stop the terminal echoing keys from now until the returned function is called, across
+   * prompts: a password typed before its prompt appears (or between two prompts) is kept for
+   * the prompt, never shown.
+   */
+  hold?(): () => void;
 }

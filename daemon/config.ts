@@ -197,6 +197,10 @@ export const configSchema = z.object({
   database_pool_size: int(1, 1000).default(10),
   sample: bool.default(false),
   sample_seed: int(0, 2 ** 31).default(42),
+  /** `sample`: the largest this many listed issues (default all of them); a small market for tests and demos. */
+  sample_stocks: int(10, 5000).optional(),
+  /** `sample`: trading days of history (default 500). */
+  sample_days: int(30, 1500).optional(),
   jwt_secret: z.string().min(32, 'must be at least 32 characters').optional(),
   access_token_ttl_s: int(60, 86400).default(3600),
   refresh_token_ttl_s: int(300, 90 * 86400).default(30 * 86400),

@@ -15,6 +15,7 @@ import { createConfiguredLogger } from './infra/logger.js';
 import { closeRedis } from './infra/redis.js';
 import { runShutdownSteps, type ShutdownStep } from './infra/shutdown.js';
 import { buildAuth } from './wiring/auth.js';
+import { SAMPLE_UNIVERSE_SIZE } from '../loaders/sample-market.js';
 import { buildCore } from './wiring/core.js';
 import { buildHttp } from './wiring/http.js';
 import { buildJobs, buildScreening } from './wiring/market.js';
@@ -189,7 +190,13 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
 async function loadSampleWhenEmpty(ctx: DaemonContext): Promise<void> {
   const { config, logger, jobs } = ctx;
   if (!config.sample || (await ctx.stocks.count()) !== 0) return;
-  const job = await jobs.enqueue({ type: 'load-sample', seed: config.sample_seed, compute: true }, null).catch((err: Error) => {
+  const request = {
+    type: 'load-sample' as const, seed: config.sample_seed, compute: true, replace: false,
+    // A size above the listed universe means all of it.
+    ...(config.sample_stocks !== undefined ? { stocks: Math.min(config.sample_stocks, SAMPLE_UNIVERSE_SIZE) } : {}),
+    ...(config.sample_days !== undefined ? { days: config.sample_days } : {}),
+  };
+  const job = await jobs.enqueue(request, null).catch((err: Error) => {
     logger.warn({ err: err.message }, 'could not enqueue the sample market load');
     return null;
   });

@@ -6,6 +6,7 @@ import { Command, Option } from 'commander';
 import { ConfigError, loadConfig } from './config.js';
 import { createDaemon } from './daemon.js';
 import { announceReady } from './ready-line.js';
+import { stateDirOf, stdoutLogFile, writeRunRecord } from './run-record.js';
 import { startWorker } from './worker.js';
 import { VERSION } from './version.js';
 
@@ -68,8 +69,27 @@ function toConfigFlags(opts: Record<string, unknown>): Record<string, unknown> {
 /** Where SIGINT/SIGTERM arrive from: the process, or an emitter in tests. */
 export type SignalSource = Pick<NodeJS.EventEmitter, 'on' | 'off'>;
 
+/** `stockscreend --help | head -2` closes the pipe early: that is not a crash (other errors still throw). */
+function tolerateClosedPipe(stream: NodeJS.WriteStream): void {
+  if (stream.listenerCount('error') > 0) return;
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
+}
+
+/** Why start failed, in words that say what to do: a port in use names --port. */
+export function startFailure(err: Error & { code?: string; port?: number; address?: string }, config: { host: string; port: number }): string {
+  if (err.code === 'EADDRINUSE') {
+    return `cannot start: port ${config.port} on ${config.host} is in use (another stockscreend? \`stockscreen daemon status\` tells); `
+      + 'pick another with --port <n> (STOCKSCREEN_PORT), or --port 0 for any free port';
+  }
+  return `cannot start: ${err.message}`;
+}
+
 /** Run the daemon until a signal; resolves with the exit code. */
 export async function main(argv: string[] = process.argv, env: NodeJS.ProcessEnv = process.env, signals: SignalSource = process): Promise<number> {
+  tolerateClosedPipe(process.stdout);
+  tolerateClosedPipe(process.stderr);
   const cmd = program();
   try {
     cmd.parse(argv);
@@ -109,16 +129,21 @@ export async function main(argv: string[] = process.argv, env: NodeJS.ProcessEnv
       return failed ? 1 : code;
     }
     if (first.err) {
-      process.stderr.write(`stockscreend: cannot start: ${first.err.message}\n`);
+      process.stderr.write(`stockscreend: ${startFailure(first.err, config)}\n`);
       await daemon.close();
       return 1;
     }
+    // Where the CLI finds this daemon (pid, log) whichever command started it.
+    const url = daemon.url().replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
+    const removeRecord = await writeRunRecord(stateDirOf(env), { pid: process.pid, url, log_file: stdoutLogFile(), started_at: new Date().toISOString() });
     const announcing = new AbortController();
     void announceReady(daemon, process.stderr, announcing.signal).catch(() => undefined);
     const name = await signal.received;
     announcing.abort();
     process.stderr.write(`stockscreend: ${name} received, shutting down\n`);
-    return await closed(daemon);
+    const code = await closed(daemon);
+    await removeRecord();
+    return code;
   } finally {
     signal.dispose();
   }

@@ -13,9 +13,13 @@ export function readyLine(url: string, stocks: number, bars: number, color: bool
   return color ? `\u001b[1;32m${text}\u001b[0m` : text;
 }
 
-/** True while a market-data job (the sample load) is waiting or running. */
+/**
+ * True while a market-data job (the sample load) is waiting or running, and while the queue
+ * cannot be read (a busy or briefly unreachable Redis): "ready" is said only once it is known.
+ */
 async function loading(daemon: Daemon): Promise<boolean> {
-  const jobs = await daemon.context().jobs.list(10).catch(() => []);
+  const jobs = await daemon.context().jobs.list(10).catch(() => null);
+  if (jobs === null) return true;
   return jobs.some((j) => j.state === 'active' || j.state === 'waiting' || j.state === 'delayed' || j.state === 'prioritized');
 }
 

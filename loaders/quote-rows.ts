@@ -53,7 +53,7 @@ function resolveColumns(header: string[], names: QuoteColumnNames, file: string,
 /** The trade date of a single-day file: the option, else the file name. */
 export function resolveTradeDate(file: string, format: LoaderFormat, options: LoadOptions): string {
   const date = options.tradeDate ?? dateFromFileName(file);
-  if (date === null) throw fileError(file, format, 'no trade date: pass tradeDate or put YYYY-MM-DD / YYYYMMDD in the file name');
+  if (date === null) throw fileError(file, format, 'no trade date: give one (--date YYYY-MM-DD with stockscreen load, `date` in a job request) or put YYYY-MM-DD / YYYYMMDD in the file name');
   if (!isTradingDay(date)) throw fileError(file, format, `${date} is not a KRX trading day`, { trade_date: date });
   return date;
 }

@@ -1,9 +1,13 @@
 /**
- * Deterministic sample KRX market from a seed (no Math.random): ≈2,700 issues
- * (≈950 KOSPI, ≈1,750 KOSDAQ) over 500 trading days of the KRX calendar, with
- * prices on the tick grid inside the daily limits, volume and trading value
- * consistent with price, eight quarters of statements, and KOSPI/KOSDAQ
- * composite indexes chain-linked from their constituents.
+ * Deterministic sample KRX market from a seed (no Math.random): the real listed
+ * universe (every KOSPI and KOSDAQ issue of KRX's listing of 2026-03-20 — codes,
+ * names, English names, markets, boards, sectors, shares outstanding; see
+ * sample/universe-data.ts) with generated prices over 500 trading days of the KRX
+ * calendar that end near each issue's real close (삼성전자 005930 trades near its
+ * real level), on the tick grid inside the daily limits, volume and trading value
+ * consistent with price, eight quarters of generated statements, and KOSPI/KOSDAQ
+ * composite indexes chain-linked from their constituents, ending at the real
+ * composite closes.
  *
  * Output is a generator of chunks so a caller can insert in batches without
  * holding the whole market (≈1.35M bars) twice: first one chunk with every
@@ -15,17 +19,19 @@ import { invalidRequest } from '../daemon/errors.js';
 import { isValidDate, tradingDaysEndingAt } from '../daemon/kernel/krx-calendar.js';
 import type { StockRecord } from '../daemon/kernel/records.js';
 import { generateFinancials, reportedQuarters } from './sample/financials.js';
-import { buildFactors, buildIndexSeries, createIndexSums, generateIssueSeries } from './sample/prices.js';
+import { buildFactors, buildIndexSeries, createIndexSums, generateIssueSeries, indexBase } from './sample/prices.js';
 import { buildUniverse } from './sample/universe.js';
+import { UNIVERSE_DATE, UNIVERSE_INDEX_CLOSE, UNIVERSE_SIZE } from './sample/universe-data.js';
 import type { MarketRecords } from './types.js';
 
 /** Options of the generator; every field is optional. */
 export interface SampleMarketOptions {
   seed?: number | string;
-  /** Number of issues (default 2,700). */
+  /**
+   * Number of issues: the largest this many of the listed universe, KOSPI and KOSDAQ in the
+   * universe's proportion (default: all of them, 2,769).
+   */
   stocks?: number;
-  /** How many of them are KOSPI issues (default stocks × 950 / 2,700). */
-  kospi?: number;
   /** Trading days of history (default 500). */
   days?: number;
   /** Last trading day (default 2026-03-20, the date of the real sample files). */
@@ -35,10 +41,10 @@ export interface SampleMarketOptions {
 }
 
 /** Defaults of `SampleMarketOptions`. */
-export const SAMPLE_MARKET_DEFAULTS = { seed: 1, stocks: 2_700, days: 500, endDate: '2026-03-20', chunkStocks: 100 } as const;
+export const SAMPLE_MARKET_DEFAULTS = { seed: 1, days: 500, endDate: UNIVERSE_DATE, chunkStocks: 100 } as const;
 
-/** Index level on the day before the first generated day. */
-const INDEX_BASE = { KOSPI: 2_650, KOSDAQ: 850 } as const;
+/** How many issues the listed universe holds (the most `stocks` can ask for). */
+export const SAMPLE_UNIVERSE_SIZE = UNIVERSE_SIZE;
 
 /** One batch of generated records; `stocks` are complete records. */
 export interface SampleMarketChunk extends MarketRecords {
@@ -55,18 +61,16 @@ export interface SampleMarket {
 }
 
 function resolveOptions(options: SampleMarketOptions): Required<SampleMarketOptions> {
-  const stocks = options.stocks ?? SAMPLE_MARKET_DEFAULTS.stocks;
+  const stocks = options.stocks ?? SAMPLE_UNIVERSE_SIZE;
   const resolved = {
     seed: options.seed ?? SAMPLE_MARKET_DEFAULTS.seed,
     stocks,
-    kospi: options.kospi ?? Math.round((stocks * 950) / 2_700),
     days: options.days ?? SAMPLE_MARKET_DEFAULTS.days,
     endDate: options.endDate ?? SAMPLE_MARKET_DEFAULTS.endDate,
     chunkStocks: options.chunkStocks ?? SAMPLE_MARKET_DEFAULTS.chunkStocks,
   };
   const bad: Record<string, string> = {};
-  if (!Number.isInteger(stocks) || stocks < 1) bad.stocks = 'an integer ≥ 1';
-  if (!Number.isInteger(resolved.kospi) || resolved.kospi < 0 || resolved.kospi > stocks) bad.kospi = 'an integer between 0 and stocks';
+  if (!Number.isInteger(stocks) || stocks < 1 || stocks > SAMPLE_UNIVERSE_SIZE) bad.stocks = `an integer between 1 and ${SAMPLE_UNIVERSE_SIZE} (the listed universe)`;
   if (!Number.isInteger(resolved.days) || resolved.days < 1) bad.days = 'an integer ≥ 1';
   if (!isValidDate(resolved.endDate)) bad.endDate = 'a YYYY-MM-DD date';
   if (!Number.isInteger(resolved.chunkStocks) || resolved.chunkStocks < 1) bad.chunkStocks = 'an integer ≥ 1';
@@ -83,7 +87,7 @@ const emptyChunk = (): SampleMarketChunk => ({ stocks: [], bars: [], halts: [], 
 export function createSampleMarket(options: SampleMarketOptions = {}): SampleMarket {
   const opts = resolveOptions(options);
   const tradeDates = tradingDaysEndingAt(opts.endDate, opts.days);
-  const issues = buildUniverse(opts.seed, opts.stocks, opts.kospi, tradeDates);
+  const issues = buildUniverse(opts.seed, opts.stocks, tradeDates);
   const periods = reportedQuarters(tradeDates.at(-1) ?? opts.endDate);
   function* chunks(): Generator<SampleMarketChunk> {
     yield { ...emptyChunk(), stocks: issues.map((i) => ({ ...i.record })) };
@@ -102,8 +106,8 @@ export function createSampleMarket(options: SampleMarketOptions = {}): SampleMar
     yield {
       ...emptyChunk(),
       index: [
-        ...buildIndexSeries('KOSPI', INDEX_BASE.KOSPI, sums.KOSPI, tradeDates),
-        ...buildIndexSeries('KOSDAQ', INDEX_BASE.KOSDAQ, sums.KOSDAQ, tradeDates),
+        ...buildIndexSeries('KOSPI', indexBase(UNIVERSE_INDEX_CLOSE.KOSPI, sums.KOSPI, tradeDates.length), sums.KOSPI, tradeDates),
+        ...buildIndexSeries('KOSDAQ', indexBase(UNIVERSE_INDEX_CLOSE.KOSDAQ, sums.KOSDAQ, tradeDates.length), sums.KOSDAQ, tradeDates),
       ],
     };
   }

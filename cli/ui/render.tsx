@@ -38,9 +38,38 @@ export interface PromptStreams {
   output: NodeJS.WriteStream;
 }
 
-/** A prompter that draws Ink prompts on the real terminal. */
+/**
+ * A prompter that draws Ink prompts on the real terminal. While held (see Prompter.hold), the
+ * terminal stays in raw mode (no echo) between prompts: Ink turns raw mode off when a prompt
+ * unmounts, so Ink gets a view of stdin whose setRawMode(false) waits for the release.
+ */
 export function createInkPrompter(streams: PromptStreams = { stdin: process.stdin, output: process.stderr }): Prompter {
+  let holds = 0;
+  const stdin = new Proxy(streams.stdin, {
+    get(target, key) {
+      if (key === 'setRawMode') {
+        return (mode: boolean) => {
+          if (mode || holds === 0) target.setRawMode(mode);
+          return stdin;
+        };
+      }
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
   return {
+    hold() {
+      if (!streams.stdin.isTTY) return () => undefined;
+      holds += 1;
+      streams.stdin.setRawMode(true);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        holds -= 1;
+        if (holds === 0) streams.stdin.setRawMode(false);
+      };
+    },
     ask(question) {
       return new Promise<string>((resolve, reject) => {
         let answer: string | undefined;
@@ -54,7 +83,7 @@ export function createInkPrompter(streams: PromptStreams = { stdin: process.stdi
             }}
             onCancel={() => instance.unmount()}
           />,
-          { stdin: streams.stdin, stdout: streams.output, stderr: streams.output, exitOnCtrlC: false, patchConsole: false },
+          { stdin, stdout: streams.output, stderr: streams.output, exitOnCtrlC: false, patchConsole: false },
         );
         instance.waitUntilExit().then(() => {
           if (answer === undefined) reject(new CliError({ code: LOCAL_CODES.CANCELLED, message: 'cancelled' }));

@@ -29,14 +29,22 @@ export type JobPathInput = string | JobFileSpec | JobUploadSpec;
 /** A job request as the daemon keeps it (defaults filled in): the `data` of a job. */
 export type JobRequest =
   | { type: 'load-files'; paths: JobPathInput[]; compute: boolean; replace_sample: boolean }
-  | { type: 'load-sample'; seed: number; stocks?: number; days?: number; compute: boolean }
+  | { type: 'load-sample'; seed: number; stocks?: number; days?: number; compute: boolean; replace: boolean }
   | { type: 'compute-indicators' };
 
 /** Body of POST /admin/jobs as a client sends it (the server fills in defaults). */
 export type JobRequestInput =
   | { type: 'load-files'; paths: JobPathInput[]; compute?: boolean; replace_sample?: boolean }
-  | { type: 'load-sample'; seed?: number; stocks?: number; days?: number; compute?: boolean }
+  | { type: 'load-sample'; seed?: number; stocks?: number; days?: number; compute?: boolean; replace?: boolean }
   | { type: 'compute-indicators' };
+
+/** GET /admin/market: what the market tables hold (a load over the sample market needs a flag). */
+export interface MarketStateView {
+  /** The generated sample market, loaded files, or nothing yet. */
+  content: 'sample' | 'files' | 'empty';
+  /** Stocks stored. */
+  stocks: number;
+}
 
 /** Progress of a running job. */
 export interface JobProgress {

@@ -45,6 +45,19 @@ export interface FiltersApplied {
   [filter: string]: unknown;
 }
 
+/**
+ * `meta.explain` of a screen that matched nothing: the universe's size, the stocks left after
+ * each top-level condition in turn, and the fields the screen reads that too few stocks have.
+ */
+export interface ScreenExplanation {
+  /** Stocks in the universe (market, sectors, exclusions) before any condition. */
+  universe: number;
+  /** Each `and` term of the expression, then each range filter, with the stocks left after it and those before. */
+  steps: { condition: string; remaining: number }[];
+  /** Fields known for under half of the universe, and what to load so they are. */
+  coverage: { field: string; known: number; of: number; remedy: string }[];
+}
+
 /** The body of a screen answer: the envelope plus the spec's shape-B top-level fields (`stocks` is `data`). */
 export interface ScreenBody {
   status: 'success';
@@ -64,5 +77,7 @@ export interface ScreenBody {
     total_pages: number;
     snapshot_version: string;
     cached: boolean;
+    /** Present when nothing matched: why. */
+    explain?: ScreenExplanation;
   };
 }

@@ -22,8 +22,16 @@ import type { Selected } from '../backtest/types.js';
 import type { RedisFactory } from '../infra/redis.js';
 import type { BacktestStatus } from '../store/backtests-repo.js';
 
-/** The backtest queue's name. */
+/** The backtest queue's name (a database's queue adds its identity: backtestQueueName). */
 export const BACKTEST_QUEUE = 'backtests';
+
+/**
+ * The backtest queue of one database: daemons sharing a Redis but not a database never see, or
+ * run, each other's backtests.
+ */
+export function backtestQueueName(databaseId: string): string {
+  return `${BACKTEST_QUEUE}-${databaseId}`;
+}
 
 /** Runs one job (the backtest service's `run`). */
 export type BacktestRunner = (job: BacktestJob, hooks: RunHooks) => Promise<BacktestStatus>;
@@ -57,6 +65,8 @@ export interface BacktestJobsOptions {
   attempts?: number;
   /** Rebalance dates a run screens per turn before it goes back to the queue (0: no turns; see RunYielded). */
   sliceDates?: number;
+  /** The queue's name (default BACKTEST_QUEUE; daemons use backtestQueueName of their database). */
+  queueName?: string;
 }
 
 /** Largest selection kept in a checkpoint (top ≤ 500; a `top: "all"` date over this is screened again on resume). */
@@ -100,7 +110,8 @@ export function createBacktestJobs(options: BacktestJobsOptions): BacktestJobs {
   const attempts = options.attempts ?? 3;
   const prefix = `${redis.prefix}bull`;
   const queueConnection = redis.connect('command', 'backtest-queue');
-  const queue = new Queue<BacktestJob, BacktestStatus>(BACKTEST_QUEUE, { connection: queueConnection, prefix });
+  const queueName = options.queueName ?? BACKTEST_QUEUE;
+  const queue = new Queue<BacktestJob, BacktestStatus>(queueName, { connection: queueConnection, prefix });
   queue.on('error', (err) => logger.warn({ err: err.message }, 'backtest queue error'));
   // Closing the queue during its connection handshake would interrupt it (an unhandled rejection): close() waits for it, briefly.
   const handshake = queue.waitUntilReady().then(() => undefined, () => undefined);
@@ -143,7 +154,7 @@ export function createBacktestJobs(options: BacktestJobsOptions): BacktestJobs {
       connection.once('end', () => resolve(false));
     });
     if (!up || closing) return null;
-    const w = new Worker<BacktestJob, BacktestStatus>(BACKTEST_QUEUE, processorOf(runner), {
+    const w = new Worker<BacktestJob, BacktestStatus>(queueName, processorOf(runner), {
       connection, prefix, concurrency, lockDuration: lockMs, stalledInterval: lockMs, maxStalledCount: Math.max(1, attempts - 1),
     });
     w.on('error', (err) => logger.warn({ err: err.message }, 'backtest worker error'));

@@ -93,6 +93,8 @@ export interface MarketJobsOptions {
    * the job shows `stalled` and the next stalled check (as often) runs it again from its start.
    */
   lockMs?: number;
+  /** The queue's name (default MARKET_QUEUE; daemons use marketQueueName of their database). */
+  queueName?: string;
 }
 
 /** Create the market job system. */
@@ -103,7 +105,8 @@ export function createMarketJobs(options: MarketJobsOptions): MarketJobs {
   const prefix = `${redis.prefix}bull`;
   // BullMQ does not close a connection it was given: keep it to close it ourselves.
   const queueConnection = redis.connect('command', 'queue');
-  const queue = new Queue<JobData, JobResult>(MARKET_QUEUE, { connection: queueConnection, prefix });
+  const queueName = options.queueName ?? MARKET_QUEUE;
+  const queue = new Queue<JobData, JobResult>(queueName, { connection: queueConnection, prefix });
   queue.on('error', (err) => logger.warn({ err: err.message }, 'market queue error'));
   const workers: Worker[] = [];
   const workerConnections: ReturnType<RedisFactory['connect']>[] = [];
@@ -152,7 +155,7 @@ export function createMarketJobs(options: MarketJobsOptions): MarketJobs {
     async startWorkers(n, deps, readyTimeoutMs = 2000) {
       const processor = createMarketProcessor(deps);
       const spawn = (connection: ReturnType<RedisFactory['connect']>): Worker => {
-        const worker = new Worker<JobData, JobResult>(MARKET_QUEUE, processor, {
+        const worker = new Worker<JobData, JobResult>(queueName, processor, {
           connection,
           prefix,
           concurrency: 1,

@@ -1,11 +1,21 @@
 /** Market-data job types, their data, progress and results (shared by API, workers and CLI). */
 import { z } from 'zod';
+import { SAMPLE_UNIVERSE_SIZE } from '../../loaders/sample-market.js';
 import { LOADER_FORMATS } from '../../loaders/types.js';
 import { calendarDate } from '../field-schemas.js';
 import type { JobRequest as WireJobRequest } from '../contract/jobs.js';
 
-/** The market-data queue's name. */
+/** The market-data queue's name (a database's queue adds its identity: marketQueueName). */
 export const MARKET_QUEUE = 'market';
+
+/**
+ * The market-data queue of one database: `jobs list` after a fresh data directory shows only
+ * this database's jobs, and a worker never loads a job into another database than the one it
+ * was asked for (daemons sharing a Redis, not a database).
+ */
+export function marketQueueName(databaseId: string): string {
+  return `${MARKET_QUEUE}-${databaseId}`;
+}
 
 const fileSpec = z.strictObject({
   path: z.string().min(1).max(4096),
@@ -41,9 +51,12 @@ export const jobRequestSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('load-sample'),
     seed: z.number().int().min(0).max(2 ** 31).default(42),
-    stocks: z.number().int().min(10).max(5000).optional(),
+    /** The largest N issues of the listed universe (default: all of them). */
+    stocks: z.number().int().min(10).max(SAMPLE_UNIVERSE_SIZE, `at most ${SAMPLE_UNIVERSE_SIZE} (every listed issue)`).optional(),
     days: z.number().int().min(30).max(1500).optional(),
     compute: z.boolean().default(true),
+    /** The database holds the sample market already: remove it first (in the same transaction). */
+    replace: z.boolean().default(false),
   }),
   z.strictObject({ type: z.literal('compute-indicators') }),
 ]);

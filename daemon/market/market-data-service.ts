@@ -111,6 +111,8 @@ export interface MarketDataService {
   atomically<T>(fn: (market: MarketDataService) => Promise<T>): Promise<T>;
   /** What the market tables hold (the sample market, real files, nothing). */
   content(): Promise<MarketContent>;
+  /** How many stocks are stored. */
+  stockCount(): Promise<number>;
   /** Record what the market tables hold. */
   setContent(content: Exclude<MarketContent, 'empty'>): Promise<void>;
   /** Remove the whole market (meant for `atomically`, with the load that replaces it). */
@@ -175,6 +177,7 @@ export function createMarketDataService(deps: MarketDataDeps): MarketDataService
       return db.transaction((tx) => fn(createMarketDataService(marketDataDeps(transactionDb(tx, db.label)))));
     },
     content: () => marketContent(db),
+    stockCount: () => deps.stocks.count(),
     setContent: (content) => db.transaction((tx) => setMarketContent(tx, content)),
     clear: () => db.transaction((tx) => clearMarket(tx)),
 

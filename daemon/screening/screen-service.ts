@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createCrossSectionMemo, CROSS_SECTION_MEMO_BYTES } from './cross-section.js';
+import { explainEmpty, type ScreenExplanation } from './explain.js';
 import { formulasOf } from './formula-columns.js';
 import { invalidRequest } from '../errors.js';
 import { checkBudget, costOf, type BudgetTier, type CostBudget, type QueryCost, type ScreenCaller } from './cost.js';
@@ -45,6 +46,8 @@ export interface ScreenSummary {
   message?: string;
   /** The request's formula columns and score with their definitions (issue 21; sent in meta). */
   columns?: { name: string; expression: string }[];
+  /** Why nothing matched (sent in meta; only when `total` is 0). */
+  explain?: ScreenExplanation;
 }
 
 /** A screen's answer, ready for either response shape: the page of stocks already serialised. */
@@ -234,6 +237,7 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
         snapshot_version: snap.version,
         ...describeColumns(query),
         ...(as_of !== undefined ? { as_of } : {}),
+        ...(result.total === 0 ? { explain: explainEmpty(snap, query, deps.knownFields) } : {}),
       };
       const stocksJson = JSON.stringify(result.items);
       const answer: ScreenAnswer = { ...summary, stocksJson, cached: true };

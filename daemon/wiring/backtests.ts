@@ -8,7 +8,7 @@ import { createAsOfService } from '../history/as-of-service.js';
 import { loadMarketHistory, type HistorySources } from '../history/history-loader.js';
 import { INDICATOR_IDS } from '../indicators/registry.js';
 import type { ShutdownStep } from '../infra/shutdown.js';
-import { createBacktestJobs, type BacktestJobs, type BacktestRunner } from '../jobs/backtest-jobs.js';
+import { backtestQueueName, createBacktestJobs, type BacktestJobs, type BacktestRunner } from '../jobs/backtest-jobs.js';
 import { parseScreenRequest } from '../screening/request.js';
 import { createBacktestsRepo, type BacktestsRepo } from '../store/backtests-repo.js';
 import type { IndicatorsRepo } from '../store/indicators-repo.js';
@@ -38,7 +38,7 @@ export async function buildWorkerBacktests(
   const asOf = createAsOfService({ version: () => version, loadHistory: (v) => loadMarketHistory(parts, v) });
   const knownFields = new Set<string>(INDICATOR_IDS);
   const repo = createBacktestsRepo(db);
-  const backtestJobs = createBacktestJobs({ redis, logger, lockMs: config.job_lock_ms, sliceDates: config.backtest_slice_dates });
+  const backtestJobs = createBacktestJobs({ redis, logger, lockMs: config.job_lock_ms, sliceDates: config.backtest_slice_dates, queueName: backtestQueueName(core.databaseId) });
   opened.push(['backtest queue', () => backtestJobs.close()]);
   const backtests = createBacktestService({
     // A worker process only runs runs checked when they were asked for.

@@ -3,6 +3,7 @@
  * clock, logger, metrics, the database, Redis and its pub/sub notifier. Built first;
  * each opened part is pushed to `opened` so a failed start can close what it opened.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -14,6 +15,7 @@ import { closeRedis, createRedisFactory, waitReady, type RedisFactory } from '..
 import type { ShutdownStep } from '../infra/shutdown.js';
 import type { Db } from '../store/db.js';
 import { openStore } from '../store/open.js';
+import { createSecretsRepo } from '../store/secrets-repo.js';
 import { sharedDirectoryMode } from '../store/private-files.js';
 
 /** Redis pub/sub channel announcing a new indicator snapshot version. */
@@ -33,6 +35,11 @@ export interface CoreParts {
   /** The API-side command connection (fails fast when Redis is down). */
   commands: Redis;
   notifier: Notifier;
+  /**
+   * The database's identity (generated once, kept in the database): what names its job queues,
+   * so daemons sharing a Redis keep each database's jobs apart.
+   */
+  databaseId: string;
 }
 
 /** How this process names itself to Redis (`CLIENT LIST` shows it). */
@@ -53,7 +60,8 @@ export async function buildCore(config: Config, options: CoreOptions, opened: Sh
   if (shared) logger.warn({ data_dir: config.data_dir, mode: shared }, 'the data directory is open to other users: chmod 700 it (it holds the database and the JWT secret)');
   const db = await openStore(config, (err) => logger.warn({ err: err.message }, 'database connection lost; reconnecting on next use'));
   opened.push(['database', () => db.close()]);
-  logger.info({ database: db.label }, 'database open');
+  const databaseId = await createSecretsRepo(db).getOrCreate('database_id', () => randomUUID());
+  logger.info({ database: db.label, database_id: databaseId }, 'database open');
   const metrics = createMetrics();
   // API-side commands give up after redis_command_timeout_ms: a hung Redis cannot stall a request or a job's reporting.
   const redis = createRedisFactory({ url: config.redis_url, prefix: config.redis_prefix, logger, commandTimeoutMs: config.redis_command_timeout_ms });
@@ -64,5 +72,5 @@ export async function buildCore(config: Config, options: CoreOptions, opened: Sh
   }
   const notifier = createNotifier(redis, commands, logger);
   opened.push(['notifier', () => notifier.close()]);
-  return { config, clock, logger, metrics, db, redis, commands, notifier };
+  return { config, clock, logger, metrics, db, redis, commands, notifier, databaseId };
 }

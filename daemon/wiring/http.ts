@@ -84,7 +84,10 @@ function registrarsOf(core: CoreParts, sources: HttpSources): RouteRegistrar[] {
     (api) => registerLiveScreenRoutes(api, { registry: live.registry }),
     (api) => registerPresetRoutes(api, { presets, screens, onChange: (id) => screenAlerts.presetChanged(id) }),
     (api) => registerBacktestRoutes(api, { backtests }),
-    (api) => registerAdminJobRoutes(api, { jobs: sources.jobs, ...importRoots }),
+    (api) => registerAdminJobRoutes(api, {
+      jobs: sources.jobs, ...importRoots,
+      marketState: async () => ({ content: await parts.market.content(), stocks: await parts.stocks.count() }),
+    }),
     (api) => registerAdminUploadRoute(api, { dir: importRoots.uploadsDir, maxBytes: config.upload_max_bytes }),
     (api) => registerAdminExportRoute(api, parts),
   ];

@@ -8,8 +8,9 @@ import { loadMarketHistory } from '../history/history-loader.js';
 import { INDICATOR_IDS } from '../indicators/registry.js';
 import { JOB_STATES, registerJobCounts } from '../infra/metrics.js';
 import type { ShutdownStep } from '../infra/shutdown.js';
-import { createBacktestJobs, type BacktestJobs } from '../jobs/backtest-jobs.js';
+import { backtestQueueName, createBacktestJobs, type BacktestJobs } from '../jobs/backtest-jobs.js';
 import { createMarketJobs, type MarketJobs } from '../jobs/market-jobs.js';
+import { marketQueueName } from '../jobs/types.js';
 import type { IndicatorRun } from '../store/indicators-repo.js';
 import { sampleSource } from '../jobs/sample-source.js';
 import { uploadsDir } from '../jobs/uploads.js';
@@ -95,7 +96,7 @@ export async function buildScreening(core: CoreParts, opened: ShutdownStep[] = [
   });
   const presets = createPresetsRepo(db);
   const repo = createBacktestsRepo(db);
-  const backtestJobs = createBacktestJobs({ redis, logger, lockMs: config.job_lock_ms, sliceDates: config.backtest_slice_dates });
+  const backtestJobs = createBacktestJobs({ redis, logger, lockMs: config.job_lock_ms, sliceDates: config.backtest_slice_dates, queueName: backtestQueueName(core.databaseId) });
   opened.push(['backtest queue', () => backtestJobs.close()]);
   registerJobCounts(core.metrics.registry, () => backtestJobs.queue.getJobCounts(...JOB_STATES), 500, { name: 'stockscreen_backtest_jobs', queue: 'backtests' });
   const backtests = createBacktestService({
@@ -126,7 +127,7 @@ export async function buildJobs(
   opened: ShutdownStep[],
 ): Promise<MarketJobs> {
   const { config, logger, redis, metrics } = core;
-  const jobs = createMarketJobs({ redis, logger, lockMs: config.job_lock_ms });
+  const jobs = createMarketJobs({ redis, logger, lockMs: config.job_lock_ms, queueName: marketQueueName(core.databaseId) });
   opened.push(['jobs', () => jobs.close()]);
   registerJobCounts(metrics.registry, () => jobs.queue.getJobCounts(...JOB_STATES));
   // Let BullMQ finish its connection handshake so an early close() cannot interrupt it.

@@ -11,7 +11,7 @@ Every server message carries \`type\`, \`timestamp\` and \`sequence\` (one count
 
 | Client → server | Fields |
 |---|---|
-| \`subscribe\` / \`unsubscribe\` | \`subscription_type\`: \`stock\` \\| \`market\` \\| \`sector\` \\| \`screen\`; \`targets\` |
+| \`subscribe\` / \`unsubscribe\` | \`subscription_type\` (one of \`stock\`, \`market\`, \`sector\`, \`screen\`); \`targets\` |
 | \`subscribe\` (screen) | \`subscription_type: "screen"\` and either \`targets\` (\`preset:<id>\` of yours, \`template:<id>\`; at most 10) with optional \`overrides\` for templates ({market, sort, per_page, page, fields}), or \`query\`: a POST /screen body (either shape, \`expression\` included) |
 | \`unsubscribe\` (screen) | \`targets\`: screen ids, or the targets they were subscribed with |
 | \`ping\`, \`refresh_token\` {token}, \`reconnect\` {session_id, last_sequence?} | |

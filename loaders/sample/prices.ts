@@ -56,18 +56,45 @@ export function createIndexSums(days: number): IndexSums {
 /** One issue's bars and halts. */
 export interface IssueSeries { bars: DailyBar[]; halts: HaltRecord[]; /** Close of the last day (last traded price). */ lastClose: number }
 
-/** Generates one issue's bars (and halt records) and adds it to `sums` when it is an index constituent. */
+const LIMIT_UP = Math.log(1.3);
+const LIMIT_DOWN = Math.log(0.7);
+
+/**
+ * One issue's daily log-returns (0 before its first day and while halted), drawn first so that the
+ * path can start where it must to end near the issue's real close.
+ */
+function drawReturns(seed: number | string, issue: SampleIssue, factors: MarketFactors, days: number): Float64Array {
+  const rng = createRng(seed, 'returns', issue.record.code);
+  const m = factors.market[issue.record.market];
+  const s = factors.sector.get(issue.profile.sector) as Float64Array;
+  const jumpChance = issue.record.is_spac ? 0 : issue.record.market === 'KOSDAQ' ? 0.003 : 0.0015;
+  const out = new Float64Array(days);
+  for (let t = issue.firstDay; t < days; t += 1) {
+    if (t >= issue.haltFrom && t < issue.haltTo) continue;
+    // −σ²/2 keeps the expected simple return at the factor drift, so cap-weighted
+    // sums (the indexes) do not grow from idiosyncratic volatility alone.
+    const ret = issue.beta * (m[t] as number) + issue.gamma * (s[t] as number) + issue.drift - 0.5 * issue.vol * issue.vol
+      + (t >= issue.trendFrom ? issue.trendDrift : 0) + issue.vol * rng.normal() + jump(rng, jumpChance);
+    out[t] = Math.min(LIMIT_UP, Math.max(LIMIT_DOWN, ret));
+  }
+  return out;
+}
+
+/**
+ * Generates one issue's bars (and halt records), ending near its real close, and adds it to `sums`
+ * when it is an index constituent. The first bar's reference price is the end price discounted by
+ * the whole path's return; tick rounding and the daily limits move the end a little from it.
+ */
 export function generateIssueSeries(seed: number | string, issue: SampleIssue, factors: MarketFactors,
   tradeDates: readonly string[], sums: IndexSums): IssueSeries {
+  const returns = drawReturns(seed, issue, factors, tradeDates.length);
   const rng = createRng(seed, 'prices', issue.record.code);
   const code = issue.record.code;
   const shares = issue.record.shares_outstanding ?? 0;
   const m = factors.market[issue.record.market];
-  const s = factors.sector.get(issue.profile.sector) as Float64Array;
   const bars: DailyBar[] = [];
   const halts: HaltRecord[] = [];
-  let prev = issue.startPrice;
-  const jumpChance = issue.record.is_spac ? 0 : issue.record.market === 'KOSDAQ' ? 0.003 : 0.0015;
+  let prev = roundToTick(Math.max(1, issue.endPrice * Math.exp(-returns.reduce((a, b) => a + b, 0))));
   for (let t = issue.firstDay; t < tradeDates.length; t += 1) {
     const date = tradeDates[t] as string;
     if (t >= issue.haltFrom && t < issue.haltTo) {
@@ -75,10 +102,7 @@ export function generateIssueSeries(seed: number | string, issue: SampleIssue, f
       continue;
     }
     const mt = m[t] as number;
-    // −σ²/2 keeps the expected simple return at the factor drift, so cap-weighted
-    // sums (the indexes) do not grow from idiosyncratic volatility alone.
-    const ret = issue.beta * mt + issue.gamma * (s[t] as number) + issue.drift - 0.5 * issue.vol * issue.vol
-      + (t >= issue.trendFrom ? issue.trendDrift : 0) + issue.vol * rng.normal() + jump(rng, jumpChance);
+    const ret = returns[t] as number;
     const { upper, lower } = priceLimits(prev);
     const fit = (x: number): number => Math.min(upper, Math.max(lower, roundToTick(x)));
     const close = fit(prev * Math.exp(ret));
@@ -118,6 +142,16 @@ function addToSums(sums: IndexSums, t: number, prev: number, open: number, high:
 }
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
+
+/** The level before the first day that makes the chain-linked index close at `endLevel` on the last day. */
+export function indexBase(endLevel: number, sums: IndexSums, days: number): number {
+  let growth = 1;
+  for (let t = 0; t < days; t += 1) {
+    const prev = sums.prev[t] as number;
+    if (prev > 0) growth *= (sums.close[t] as number) / prev;
+  }
+  return endLevel / growth;
+}
 
 /**
  * Chain-links a composite index from the constituents' sums: each day's level

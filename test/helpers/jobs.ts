@@ -1,12 +1,11 @@
 /** Waits for a market-data job through BullMQ's QueueEvents (no polling, no sleeps). */
 import { QueueEvents } from 'bullmq';
 import type { Daemon } from '../../daemon/daemon.js';
-import { MARKET_QUEUE } from '../../daemon/jobs/types.js';
 
 /** Resolve with the job's return value once it completes; reject with its failure reason. */
 export async function waitForJob(daemon: Daemon, id: string, timeoutMs = 120_000): Promise<unknown> {
   const { jobs, redis } = daemon.context();
-  const events = new QueueEvents(MARKET_QUEUE, { connection: redis.connect('bullmq', 'test-events'), prefix: `${redis.prefix}bull` });
+  const events = new QueueEvents(jobs.queue.name, { connection: redis.connect('bullmq', 'test-events'), prefix: `${redis.prefix}bull` });
   try {
     await events.waitUntilReady();
     const job = await jobs.queue.getJob(id);
@@ -17,14 +16,27 @@ export async function waitForJob(daemon: Daemon, id: string, timeoutMs = 120_000
   }
 }
 
+/**
+ * The market-data queue's name under `prefix` (each database has its own queue, named by its
+ * identity; a test's daemons share one database, so there is one).
+ * @throws when no market queue exists under the prefix yet
+ */
+async function marketQueueAt(connection: import('ioredis').Redis, prefix: string): Promise<string> {
+  const metas = await connection.keys(`${prefix}bull:market-*:meta`);
+  const name = metas[0]?.slice(`${prefix}bull:`.length, -':meta'.length);
+  if (!name || metas.length > 1) throw new Error(`expected one market queue under ${prefix}, found ${metas.length}`);
+  return name;
+}
+
 /** Like waitForJob for a job of daemons in other processes: their Redis URL and key prefix. */
 export async function waitForJobAt(redisUrl: string, prefix: string, id: string, timeoutMs = 120_000): Promise<unknown> {
   const { Queue } = await import('bullmq');
   const { Redis } = await import('ioredis');
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const eventsConnection = connection.duplicate();
-  const events = new QueueEvents(MARKET_QUEUE, { connection: eventsConnection, prefix: `${prefix}bull` });
-  const queue = new Queue(MARKET_QUEUE, { connection, prefix: `${prefix}bull` });
+  const name = await marketQueueAt(connection, prefix);
+  const events = new QueueEvents(name, { connection: eventsConnection, prefix: `${prefix}bull` });
+  const queue = new Queue(name, { connection, prefix: `${prefix}bull` });
   try {
     await events.waitUntilReady();
     const job = await queue.getJob(id);

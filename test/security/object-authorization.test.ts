@@ -79,5 +79,8 @@ describe('object-level authorisation', () => {
     for (const [method, path, body] of attempts()) await expectError(await s.t.request(`/api/v1${path}`, { method, json: body }), 401, 'UNAUTHORIZED');
     await expectError(await call('GET', '/admin/users', other.access_token), 403, 'FORBIDDEN');
     await expectError(await call('GET', '/ws/connections', other.access_token), 403, 'FORBIDDEN');
+    // What the market holds is for loaders (admins) only, like the jobs that load it
+    await expectError(await s.t.request('/api/v1/admin/market'), 401, 'UNAUTHORIZED');
+    await expectError(await call('GET', '/admin/market', other.access_token), 403, 'FORBIDDEN');
   });
 });

@@ -1,6 +1,7 @@
 /** `stockscreen daemon start`: run stockscreend in the background and wait until it is healthy. */
 import type { Command } from 'commander';
 import { healthyDaemonAt, runningDaemon, startDaemon } from '../../services/daemon/daemon-process.js';
+import { findDaemon } from '../../services/daemon/daemon-target.js';
 import type { CliContext } from '../context.js';
 import { action, examples, intArg } from '../shared.js';
 
@@ -34,10 +35,13 @@ export function register(parent: Command, ctx: CliContext): void {
         const ours = runningDaemon(session.paths);
         const url = ours?.url ?? (await healthyDaemonAt(opts, session.env));
         if (ours || url) {
-          if (session.out.mode === 'json') session.out.json({ url: url ?? null, pid: ours?.pid ?? null, already_running: true });
+          // Whichever command started it (`npm run up` too), its own record names its process.
+          const pid = ours?.pid ?? (url ? (await findDaemon(session.paths, url)).pid : undefined);
+          if (session.out.mode === 'json') session.out.json({ url: url ?? null, pid: pid ?? null, already_running: true });
           else if (url) session.out.line(url);
-          const who = ours ? `stockscreend is already running (pid ${ours.pid}${url ? `, ${url}` : ''})` : `a healthy stockscreend already answers at ${url}`;
-          session.out.info(`${who}: nothing to start (\`stockscreen daemon status\` shows it; \`stockscreen daemon stop\` stops one started here)`);
+          const who = ours ? `stockscreend is already running (pid ${ours.pid}${url ? `, ${url}` : ''})` : `a healthy stockscreend already answers at ${url}${pid ? ` (pid ${pid})` : ''}`;
+          const stop = pid ? '`stockscreen daemon stop` stops it' : '`stockscreen daemon stop` stops one started on this machine';
+          session.out.info(`${who}: nothing to start (\`stockscreen daemon status\` shows it; ${stop})`);
           return;
         }
         session.out.info('Starting stockscreend…');

@@ -1,7 +1,7 @@
 /** `stockscreen daemon status`: health of the daemon, its database and Redis. */
 import type { Command } from 'commander';
 import { checkHealth } from '../../services/daemon/daemon-health.js';
-import { isDaemonAlive, readPid, runningDaemonUrl } from '../../services/daemon/daemon-state.js';
+import { controlUrl, findDaemon } from '../../services/daemon/daemon-target.js';
 import { EXIT } from '../../services/session/errors.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
@@ -15,13 +15,13 @@ export function register(parent: Command, ctx: CliContext): void {
     .action(
       action(ctx, async (session) => {
         // A daemon started by this CLI is the natural target unless --url says otherwise.
-        const url = session.urlSource === 'flag' ? session.baseUrl : (runningDaemonUrl(session.paths) ?? session.baseUrl);
+        const target = await findDaemon(session.paths, controlUrl(session));
+        const url = target.url;
         const report = await checkHealth(url);
         const raw = Object.fromEntries(report.checks.map((c) => [c.path, c.body]));
         const rows = report.checks.map((c) => [c.name, { text: c.state, tone: c.healthy ? 'good' : 'bad' } as const, c.path]);
         session.out.table(raw, { headers: ['COMPONENT', 'STATE', 'ENDPOINT'], rows });
-        const pid = readPid(session.paths);
-        const local = pid !== undefined && isDaemonAlive(pid) ? ` (pid ${pid})` : '';
+        const local = target.pid === undefined ? '' : ` (pid ${target.pid}; log ${target.logFile ?? 'on the terminal it was started from'})`;
         session.out.info(`${url}${local}: ${report.healthy ? 'healthy' : 'unhealthy'}`);
         return report.healthy ? EXIT.OK : EXIT.ERROR;
       }),

@@ -10,6 +10,7 @@ import { dryRunDiagnostics, dryRunSummary, dryRunTable, rejectionLines, validati
 import { printTable } from '../../services/output/print-table.js';
 import type { Session } from '../../services/session/session.js';
 import { uploadPlan } from '../../services/load/upload-files.js';
+import { refuseMixBeforeUpload, withMixingHint } from '../../services/load/market-state.js';
 import type { CliContext } from '../context.js';
 import { retryForOption } from '../flag-parsers.js';
 import { action, examples } from '../shared.js';
@@ -78,6 +79,8 @@ function serverPaths(paths: readonly string[], flags: LoadFlags): Extract<JobReq
 async function uploadInputs(session: Session, paths: readonly string[], flags: LoadFlags, opts: LoadOptions): Promise<JobUploadSpec[] | number> {
   const plan = await planPaths(paths, process.cwd(), flags);
   if (opts.dryRun) return runDryRun(session, plan, flags);
+  // Ask the daemon first: a load it would refuse uploads nothing.
+  await refuseMixBeforeUpload(session, opts.replaceSample === true);
   checkRecognised(session, plan);
   if (opts.validate) await validateHere(session, plan, flags);
   const started = Date.now();
@@ -138,6 +141,8 @@ export function register(parent: Command, ctx: CliContext): void {
         try {
           const request = { type: 'load-files' as const, paths: inputs, compute: opts.compute, replace_sample: opts.replaceSample === true };
           return await runLoadJob(session, request, { wait: opts.wait, signal: interrupt.signal, retryForMs: opts.retryFor });
+        } catch (err) {
+          throw withMixingHint(err, `stockscreen load ${paths.join(' ')}`);
         } finally {
           interrupt.release();
         }

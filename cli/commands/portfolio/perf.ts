@@ -14,7 +14,7 @@ export function register(parent: Command, ctx: CliContext): void {
     .option('--series', 'include the daily value series (piped: rows of date, value, return_index instead of the figures)')
     .addHelpText(
       'after',
-      `\nOutput:\n  On a terminal: the figures, a chart of the daily value, allocation by sector, best and worst holdings.\n  Piped: one row:\n    ${PERFORMANCE_COLUMNS.join(', ')}\n` +
+      `\nOutput:\n  On a terminal: the figures, a chart of the daily value, allocation by sector, best and worst holdings.\n  Piped: a header row, then one row:\n    ${PERFORMANCE_COLUMNS.join(', ')}\n  Piped with --series: a header row DATE VALUE RETURN_INDEX, then one row a day\n` +
         examples(['stockscreen portfolio perf', 'stockscreen portfolio perf --json | jq .data.returns', 'stockscreen portfolio perf --series > value.tsv']),
     )
     .action(
@@ -26,8 +26,11 @@ export function register(parent: Command, ctx: CliContext): void {
         if (tty) {
           const { renderPerformance } = await import('../../ui/market-render.js');
           session.io.stdout.write(renderPerformance(res.data, { color: session.out.color, columns: session.io.stdout.columns || 100 }));
-        } else if (series && session.out.mode === 'plain') {
-          for (const d of res.data.series ?? []) session.io.stdout.write(tsvLine([d.date, d.value, d.return_index]) + '\n');
+        } else if (session.out.mode === 'plain') {
+          // Piped rows come with their header row, as every piped table does.
+          const rows = series ? (res.data.series ?? []).map((d) => [d.date, d.value, d.return_index]) : [performanceRecord(res.data).fields.map(([, value]) => value)];
+          const header = series ? ['DATE', 'VALUE', 'RETURN_INDEX'] : PERFORMANCE_COLUMNS.map((c) => c.toUpperCase());
+          for (const row of [header, ...rows]) session.io.stdout.write(tsvLine(row) + '\n');
         } else session.out.record(res.body, performanceRecord(res.data));
       }),
     );

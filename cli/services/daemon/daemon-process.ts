@@ -166,7 +166,8 @@ export async function healthyDaemonAt(options: Pick<DaemonStartOptions, 'host' |
   return (await answersHealth(url)) ? url : undefined;
 }
 
-async function answersHealth(url: string): Promise<boolean> {
+/** True when a stockscreend at `url` answers /health as healthy within a second. */
+export async function answersHealth(url: string): Promise<boolean> {
   try {
     const res = await createApiClient({ baseUrl: url, timeoutMs: 1000 }).request<{ status?: string }>({ path: '/health', auth: false, allowError: true });
     return res.status === 200 && res.data?.status === 'healthy';
@@ -192,13 +193,14 @@ export interface StopResult {
 }
 
 /**
- * SIGTERM the daemon named by the pid file and wait for it to exit (graceful shutdown).
+ * SIGTERM the daemon `pid` (found by daemon-target.ts) and wait for it to exit (graceful
+ * shutdown); without a pid, only a stale pid file of `daemon start` is cleared.
  * @throws CliError DAEMON when it is still running after the timeout (and force is off)
  */
-export async function stopDaemon(paths: CliPaths, options: DaemonStopOptions = {}): Promise<StopResult> {
-  const pid = readPid(paths);
-  if (pid === undefined) return { stale: false };
-  if (!isDaemonAlive(pid)) {
+export async function stopDaemon(paths: CliPaths, pid: number | undefined, options: DaemonStopOptions = {}): Promise<StopResult> {
+  if (pid === undefined) {
+    const recorded = readPid(paths);
+    if (recorded === undefined || isDaemonAlive(recorded)) return { stale: false };
     await clearDaemonRecord(paths);
     return { stale: true };
   }
@@ -211,7 +213,7 @@ export async function stopDaemon(paths: CliPaths, options: DaemonStopOptions = {
     process.kill(pid, 'SIGKILL');
     await waitForExit(pid, 5000);
   }
-  await clearDaemonRecord(paths);
+  if (readPid(paths) === pid) await clearDaemonRecord(paths);
   return { pid, stale: false };
 }
 

@@ -115,7 +115,7 @@ export async function benchAccounts(session: Session): Promise<BenchAccounts> {
   const admin = await adminClient(session, me);
   if (!admin) {
     if (!me?.loadtest_exempt_until) throw notExempt(me);
-    session.out.info(`bench account: your login ${me.email}, exempt from rate limits until ${me.loadtest_exempt_until}`);
+    session.out.info(`running as ${me.email} (your login of profile ${session.profile}), exempt from rate limits until ${me.loadtest_exempt_until}`);
     return { token: (await session.store.get(session.profile))!.access_token };
   }
   const bench = await benchClient(session);
@@ -124,6 +124,12 @@ export async function benchAccounts(session: Session): Promise<BenchAccounts> {
     path: `${API_PREFIX}/admin/users/${bench.me.id}/loadtest-exemption`,
     body: { duration_s: BENCH_GRANT_S },
   });
+  // Said before anything runs: which account, and why not the user's own login.
+  const by = session.env.STOCKSCREEN_ADMIN_EMAIL && session.env.STOCKSCREEN_ADMIN_PASSWORD
+    ? `the admin ${session.env.STOCKSCREEN_ADMIN_EMAIL} of STOCKSCREEN_ADMIN_EMAIL/STOCKSCREEN_ADMIN_PASSWORD (unset them to run as your own login)`
+    : `your admin login ${me?.email ?? ''}`.trimEnd();
+  const notYours = me && me.email !== bench.me.email ? `; your login ${me.email} is not used` : '';
+  session.out.info(`running as ${bench.me.email}, the bench account kept for this daemon and profile, made exempt by ${by}${notYours}`);
   session.out.info(`bench account (kept for this daemon and profile; \`stockscreen loadtest --cleanup\` removes it): ${grantLine(grant.data)}`);
   const stored = (await benchStore(session).get(benchKey(session)))!;
   return { token: stored.access_token, adminToken: await tokenOf(admin, session) };

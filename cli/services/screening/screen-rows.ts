@@ -3,7 +3,7 @@
  * (identity and price columns, then every filtered, sorted and requested field), named
  * by field id so piped output can be selected by the same names the flags use.
  */
-import type { ScreenBody, ScreenField, ScreenItem, ScreenTemplate } from '../../../daemon/contract/screening.js';
+import type { ScreenBody, ScreenField, ScreenItem, ScreenTemplate, ScreenExplanation } from '../../../daemon/contract/screening.js';
 import { groupThousands, valueCell } from '../output/number-format.js';
 import type { CellInput, TableData } from '../output/output.js';
 
@@ -47,6 +47,20 @@ export function screenSummary(body: ScreenBody): string {
   const parts = [`${groupThousands(total)} match${total === 1 ? '' : 'es'}`, `page ${page} of ${Math.max(1, pages)}`];
   if (typeof body.query_time_ms === 'number') parts.push(`${body.query_time_ms} ms${cached ? ' (cached)' : ''}`);
   return parts.join(' · ');
+}
+
+/**
+ * Why a screen matched nothing, as lines for stderr: the universe, the stocks left after each
+ * condition in turn, and each field too few stocks have with what to load (none without `explain`).
+ */
+export function explanationLines(explain: ScreenExplanation | undefined): string[] {
+  if (!explain) return [];
+  const width = Math.max(0, ...explain.steps.map((s) => s.condition.length));
+  return [
+    `why nothing matched: ${groupThousands(explain.universe)} stock${explain.universe === 1 ? '' : 's'} in the universe, then`,
+    ...explain.steps.map((s) => `  ${s.condition.padEnd(width)}  → ${groupThousands(s.remaining)} left`),
+    ...explain.coverage.map((c) => `${c.field} is known for ${groupThousands(c.known)} of ${groupThousands(c.of)} stocks: ${c.remedy}`),
+  ];
 }
 
 /** The field catalogue: ID CATEGORY UNIT LABEL_EN LABEL_KO COVERAGE DEFINITION. */

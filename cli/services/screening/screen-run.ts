@@ -11,7 +11,7 @@ import { getPreset } from './presets.js';
 import { printMarketTable } from '../output/print-table.js';
 import { applyOverrides, buildScreenBody, hasQueryFlags, overridesFrom, type ScreenFlags } from './screen-flags.js';
 import { checkTemplateId, fieldUnits, runScreen, screenCsv, type ScreenTarget } from './screen.js';
-import { screenRight, screenSummary, screenTable } from './screen-rows.js';
+import { screenRight, screenSummary, explanationLines, screenTable } from './screen-rows.js';
 import type { Session } from '../session/session.js';
 
 /** Screening flags plus where the query comes from. */
@@ -66,6 +66,7 @@ async function printScreenOnce(session: Session, target: ScreenTarget, csv: bool
   await printMarketTable(session, res.body, table, screenRight(table.headers));
   const body = res.body as ScreenBody;
   session.out.info(screenSummary(body));
+  for (const line of explanationLines(body.meta.explain)) session.out.info(line);
   const asOf = (body as { meta?: { as_of?: string } }).meta?.as_of;
   if (asOf) session.out.info(`as of ${asOf} (data known at that day's close)`);
   if (body.message) session.out.info(body.message);

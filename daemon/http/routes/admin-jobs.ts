@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { writeNdjson } from '../../../loaders/ndjson.js';
 import { exportMarket, type ExportDeps } from '../../market/export.js';
-import { isAppError, invalidRequest } from '../../errors.js';
+import { AppError, isAppError, invalidRequest } from '../../errors.js';
+import { mixingProblem, type MarketState } from '../../jobs/market-content.js';
 import { realRoots, resolveInsideRoots } from '../../jobs/import-roots.js';
 import type { MarketJobs } from '../../jobs/market-jobs.js';
 import { jobRequestSchema, type JobPathInput, type JobRequest } from '../../jobs/types.js';
@@ -20,6 +21,28 @@ export interface AdminJobDeps {
   importDirs?: readonly string[];
   /** Where uploads are kept. */
   uploadsDir?: string;
+  /** What the market tables hold (a load that would mix or merge markets is refused before it is enqueued). */
+  marketState(): Promise<MarketState>;
+}
+
+/** GET /admin/market's answer. */
+const marketStateSchema = z.object({
+  content: z.enum(['sample', 'files', 'empty']).describe('the generated sample market, loaded files, or nothing yet'),
+  stocks: z.number().int().describe('stocks stored'),
+}).meta({ id: 'MarketState' });
+
+/**
+ * 409 for a load that would mix the sample market with real files or merge one sample market
+ * into another: the message says what would happen and `details.flag` the field that does what
+ * was meant (`replace_sample`, `replace`), `details.cli_flag` the CLI's.
+ * @throws AppError CONFLICT
+ */
+async function refuseMixing(request: JobRequest, deps: Pick<AdminJobDeps, 'marketState'>): Promise<void> {
+  if (request.type === 'compute-indicators') return;
+  const state = await deps.marketState();
+  const problem = mixingProblem(request, state);
+  if (!problem) return;
+  throw new AppError('CONFLICT', problem.message, { content: state.content, stocks: state.stocks, flag: problem.flag?.field ?? null, cli_flag: problem.flag?.cli ?? null });
 }
 
 /** One input checked before anything is enqueued: a path becomes its real path inside a root. */
@@ -69,19 +92,31 @@ async function retryLater<T>(res: { setHeader(name: string, value: string): unkn
   }
 }
 
-/** Register POST/GET /admin/jobs and GET /admin/jobs/{id}. */
+/** Register POST/GET /admin/jobs, GET /admin/jobs/{id} and GET /admin/market. */
 export function registerAdminJobRoutes(api: ApiBuilder, deps: AdminJobDeps): void {
   const tags = ['admin', 'jobs'];
   api.route(
     {
-      method: 'post', path: '/admin/jobs', summary: 'Enqueue a market-data job (load files or folders, load the sample market, compute indicators)', tags, access: 'admin', body: jobRequestSchema, bodyLimit: 1024 * 1024, status: 202, errors: [503],
-      description: 'Inputs are uploads (POST /admin/uploads) or paths inside the daemon\'s import_dirs (400 otherwise, nothing read). Folders are planned: each file\'s kind is detected and files load in date order. The whole job commits at once. Progress: GET /admin/jobs/{id}.',
+      method: 'post', path: '/admin/jobs', summary: 'Enqueue a market-data job (load files or folders, load the sample market, compute indicators)', tags, access: 'admin', body: jobRequestSchema, bodyLimit: 1024 * 1024, status: 202, errors: [409, 503],
+      description: 'Inputs are uploads (POST /admin/uploads) or paths inside the daemon\'s import_dirs (400 otherwise, nothing read). Folders are planned: each file\'s kind is detected and files load in date order. The whole job commits at once. Progress: GET /admin/jobs/{id}. '
+        + '409 when the load would surprise (details.flag names the field that does what was meant): real files over the sample market without `replace_sample`, the sample market over loaded files, or the sample market over the sample market without `replace` (it would merge into it). '
+        + 'Jobs belong to the daemon\'s database: daemons sharing a Redis but not a database never see each other\'s.',
     },
     async (req, res) => {
       const request = await checkJobInputs(req.valid.body as z.output<typeof jobRequestSchema>, deps);
+      await refuseMixing(request, deps);
       const job = await retryLater(res, deps.jobs.enqueue(request, req.user!.id));
       res.setHeader('Location', `${req.baseUrl}/admin/jobs/${job.id}`);
       sendSuccess(req, res, job, { status: 202 });
+    },
+  );
+  api.route(
+    {
+      method: 'get', path: '/admin/market', summary: 'What the market tables hold: the sample market, loaded files, or nothing', tags, access: 'admin', response: marketStateSchema,
+      description: 'A client asks before uploading files: real files over the sample market need `replace_sample` (`stockscreen load --replace-sample`), a second sample market needs `replace`.',
+    },
+    async (req, res) => {
+      sendSuccess(req, res, await deps.marketState());
     },
   );
   api.route(

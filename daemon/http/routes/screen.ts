@@ -182,11 +182,11 @@ export async function answerScreen(req: Request, res: Response, screens: ScreenS
  * the envelope, whose `data` is the same page.
  */
 export function sendScreen(req: Request, res: Response, answer: ScreenAnswer): void {
-  const { total, page, per_page, total_pages, query_time_ms, filters_applied, snapshot_version, as_of, missing_inputs, message, columns } = answer;
+  const { total, page, per_page, total_pages, query_time_ms, filters_applied, snapshot_version, as_of, missing_inputs, message, columns, explain } = answer;
   const stocks = stocksBytes(answer);
   const extra = missing_inputs ? `,"missing_inputs":${JSON.stringify(missing_inputs)},"message":${JSON.stringify(message)}` : '';
   const middle = `,"query_time_ms":${JSON.stringify(query_time_ms)},"filters_applied":${JSON.stringify(filters_applied)}${extra},"status":"success","data":`;
-  const tail = `,"meta":${JSON.stringify(meta(req, { total, page, per_page, total_pages, snapshot_version, ...(as_of !== undefined ? { as_of } : {}), cached: answer.cached, ...(columns ? { columns } : {}) }))}}`;
+  const tail = `,"meta":${JSON.stringify(meta(req, { total, page, per_page, total_pages, snapshot_version, ...(as_of !== undefined ? { as_of } : {}), cached: answer.cached, ...(columns ? { columns } : {}), ...(explain ? { explain } : {}) }))}}`;
   const body = Buffer.concat([STOCKS_OPEN, stocks, Buffer.from(middle), stocks, Buffer.from(tail)]);
   res.statusCode = 200;
   res.setHeader('X-Cache', answer.cached ? 'HIT' : 'MISS');
@@ -219,7 +219,8 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
     'Filters, expression, sort and page over the latest indicator snapshot. Identical requests (after normalisation; shape A and B alike) are answered from a 5-minute cache (X-Cache: HIT) that does not count against rate limits. ' +
     'Response: the envelope with data = the page of stocks and meta = {timestamp, request_id, total, page, per_page, total_pages}, plus top-level stocks, query_time_ms and filters_applied. Accept: text/csv or format=csv streams every match as CSV. as_of (YYYY-MM-DD) screens the market as known on that date; meta.as_of is the trading day used (see daemon/history/README.md). ' +
     'Cost: a request over its tier budget (GET /screen/fields meta.language.budgets) is a 400 whose details name the limit, the cost and the budget; it counts against the rate limits as 1 + units / weight_unit requests (a refused body as 1 + bytes / weight_body_bytes). ' +
-    'A screen with columns, ranks or as_of waits for a fair-share turn (429 when the caller has too many waiting) and stops with 503 QUERY_TIMEOUT past its CPU deadline.';
+    'A screen with columns, ranks or as_of waits for a fair-share turn (429 when the caller has too many waiting) and stops with 503 QUERY_TIMEOUT past its CPU deadline. ' +
+    'When nothing matches, meta.explain says why: {universe: stocks before any condition, steps: [{condition, remaining}] for each top-level `and` term of the expression and then each filter, cumulatively, coverage: [{field, known, of, remedy}] for each field read that under half of the universe has (e.g. roe without financial statements)}.';
   const screening = { tags, access: 'user', bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(deps.screens), ...screenWeights(deps.screens), errors: [503] } as const;
   const parseScreenBody = memoisedScreenParser(deps.screens);
   const cachedFree = freeWhenCached(deps.screens);

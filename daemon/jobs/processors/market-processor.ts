@@ -26,6 +26,7 @@ import type { IndicatorRun } from '../../store/indicators-repo.js';
 import { realRoots, resolveInsideRoots } from '../import-roots.js';
 import type { FileOutcome, JobPathInput, JobProgress, JobRequest, JobResult } from '../types.js';
 import { findUpload, removeUploads } from '../uploads.js';
+import { mixingProblem } from '../market-content.js';
 
 /** Produces the sample market in batches. */
 export type SampleSource = (options: { seed: number; stocks?: number; days?: number }) => AsyncIterable<RecordsBatch> | Iterable<RecordsBatch>;
@@ -162,28 +163,22 @@ async function loadFile(deps: MarketProcessorDeps, f: PlannedInput, onRows: (ok:
 type Report = (patch: Partial<JobProgress>) => Promise<void>;
 type LoadFilesRequest = Extract<JobRequest, { type: 'load-files' }>;
 
-/** The refusal for real files over the sample market without replace_sample. */
-export const SAMPLE_PRESENT = 'the database holds the generated sample market: loading real files would mix them with it. '
-  + 'Load with --replace-sample (replace_sample: true) to remove the sample market in the same transaction';
-/** The refusal for the sample market over real data. */
-export const FILES_PRESENT = 'the database holds loaded market files: the sample market would mix with them (use a fresh data directory or database)';
-
-/** Refuse to mix the sample market and real files; remove the sample when asked to. */
-async function settleContent(market: MarketDataService, kind: 'sample' | 'files', replaceSample: boolean): Promise<void> {
+/**
+ * Refuse a load that would mix the sample market and real files, or merge a sample market into
+ * another (market-content.ts); remove the sample market when the request says to replace it.
+ */
+async function settleContent(market: MarketDataService, request: JobRequest): Promise<void> {
   const content = await market.content();
-  if (kind === 'sample') {
-    if (content === 'files') throw new UnrecoverableError(FILES_PRESENT);
-  } else if (content === 'sample') {
-    if (!replaceSample) throw new UnrecoverableError(SAMPLE_PRESENT);
-    await market.clear();
-  }
-  await market.setContent(kind);
+  const problem = mixingProblem(request, { content, stocks: content === 'empty' ? 0 : await market.stockCount() });
+  if (problem) throw new UnrecoverableError(problem.message);
+  if (content === 'sample') await market.clear();
+  await market.setContent(request.type === 'load-sample' ? 'sample' : 'files');
 }
 
 async function loadFiles(deps: MarketProcessorDeps, market: MarketDataService, data: LoadFilesRequest, result: JobResult, report: Report): Promise<void> {
   const { files, unrecognised } = await expand(data.paths, deps);
   result.unrecognised = unrecognised;
-  await settleContent(market, 'files', data.replace_sample);
+  await settleContent(market, data);
   await report({ phase: 'load', total: files.length });
   for (const [i, f] of files.entries()) {
     await report({ file: f.label, done: i });
@@ -205,7 +200,7 @@ async function loadFiles(deps: MarketProcessorDeps, market: MarketDataService, d
 }
 
 async function loadSample(deps: MarketProcessorDeps, market: MarketDataService, data: Extract<JobRequest, { type: 'load-sample' }>, result: JobResult, report: Report): Promise<void> {
-  await settleContent(market, 'sample', false);
+  await settleContent(market, data);
   await report({ phase: 'load', file: `sample(seed=${data.seed})`, total: 1 });
   const outcome = outcomeOf('sample', 'sample');
   for await (const batch of deps.sample({ seed: data.seed, stocks: data.stocks, days: data.days })) {

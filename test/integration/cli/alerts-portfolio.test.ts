@@ -155,10 +155,16 @@ describe('stockscreen alerts and portfolio', () => {
     expect(perf.series).toBeUndefined();
     const withSeries = JSON.parse((await h.cli(['--json', 'portfolio', 'perf', '--series'])).io.out()).data;
     expect(withSeries.series.length).toBeGreaterThan(1);
-    const plain = (await h.cli(['portfolio', 'perf'])).io.out().trimEnd().split('\t');
+    // piped: a header row, then the row
+    const [header, perfRow, ...more] = (await h.cli(['portfolio', 'perf'])).io.out().trimEnd().split('\n');
+    expect(more).toEqual([]);
+    expect(header!.split('\t').slice(0, 2)).toEqual(['TOTAL_VALUE', 'TOTAL_COST']);
+    const plain = perfRow!.split('\t');
     expect(plain).toHaveLength(20);
+    expect(header!.split('\t')).toHaveLength(20);
     expect(Number(plain[0])).toBe(40 * s.close);
-    const seriesRows = (await h.cli(['portfolio', 'perf', '--series'])).io.out().trimEnd().split('\n');
+    const [seriesHeader, ...seriesRows] = (await h.cli(['portfolio', 'perf', '--series'])).io.out().trimEnd().split('\n');
+    expect(seriesHeader).toBe('DATE\tVALUE\tRETURN_INDEX');
     expect(seriesRows).toHaveLength(withSeries.series.length);
     expect(seriesRows.at(-1)!.split('\t')[0]).toBe(withSeries.series.at(-1).date);
 

@@ -57,7 +57,7 @@ describe('stockscreen loadtest with the default rate limits (the README tour)', 
     // Then the same command runs without a single 429, beyond POST /screen's 50 an hour
     const { code, io } = await cli(['--json', 'loadtest', 'screen-simple', ...TINY]);
     const report = JSON.parse(io.out()) as { rows: Row[]; scenarios: { requests?: number }[] };
-    expect(io.err()).toContain('bench account: your login me@example.com, exempt from rate limits until');
+    expect(io.err()).toContain('running as me@example.com (your login of profile default), exempt from rate limits until');
     expect(failed(report)).toBe(0);
     expect(code).toBe(0);
   }, 60_000);
@@ -77,6 +77,19 @@ describe('stockscreen loadtest with the default rate limits (the README tour)', 
     const who = await cli(['--json', 'whoami']);
     expect(JSON.parse(who.io.out()).data.loadtest_exempt_until).toBeNull();
     expect((await cli(['--profile', 'admin', 'admin', 'users', 'loadtest-list'])).io.out().trimEnd()).toBe('EMAIL\tTIER\tEXPIRES\tLEFT\tGRANTED BY');
+  });
+
+  it('says before it starts which account it runs as, and why not your login when the admin variables are set', async () => {
+    // Given me@example.com logged in, and the admin variables of `npm run up` still set in the shell
+    const env = { ...e.env, STOCKSCREEN_ADMIN_EMAIL: ADMIN.email, STOCKSCREEN_ADMIN_PASSWORD: ADMIN.password };
+    const io = fakeIO();
+    const code = await run(['--url', t.url, '--json', 'loadtest', 'screen-simple', ...TINY], io, env);
+    expect(code, io.err()).toBe(0);
+    // Then stderr names the account first, and that the login is not used
+    const first = io.err().split('\n')[0]!;
+    expect(first).toMatch(new RegExp(`^running as loadtest-\\S+@example\\.com, the bench account kept for this daemon and profile, made exempt by the admin ${ADMIN.email} of STOCKSCREEN_ADMIN_EMAIL/STOCKSCREEN_ADMIN_PASSWORD \\(unset them to run as your own login\\); your login ${ME.email} is not used$`));
+    // (the bench account goes again: the next test counts its own)
+    expect(await run(['--url', t.url, 'loadtest', '--cleanup'], fakeIO(), env)).toBe(0);
   });
 
   it('as an admin: one kept bench account per daemon and profile, exempt for the run, logged in once; --cleanup removes it', async () => {

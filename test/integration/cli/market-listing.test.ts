@@ -43,4 +43,37 @@ describe('stockscreen load of a real KRX quote file', () => {
     // And piped, the same price is the third cell of one TSV row
     expect((await cli(['stocks', 'price', '005930'])).io.out().split('\t').slice(0, 3)).toEqual(['005930', '삼성전자', '199400']);
   });
+
+  it('explains an empty screen: stocks left after each condition, and the fields nothing has', async () => {
+    // Given only the real quote file loaded (no financial statements), as in the test above
+    // When screening for cheap, profitable KOSPI stocks
+    const { code, io } = await cli(['screen', '--market', 'KOSPI', '--where', 'close > 0 and per < 10 and roe > 15', '--filter', 'pbr=..1.5']);
+    // Then nothing matches, and stderr says why: the funnel and what to load
+    expect(code).toBe(0);
+    expect(io.out().trim().split('\n')).toHaveLength(1); // the header row only
+    const err = io.err();
+    const kospi = Number(/why nothing matched: ([\d,]+) stocks in the universe, then/.exec(err)?.[1]?.replace(/,/g, ''));
+    expect(kospi).toBeGreaterThan(900);
+    expect(err).toMatch(new RegExp(`close > 0\\s+→ ${kospi.toLocaleString('en-US')} left`));
+    expect(err).toMatch(/per < 10\s+→ 0 left/);
+    expect(err).toMatch(/roe > 15\s+→ 0 left/);
+    expect(err).toMatch(/pbr <= 1\.5\s+→ 0 left/);
+    expect(err).toContain(`roe is known for 0 of ${kospi.toLocaleString('en-US')} stocks: load financial statements`);
+    expect(err).toContain(`per is known for 0 of ${kospi.toLocaleString('en-US')} stocks: load financial statements`);
+    // And the API carries the same in meta.explain
+    const json = JSON.parse((await cli(['--json', 'screen', '--market', 'KOSPI', '--where', 'per < 10 and roe > 15'])).io.out());
+    expect(json.meta.total).toBe(0);
+    expect(json.meta.explain).toEqual({
+      universe: kospi,
+      steps: [{ condition: 'per < 10', remaining: 0 }, { condition: 'roe > 15', remaining: 0 }],
+      coverage: [
+        { field: 'per', known: 0, of: kospi, remedy: expect.stringContaining('load financial statements') },
+        { field: 'roe', known: 0, of: kospi, remedy: expect.stringContaining('load financial statements') },
+      ],
+    });
+    // And a screen that matches carries no explanation
+    const some = JSON.parse((await cli(['--json', 'screen', '--market', 'KOSPI', '--limit', '1'])).io.out());
+    expect(some.meta.total).toBeGreaterThan(0);
+    expect(some.meta.explain).toBeUndefined();
+  });
 });

@@ -6,6 +6,7 @@ import { tradingDaysBetween } from '../../../daemon/kernel/krx-calendar.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 import { fakeIO, tempEnv, type FakeIO, type TempEnv } from './fake-io.js';
 import { ohlcv, tsv } from './load-files.js';
+import { krxFile } from '../../helpers/krx-fixtures.js';
 
 const ADMIN = { email: 'ops@example.com', password: 'ops-password-1' };
 
@@ -60,6 +61,22 @@ describe('stockscreen load, jobs, stocks and export against a daemon with a work
     expect(missing.io.err()).toContain('NOT_FOUND');
   });
 
+  it('load --dry-run of a quote file without a date names the --date flag', async () => {
+    // Given the real listing of 2026-03-20 under a name that carries no date
+    const file = join(e.root, 'quotes.csv');
+    await writeFile(file, await readFile(krxFile('listing/2026-03-20.csv')));
+    // When it is dry-run
+    const { code, io } = await cli(['load', file, '--dry-run']);
+    // Then the refusal names the flag the user can pass, not an option of the library
+    expect(code).toBe(1);
+    const said = io.out() + io.err();
+    expect(said).toContain('no trade date: give one (--date YYYY-MM-DD with stockscreen load');
+    expect(said).not.toContain('tradeDate');
+    // And with --date it parses
+    const dated = await cli(['load', file, '--dry-run', '--date', '2026-03-20']);
+    expect(dated.code, dated.io.err()).toBe(0);
+  });
+
   it('load --dry-run parses every file here, lists each rejected row and enqueues nothing', async () => {
     const dir = join(e.root, 'dry');
     await mkdir(dir, { recursive: true });
@@ -94,7 +111,8 @@ describe('stockscreen load, jobs, stocks and export against a daemon with a work
     const file = join(e.root, 'dry', '000660.csv');
     const jobsBefore = tsv((await cli(['jobs', 'list', '--limit', '200'])).io.out()).length;
     // When loading it (validation is on by default)
-    const { code, io } = await cli(['load', file, '--wait', '--no-compute']);
+    // (over the sample market this test loads: --replace-sample, else the daemon refuses first)
+    const { code, io } = await cli(['load', file, '--wait', '--no-compute', '--replace-sample']);
     // Then exit 1, every rejected row as file:line: reason, the verdict, and no job
     expect(code).toBe(1);
     expect(io.out()).toBe('');

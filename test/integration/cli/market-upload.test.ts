@@ -111,12 +111,43 @@ describe('the sample market and real files are never mixed unawares', () => {
     await e?.cleanup();
   });
 
-  it('stops a load of real files over the sample market with a clear message, changing nothing', async () => {
+  const jobCount = async (): Promise<number> => tsv((await cli(['jobs', 'list', '--limit', '200'])).io.out()).length;
+  const uploads = async (): Promise<string[]> => readdir(join(t.dataDir, 'uploads')).catch(() => []);
+
+  it('stops a load of real files over the sample market before uploading anything, with the flag that does it', async () => {
+    // Given the sample market (30 stocks) and no upload yet
+    const jobsBefore = await jobCount();
+    // When real files are loaded without --replace-sample
     const { code, io } = await cli(['load', join(KRX_DIR, 'listing', '2026-03-20.csv'), '--wait']);
+    // Then it is refused at once: nothing uploaded, no job, nothing changed, and the flag is named
     expect(code).toBe(1);
-    expect(io.err()).toContain('the database holds the generated sample market: loading real files would mix them with it');
-    expect(io.err()).toContain('--replace-sample');
+    expect(io.err()).toContain("error: the daemon's database holds the generated sample market (30 stocks): loading real files would mix them with it; nothing was uploaded (CONFLICT)");
+    expect(io.err()).toContain('hint: add --replace-sample to remove the sample market in the same transaction as this load');
+    expect(io.err()).not.toMatch(/uploaded \d/);
+    expect(await uploads()).toEqual([]);
+    expect(await jobCount()).toBe(jobsBefore);
     expect(await count()).toBe(30);
+  });
+
+  it('refuses a second sample market that would merge into the first, saying what --replace does', async () => {
+    // When a smaller sample market is loaded over the 30-stock one
+    const merge = await cli(['load', 'sample', '--stocks', '20', '--wait']);
+    // Then it is refused (409 before any job) with what would have happened and the flag
+    expect(merge.code).toBe(1);
+    expect(merge.io.err()).toContain('the database already holds the sample market (30 stocks): loading the sample market again (20 stocks) would merge into it');
+    expect(merge.io.err()).toContain('hint: to do that, run it again with --replace: stockscreen load sample --stocks 20 --replace');
+    expect(await count()).toBe(30);
+    // And with --replace the database holds exactly the 20 largest listed issues, 삼성전자 first
+    const replaced = await cli(['load', 'sample', '--seed', '3', '--stocks', '20', '--days', '60', '--replace', '--wait']);
+    expect(replaced.code, replaced.io.err()).toBe(0);
+    expect(await count()).toBe(20);
+    expect((await cli(['stocks', 'show', '005930'])).io.out()).toContain('삼성전자');
+    // And the API says the same, as 409 with the field meant
+    const token = ((await (await t.request('/api/v1/auth/login', { method: 'POST', json: ADMIN })).json()) as { access_token: string }).access_token;
+    const res = await t.request('/api/v1/admin/jobs', { method: 'POST', token, json: { type: 'load-sample', stocks: 500 } });
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as any).error).toMatchObject({ code: 'CONFLICT', details: { content: 'sample', stocks: 20, flag: 'replace', cli_flag: '--replace' } });
+    expect(((await (await t.request('/api/v1/admin/market', { token })).json()) as any).data).toEqual({ content: 'sample', stocks: 20 });
   });
 
   it('with --replace-sample removes the sample market in the same transaction as the load', async () => {
@@ -130,5 +161,5 @@ describe('the sample market and real files are never mixed unawares', () => {
     const again = await cli(['load', 'sample', '--seed', '3', '--stocks', '30', '--days', '60', '--wait']);
     expect(again.code).toBe(1);
     expect(again.io.err()).toContain('the database holds loaded market files');
-  });
+  }, 120_000);
 });

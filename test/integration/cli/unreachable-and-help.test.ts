@@ -32,6 +32,20 @@ describe('daemon unreachable', () => {
   });
   afterAll(() => e.cleanup());
 
+  it('login and register on a terminal say the daemon is down before asking for anything', async () => {
+    for (const command of ['login', 'register']) {
+      // Given a terminal where the user would answer the prompts
+      const io = fakeIO({ tty: true, answers: ['me@example.com', 'a password', 'a password'] });
+      // When logging in to a daemon that is not running
+      const code = await run(['--url', url, command], io, e.env);
+      // Then no prompt was shown: the error comes first, with how to start the daemon
+      expect(io.asked, command).toEqual([]);
+      expect(code).toBe(1);
+      expect(io.err()).toContain(`error: cannot reach stockscreend at ${url}`);
+      expect(io.err()).toContain('start it with');
+    }
+  });
+
   it('with --json also prints {"error":{code,message,details}} on stdout (issue 19)', async () => {
     const io = fakeIO({ stdin: 'correct horse battery' });
     const code = await run(['--url', url, '--json', 'register', '--email', 'x@example.com', '--password-stdin'], io, e.env);

@@ -43,6 +43,7 @@ describe('market-data job retries', () => {
     fillComputedIndex: async () => 0,
     atomically: (fn) => fn(market),
     content: async () => 'empty',
+    stockCount: async () => 0,
     setContent: async () => undefined,
     clear: async () => undefined,
     computeIndicators: async () => ({ version: 'v', as_of: null, stocks: 0, duration_ms: 0, computed_at: new Date().toISOString() }),
@@ -82,7 +83,7 @@ describe('market-data job retries', () => {
     // Given a database connection that drops on the first attempt only
     faults = [Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' })];
     // When a load is enqueued
-    const { outcome, delayed, view } = await run({ type: 'load-sample', seed: 1, compute: false });
+    const { outcome, delayed, view } = await run({ type: 'load-sample', seed: 1, compute: false, replace: false });
     // Then it completes on the second attempt, after waiting in the delayed set (the backoff)
     expect(outcome).toHaveProperty('value');
     expect(view.state).toBe('completed');

@@ -60,7 +60,7 @@ export const RULES: readonly DependencyRule[] = [
 export const WIRE_CLIENTS: readonly string[] = ['cli/', 'loadtest/'];
 
 /** The composition root: builds every part, so it may import anything. */
-const COMPOSITION = ['daemon/wiring/', 'daemon/daemon.ts', 'daemon/worker.ts', 'daemon/main.ts', 'daemon/ready-line.ts'] as const;
+const COMPOSITION = ['daemon/wiring/', 'daemon/daemon.ts', 'daemon/worker.ts', 'daemon/main.ts', 'daemon/ready-line.ts', 'daemon/run-record.ts'] as const;
 
 /** Imports against the rule still to fix, as `importer > imported` (may only shrink). */
 const KNOWN_VIOLATIONS: readonly string[] = [];

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, it, expect } from 'vitest';
 import { isTradingDay } from '../../../daemon/kernel/krx-calendar.js';
 import { isOnTick, priceLimits } from '../../../daemon/kernel/tick-size.js';
@@ -7,6 +8,9 @@ import { createSampleMarket, generateSampleMarket } from '../../../loaders/sampl
 import type { SampleMarketChunk, SampleMarketOptions } from '../../../loaders/sample-market.js';
 import { ndjsonLoader, serializeNdjson } from '../../../loaders/ndjson.js';
 import { sectorForIndustry } from '../../../loaders/sectors.js';
+import { fdrListingLoader } from '../../../loaders/fdr-listing.js';
+import { listedUniverse } from '../../../loaders/sample/universe.js';
+import { krxFile } from '../../helpers/krx-fixtures.js';
 import { checkBar } from '../../../loaders/validate.js';
 
 function collect(options: SampleMarketOptions): SampleMarketChunk {
@@ -27,11 +31,22 @@ describe('sample market determinism', () => {
     expect(a.bars.length).toBeGreaterThan(100 * 100);
   });
 
-  it('gives different data for a different seed', () => {
+  it('gives different prices and statements for a different seed, over the same listed issues', () => {
     const a = collect({ ...small, seed: 7 });
     const b = collect({ ...small, seed: 8 });
-    expect(b.stocks.map((s) => s.code)).not.toEqual(a.stocks.map((s) => s.code));
-    expect(b.index.map((i) => i.close)).not.toEqual(a.index.map((i) => i.close));
+    expect(b.stocks).toEqual(a.stocks);
+    expect(b.bars.map((x) => x.close_price)).not.toEqual(a.bars.map((x) => x.close_price));
+    expect(b.financials.map((f) => f.revenue)).not.toEqual(a.financials.map((f) => f.revenue));
+  });
+
+  it('gives an issue the same data whichever subset of the market is generated', () => {
+    // The index differs (its constituents do); an issue's own bars and statements do not.
+    const few = collect({ ...small, seed: 7, stocks: 20 });
+    const many = collect({ ...small, seed: 7, stocks: 120 });
+    const codes = new Set(few.stocks.map((s) => s.code));
+    expect([...codes].every((c) => many.stocks.some((s) => s.code === c))).toBe(true);
+    expect(many.bars.filter((b) => codes.has(b.stock_code))).toEqual(few.bars);
+    expect(many.financials.filter((f) => codes.has(f.stock_code))).toEqual(few.financials);
   });
 
   it('round-trips through the NDJSON format', () => {
@@ -43,6 +58,7 @@ describe('sample market determinism', () => {
 
   it('refuses invalid options', () => {
     expect(() => createSampleMarket({ stocks: 0 })).toThrow(/invalid sample market options/);
+    expect(() => createSampleMarket({ stocks: 5_000 })).toThrow(/invalid sample market options/);
     expect(() => createSampleMarket({ endDate: '2026-13-01' })).toThrow(/invalid sample market options/);
   });
 });
@@ -120,23 +136,59 @@ describe('the default sample market (seed 2026)', () => {
   let scan: Scan;
   beforeAll(() => { scan = scanDefaultMarket(); }, 120_000);
 
-  it('has ≈2,700 issues (950 KOSPI, 1,750 KOSDAQ) with unique valid codes and names', () => {
-    expect(scan.stocks).toHaveLength(2_700);
-    expect(scan.stocks.filter((s) => s.market === 'KOSPI')).toHaveLength(950);
-    expect(new Set(scan.stocks.map((s) => s.code)).size).toBe(2_700);
-    expect(new Set(scan.stocks.map((s) => s.name)).size).toBe(2_700);
+  it('is the real listed universe of 2026-03-20: every KOSPI and KOSDAQ issue, as KRX lists it', () => {
+    // Given the real listing file of that day, read by the product's own loader
+    const real = fdrListingLoader.parse(readFileSync(krxFile('listing/2026-03-20.csv'), 'utf8'), '2026-03-20.csv', {});
+    const realByCode = new Map(real.stocks.map((s) => [s.code, s]));
+    // Then the sample market has the same issues, names, markets and shares outstanding
+    expect(scan.stocks).toHaveLength(real.stocks.length);
+    expect(new Set(scan.stocks.map((s) => s.code))).toEqual(new Set(realByCode.keys()));
+    for (const s of scan.stocks) {
+      const r = realByCode.get(s.code)!;
+      expect([s.code, s.name, s.market, s.shares_outstanding, s.is_spac, s.is_preferred]).toEqual([r.code, r.name, r.market, r.shares_outstanding, r.is_spac, r.is_preferred]);
+    }
     expect(scan.stocks.every((s) => STOCK_CODE_PATTERN.test(s.code))).toBe(true);
     expect(scan.stocks.some((s) => /[A-Z]/.test(s.code))).toBe(true); // new-style codes like 0126Z0
-    expect(scan.stocks.every((s) => s.is_preferred === !s.code.endsWith('0'))).toBe(true);
-    expect(scan.stocks.filter((s) => s.is_spac).every((s) => s.market === 'KOSDAQ' && s.name.endsWith('스팩'))).toBe(true);
+    // And every issue has an English name; 005930 is 삼성전자 as everywhere
+    expect(scan.stocks.every((s) => typeof s.name_english === 'string' && /^[\x20-\x7e]+$/.test(s.name_english))).toBe(true);
+    expect(scan.stocks.find((s) => s.code === '005930')).toMatchObject({ name: '삼성전자', name_english: 'Samsung Electronics', market: 'KOSPI', sector: '전기전자' });
+    expect(scan.stocks.find((s) => s.code === '005935')).toMatchObject({ name: '삼성전자우', name_english: 'Samsung Electronics Pref', is_preferred: true });
+    expect(scan.stocks.find((s) => s.code === '000660')).toMatchObject({ name: 'SK하이닉스', name_english: 'SK hynix' });
   });
 
-  it('spans 500 KRX trading days ending 2026-03-20 with ≈1.33M bars', () => {
+  it('ends each issue near its real close of 2026-03-20 (삼성전자 near its real level)', () => {
+    const last = scan.tradeDates.length - 1;
+    const real = new Map(listedUniverse().map((i) => [i.record.code, i.close]));
+    const samsung = scan.known.get('005930')![last]!;
+    expect(Math.abs(samsung / real.get('005930')! - 1)).toBeLessThan(0.05);
+    const off = [...scan.known].filter(([code, a]) => Math.abs(Math.log((a[last] as number) / real.get(code)!)) > 0.1).map(([code]) => code);
+    expect(off.length / scan.known.size).toBeLessThan(0.01);
+    // And the composite indexes end at the real composite closes
+    expect(scan.index.filter((i) => i.trade_date === '2026-03-20').map((i) => [i.market, i.close])).toEqual([['KOSPI', 5781.2], ['KOSDAQ', 1161.52]]);
+  });
+
+  it('keeps --stocks N meaningful: the N largest issues, both markets in proportion', () => {
+    const market = createSampleMarket({ seed: 2026, stocks: 30 });
+    expect(market.stocks.slice(0, 2).map((s) => s.code)).toEqual(['005930', '000660']);
+    const kospi = market.stocks.filter((s) => s.market === 'KOSPI');
+    expect(kospi.length).toBeGreaterThan(5);
+    expect(market.stocks.length - kospi.length).toBeGreaterThan(10);
+    // every KOSDAQ issue chosen is larger than every KOSDAQ issue left out
+    const cap = (s: StockRecord) => (listedUniverse().find((i) => i.record.code === s.code)!.close) * (s.shares_outstanding ?? 0);
+    const chosen = new Set(market.stocks.map((s) => s.code));
+    const smallestChosen = Math.min(...market.stocks.filter((s) => s.market === 'KOSDAQ').map(cap));
+    const largestLeft = Math.max(...scan.stocks.filter((s) => s.market === 'KOSDAQ' && !chosen.has(s.code)).map(cap));
+    expect(smallestChosen).toBeGreaterThanOrEqual(largestLeft);
+  });
+
+  it('spans 500 KRX trading days ending 2026-03-20 with ≈1.33M bars (issues listed inside the window start on their listing day)', () => {
     expect(scan.tradeDates).toHaveLength(500);
     expect(scan.tradeDates.at(-1)).toBe('2026-03-20');
     expect(scan.tradeDates.every(isTradingDay)).toBe(true);
     expect(scan.bars + scan.halts).toBeGreaterThan(1_300_000);
-    expect(scan.bars + scan.halts).toBeLessThanOrEqual(2_700 * 500);
+    expect(scan.bars + scan.halts).toBeLessThanOrEqual(1_340_000);
+    const episFirst = [...scan.known.get('0126Z0')!].findIndex((x) => !Number.isNaN(x));
+    expect(scan.tradeDates[episFirst]).toBe('2025-11-24');
     expect(scan.halts).toBeGreaterThan(0);
   });
 

@@ -3,8 +3,13 @@ import { collectLogin } from '../../../../../cli/services/account/login-input.js
 import type { Session } from '../../../../../cli/services/session/session.js';
 import { fakeIO } from '../../../../integration/cli/fake-io.js';
 
-/** Only io and prompter are used by collectLogin. */
-const sessionFor = (io: ReturnType<typeof fakeIO>) => ({ io, prompter: () => io.prompter! }) as unknown as Session;
+/**
+ * collectLogin uses io, the prompter, and the API once (GET /health: is the daemon up before
+ * anything is asked; test/integration/cli/unreachable-and-help.test.ts covers a daemon that is down).
+ */
+const sessionFor = (io: ReturnType<typeof fakeIO>) => ({
+  io, prompter: () => io.prompter!, api: { request: async () => ({ status: 200, data: { status: 'healthy' }, body: {} }) },
+}) as unknown as Session;
 
 describe('collectLogin', () => {
   it('reads the password from stdin, dropping one trailing newline', async () => {
