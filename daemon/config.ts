@@ -141,6 +141,54 @@ const liveScreenLimitsSchema = z
   .strictObject({ free: liveTier(1), basic: liveTier(5), pro: liveTier(20), enterprise: liveTier(100) })
   .prefault({});
 
+/** Per-tier caps (null = unlimited); a tier left out keeps its default. */
+const tierCaps = (free: number | null, basic: number | null, pro: number | null, enterprise: number | null) =>
+  z
+    .strictObject({
+      free: int(0, 1e6).nullable().default(free),
+      basic: int(0, 1e6).nullable().default(basic),
+      pro: int(0, 1e6).nullable().default(pro),
+      enterprise: int(0, 1e6).nullable().default(enterprise),
+    })
+    .prefault({});
+
+/** An address or CIDR (`10.0.0.0/8`, `fd00::/8`). */
+function isAddressOrCidr(entry: string): boolean {
+  const [addr = '', bits, ...rest] = entry.split('/');
+  const family = isIP(addr);
+  if (!family || rest.length > 0) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+}
+
+/**
+ * Outbound webhook destinations the operator trusts: false (public addresses over HTTPS only),
+ * true (also loopback, private and link-local addresses, and plain HTTP to them; cloud metadata
+ * addresses stay refused unless listed), or a list of addresses/CIDRs allowed, over HTTP too.
+ */
+const webhookAllowSchema = z.preprocess(
+  (v) => {
+    if (typeof v !== 'string') return v;
+    const s = v.trim();
+    if (/^(1|true|yes|on)$/i.test(s)) return true;
+    if (/^(0|false|no|off|)$/i.test(s)) return false;
+    return s.split(',').map((e) => e.trim()).filter(Boolean);
+  },
+  z.union([z.boolean(), z.array(z.string().refine(isAddressOrCidr, 'must be an IP address or a CIDR such as 10.0.0.0/8')).min(1).max(100)], {
+    error: 'must be true, false, or a comma-separated list of addresses/CIDRs',
+  }),
+);
+
+/** Least milliseconds between two messages to one destination, by channel type (Telegram: about 1/s per chat). */
+const pacingSchema = z
+  .strictObject({
+    webhook: int(0, 60_000).default(0),
+    telegram: int(0, 60_000).default(1000),
+    slack: int(0, 60_000).default(1000),
+    discord: int(0, 60_000).default(500),
+    email: int(0, 60_000).default(0),
+  })
+  .prefault({});
+
 /** The most one request of a tier may cost (daemon/screening/cost.ts); a bound left out keeps its default. */
 const budgetTier = (units: number, nodes: number, historyFields: number, cells: number, backtestUnits: number) =>
   z
@@ -272,6 +320,34 @@ export const configSchema = z.object({
   upload_max_bytes: z.coerce.number().int().min(1).max(2 ** 45).default(4 * 2 ** 30),
   /** A market or backtest job's lock (ms): a job whose worker died is retried (or shown stalled) once it lapses. */
   job_lock_ms: int(1000, 600_000).default(30_000),
+  /** Webhook URLs that resolve to loopback, private, link-local addresses (and plain HTTP to them) are refused unless allowed here. */
+  webhook_allow_private: webhookAllowSchema.default(false),
+  /** Base URL of the Telegram Bot API (a local Bot API server, or a fake in tests). */
+  telegram_api_url: z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL').default('https://api.telegram.org'),
+  /** SMTP server for e-mail channels (`smtp://user:pass@host:587`, `smtps://…`); none: e-mail channels are refused. */
+  smtp_url: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  /** Sender of notification e-mails. */
+  smtp_from: z.string().min(3).max(320).default('stockscreen <noreply@localhost>'),
+  /** Notification channels a user may own, by tier. */
+  channel_caps: tierCaps(3, 10, 50, null),
+  /** Daily digests a user may schedule, by tier. */
+  schedule_caps: tierCaps(2, 10, 50, null),
+  /** One delivery attempt's hard limit (connect, send, answer): a slower receiver is a timeout, retried. */
+  delivery_timeout_ms: int(100, 60_000).default(10_000),
+  /** A delivery still failing this long after its event is given up (dead). */
+  delivery_max_age_s: int(1, 30 * 86_400).default(86_400),
+  /** Firings for one channel within this window after the first go out as one message (0: each at once). */
+  delivery_group_wait_ms: int(0, 600_000).default(5000),
+  /** First retry delay; each further one doubles, up to delivery_retry_max_ms, with jitter. */
+  delivery_retry_base_ms: int(10, 3_600_000).default(5000),
+  delivery_retry_max_ms: int(10, 86_400_000).default(7_200_000),
+  delivery_pacing_ms: pacingSchema,
+  /** Deliveries this daemon sends at once (0: it only queues them for other daemons). */
+  delivery_workers: int(0, 1000).default(16),
+  /** How often the digest clock looks for schedules due (one look per interval across daemons). */
+  digest_check_interval_ms: int(100, 3_600_000).default(30_000),
+  /** How often deliveries left without a queued job (a daemon died between two steps) are queued again. */
+  delivery_sweep_interval_ms: int(100, 3_600_000).default(30_000),
 });
 
 /** Fully resolved, frozen daemon configuration. */
@@ -305,7 +381,7 @@ const ENV_ALIASES: Record<string, string> = {
 };
 
 /** Settings whose environment variable holds JSON. */
-const JSON_KEYS = new Set(['rate_limit', 'alert_caps', 'live_screen_limits', 'backtest_limits', 'screen_limits']);
+const JSON_KEYS = new Set(['rate_limit', 'alert_caps', 'live_screen_limits', 'backtest_limits', 'screen_limits', 'channel_caps', 'schedule_caps', 'delivery_pacing_ms']);
 
 /** A source's values plus the problems met reading it. */
 interface Collected {

@@ -19,6 +19,7 @@ import { SAMPLE_UNIVERSE_SIZE } from '../loaders/sample-market.js';
 import { buildCore } from './wiring/core.js';
 import { buildHttp } from './wiring/http.js';
 import { buildJobs, buildScreening } from './wiring/market.js';
+import { buildNotify, type NotifyOverrides } from './wiring/notify.js';
 import { buildRealtime } from './wiring/realtime.js';
 import { createSnapshotVersionHandler } from './wiring/snapshot-version.js';
 import type { DaemonContext } from './wiring/context.js';
@@ -29,6 +30,8 @@ export type { DaemonContext } from './wiring/context.js';
 export interface DaemonOverrides {
   clock?: Clock;
   logger?: Logger;
+  /** Notification seams (outbound name resolution). */
+  notify?: NotifyOverrides;
 }
 
 /** A wired daemon that does not listen yet. */
@@ -55,9 +58,13 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
     const core = await buildCore(config, { clock, logger, connectionName: 'api' }, opened);
     const auth = await buildAuth(core, opened);
     const screening = await buildScreening(core, opened);
+    const notify = await buildNotify(core, screening, opened, overrides.notify);
     let app: DaemonContext['http']['app'] | undefined;
     // The address express would see (req.ip): the same `trust_proxy` rule as the HTTP rate limits.
-    const realtime = await buildRealtime(core, auth, screening, (req) => clientAddressOf(app!, req), opened);
+    const realtime = await buildRealtime(core, auth, screening, (req) => clientAddressOf(app!, req), opened, {
+      firingRecorded: (tx, record) => notify.deliveries.recordFiringItems(tx, record),
+      onFiring: (eventId) => notify.deliveries.onFiring(eventId),
+    });
     // as_of_preload: the history and common series are read in the background (not awaited: a job's completion does not wait for them).
     preloadAsOf = async () => {
       if (config.as_of_preload) void screening.asOf.warmed().catch((err: Error) => logger.warn({ err }, 'as-of preload failed'));
@@ -69,9 +76,9 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
     versions.listen();
     // This instance is up to date before the job completes; others hear it over pub/sub.
     const jobs = await buildJobs(core, screening.parts, config.workers, (run) => versions.computedHere(run.version), opened);
-    const { http, limiter } = buildHttp(core, { auth, screening, realtime, jobs, isDraining: () => draining, limiterClock: overrides.clock });
+    const { http, limiter } = buildHttp(core, { auth, screening, realtime, jobs, notify, isDraining: () => draining, limiterClock: overrides.clock });
     app = http.app;
-    context = { ...core, ...auth, ...screening.parts, ...screening, ...realtime, jobs, http, limiter };
+    context = { ...core, ...auth, ...screening.parts, ...screening, ...realtime, jobs, http, limiter, notify };
   } catch (err) {
     await runShutdownSteps(opened.reverse(), logger, 'warn', 'cleanup after a failed start failed');
     throw err;
@@ -113,6 +120,8 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
         ctx.screenAlerts.close();
         await Promise.all([ctx.alerts.drain(), ctx.screenAlerts.drain()]);
       }],
+      // Firings recorded above have queued their deliveries; the worker finishes (or gives back) its attempts.
+      ['deliveries', () => ctx.notify.close()],
       ['jobs', () => ctx.jobs.close()],
       // A backtest under way stops at its next rebalance date and goes back to the queue, where
       // another daemon's worker takes it; then this daemon's worker and the queue close.

@@ -67,3 +67,8 @@ export function retryForOption(): Option {
     .argParser(durationArg(0, 24 * 3_600_000))
     .default(DEFAULT_RETRY_FOR_MS, '10m');
 }
+
+/** A repeatable flag: each occurrence adds its value (`--notify a --notify b` → ['a', 'b']). */
+export function collectValues(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}

@@ -50,6 +50,15 @@ import { register as portfolioAdd } from './portfolio/add.js';
 import { register as portfolioPerf } from './portfolio/perf.js';
 import { register as portfolioRm } from './portfolio/rm.js';
 import { register as portfolioShow } from './portfolio/show.js';
+import { register as channelsAdd } from './channels/add.js';
+import { register as channelsList } from './channels/list.js';
+import { register as channelsRm } from './channels/rm.js';
+import { register as channelsTest } from './channels/test.js';
+import { register as deliveries } from './deliveries/list.js';
+import { register as deliveriesRedeliver } from './deliveries/redeliver.js';
+import { register as schedulesAdd } from './schedules/add.js';
+import { register as schedulesList } from './schedules/list.js';
+import { register as schedulesRm } from './schedules/rm.js';
 import { register as watch } from './realtime/watch.js';
 import { register as wsStats } from './realtime/ws-stats.js';
 import { examples } from './shared.js';
@@ -89,6 +98,14 @@ export const GROUPS: Record<string, { description: string; examples: string[] }>
   alerts: {
     description: 'Your price alerts: list, add, edit, remove, and when they fired (they also show in `stockscreen watch`)',
     examples: ['stockscreen alerts add 005930 price_above 80000', 'stockscreen alerts list --active', 'stockscreen alerts history'],
+  },
+  channels: {
+    description: 'Where your alerts and digests are delivered: webhooks (signed), Telegram, Slack, Discord, e-mail',
+    examples: ['stockscreen channels add webhook https://example.com/hook --name ops', 'stockscreen channels add telegram --chat 123456789 --name phone', 'stockscreen channels list', 'stockscreen channels test phone'],
+  },
+  schedules: {
+    description: 'Daily digests: a preset run at a time of the trading day, sent with what entered and left',
+    examples: ['stockscreen schedules add cheap --at 15:40 --notify phone', 'stockscreen schedules list', 'stockscreen schedules rm 6f1c2a9e'],
   },
   portfolio: {
     description: 'Your portfolio: holdings with P&L, and performance (returns, risk, allocation, value chart)',
@@ -141,6 +158,15 @@ export const REGISTRATIONS: readonly Registration[] = [
   { group: ['alerts'], register: alertsEdit },
   { group: ['alerts'], register: alertsRm },
   { group: ['alerts'], register: alertsHistory },
+  { group: ['channels'], register: channelsList },
+  { group: ['channels'], register: channelsAdd },
+  { group: ['channels'], register: channelsTest },
+  { group: ['channels'], register: channelsRm },
+  { group: [], register: deliveries },
+  { group: ['deliveries'], register: deliveriesRedeliver },
+  { group: ['schedules'], register: schedulesAdd },
+  { group: ['schedules'], register: schedulesList },
+  { group: ['schedules'], register: schedulesRm },
   { group: ['portfolio'], register: portfolioShow },
   { group: ['portfolio'], register: portfolioAdd },
   { group: ['portfolio'], register: portfolioRm },

@@ -3,7 +3,8 @@
  * and read their firing history. Another user's alert is "not found"; a screen alert must
  * name one of the caller's presets (else 400 with details.preset_id, as backtests do).
  * Active alerts of both kinds are capped together per tier (a 403 naming the limit); every
- * change is handed to `onChange` so the evaluators of every daemon instance pick it up.
+ * change is handed to `onChange` so the evaluators of every daemon instance pick it up. An
+ * alert may name notification channels of its owner (`channels`) its firings are delivered to.
  */
 import type { NewAlert, NewPriceAlert } from '../contract/alerts.js';
 import type { Tier } from '../kernel/roles.js';
@@ -29,6 +30,18 @@ export interface AlertOwner {
 /** A new alert (POST /alerts): the wire contract's body. */
 export type AlertRequest = NewAlert;
 
+/** An alert with the channels its firings are delivered to. */
+export type ChanneledAlert = Alert & { channels: string[] };
+
+/** Which notification channels an alert's firings go to. */
+export interface AlertChannelLinks {
+  /** @throws AppError INVALID_REQUEST naming `channels.<i>` for an id that is not one of the user's channels */
+  check(userId: string, ids: readonly string[]): Promise<void>;
+  set(alertId: string, ids: readonly string[]): Promise<void>;
+  of(alertIds: readonly string[]): Promise<Map<string, string[]>>;
+  clear(alertId: string): Promise<void>;
+}
+
 /** Collaborators of the alert service. */
 export interface AlertServiceDeps {
   alerts: AlertsRepo;
@@ -38,6 +51,8 @@ export interface AlertServiceDeps {
   caps: AlertCaps;
   /** Called after every successful write with the alert id (the evaluator's `changed`). */
   onChange?(alertId: string): Promise<void> | void;
+  /** Notification channels (absent: alerts take none). */
+  channels?: AlertChannelLinks;
   /** Checks a screening body against a tier's cost budget (ScreenService.parse). @throws AppError INVALID_REQUEST naming the limit */
   checkScreen?(query: Record<string, unknown>, tier: Tier): void;
 }
@@ -45,12 +60,12 @@ export interface AlertServiceDeps {
 /** Alert service. */
 export interface AlertService {
   /** @throws AppError INVALID_REQUEST (unknown stock or preset, bad threshold), FORBIDDEN (tier cap reached) */
-  create(owner: AlertOwner, input: AlertRequest): Promise<Alert>;
+  create(owner: AlertOwner, input: AlertRequest): Promise<ChanneledAlert>;
   /** @throws AppError NOT_FOUND */
-  get(userId: string, id: string): Promise<Alert>;
-  list(userId: string, filter: AlertFilter): Promise<{ items: Alert[]; total: number }>;
-  /** @throws AppError NOT_FOUND, INVALID_REQUEST (bad threshold, or a threshold for a screen alert), FORBIDDEN (reactivating over the cap) */
-  update(owner: AlertOwner, id: string, patch: AlertPatch): Promise<Alert>;
+  get(userId: string, id: string): Promise<ChanneledAlert>;
+  list(userId: string, filter: AlertFilter): Promise<{ items: ChanneledAlert[]; total: number }>;
+  /** @throws AppError NOT_FOUND, INVALID_REQUEST (bad threshold, a threshold for a screen alert, an unknown channel), FORBIDDEN (reactivating over the cap) */
+  update(owner: AlertOwner, id: string, patch: AlertPatch & { channels?: string[] }): Promise<ChanneledAlert>;
   /** @throws AppError NOT_FOUND */
   delete(userId: string, id: string): Promise<void>;
   /** Firings of one alert (NOT_FOUND when not the user's) or of all the user's alerts. */
@@ -117,19 +132,49 @@ export function createAlertService(deps: AlertServiceDeps): AlertService {
     return alert;
   }
 
+  async function withChannels<A extends Alert>(alerts: A[]): Promise<(A & { channels: string[] })[]> {
+    const links = deps.channels && alerts.length ? await deps.channels.of(alerts.map((a) => a.id)) : new Map<string, string[]>();
+    return alerts.map((a) => ({ ...a, channels: links.get(a.id) ?? [] }));
+  }
+
+  async function checkChannels(userId: string, ids: readonly string[] | undefined): Promise<void> {
+    if (ids === undefined || ids.length === 0) return;
+    if (!deps.channels) throw invalidRequest('Notification channels are not available', { channels: 'not available on this daemon' });
+    await deps.channels.check(userId, ids);
+  }
+
   return {
     async create(owner, input) {
-      return settle(owner, await deps.alerts.create(owner.id, await insertOf(owner, input), deps.caps[owner.tier]));
+      await checkChannels(owner.id, input.channels);
+      const alert = await settle(owner, await deps.alerts.create(owner.id, await insertOf(owner, input), deps.caps[owner.tier]));
+      if (input.channels?.length) {
+        try {
+          await deps.channels!.set(alert.id, input.channels);
+        } catch (err) {
+          // A channel deleted meanwhile: no half-made alert is left behind.
+          await deps.alerts.delete(owner.id, alert.id).catch(() => undefined);
+          await deps.onChange?.(alert.id);
+          throw err;
+        }
+      }
+      return (await withChannels([alert]))[0]!;
     },
-    get,
-    list: (userId, filter) => deps.alerts.list(userId, filter),
-    async update(owner, id, patch) {
+    get: async (userId, id) => (await withChannels([await get(userId, id)]))[0]!,
+    async list(userId, filter) {
+      const { items, total } = await deps.alerts.list(userId, filter);
+      return { items: await withChannels(items), total };
+    },
+    async update(owner, id, { channels, ...patch }) {
       const current = await get(owner.id, id);
       checkThreshold(current, patch.threshold);
-      return settle(owner, await deps.alerts.update(owner.id, id, patch, deps.caps[owner.tier]), id);
+      await checkChannels(owner.id, channels);
+      const alert = Object.keys(patch).length > 0 ? await settle(owner, await deps.alerts.update(owner.id, id, patch, deps.caps[owner.tier]), id) : current;
+      if (channels !== undefined && deps.channels) await deps.channels.set(id, channels);
+      return (await withChannels([alert]))[0]!;
     },
     async delete(userId, id) {
       if (!(await deps.alerts.delete(userId, id))) throw notFound('Alert', { id });
+      await deps.channels?.clear(id);
       await deps.onChange?.(id);
     },
     async events(userId, filter) {

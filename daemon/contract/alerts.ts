@@ -29,6 +29,8 @@ export interface Alert {
   last_fired_at: string | null;
   created_at: string;
   updated_at: string;
+  /** The notification channels its firings are delivered to (`/channels` ids; none: sockets and history only). */
+  channels: string[];
 }
 
 /** One recorded firing (GET /alerts/events). */
@@ -57,6 +59,8 @@ export interface NewPriceAlert {
   recurring?: boolean;
   cooldown_s?: number;
   note?: string | null;
+  /** Channels (ids of yours) its firings are delivered to. */
+  channels?: string[];
 }
 
 /** Body of POST /alerts for an alert on a preset's live screen. */
@@ -66,10 +70,12 @@ export interface NewScreenAlert {
   recurring?: boolean;
   cooldown_s?: number;
   note?: string | null;
+  /** Channels (ids of yours) its firings are delivered to. */
+  channels?: string[];
 }
 
 /** Body of POST /alerts. */
 export type NewAlert = NewPriceAlert | NewScreenAlert;
 
 /** Body of PUT /alerts/{id} (at least one field; `threshold` only for price alerts). */
-export type AlertPatch = Partial<{ threshold: number; active: boolean; recurring: boolean; note: string | null; cooldown_s: number }>;
+export type AlertPatch = Partial<{ threshold: number; active: boolean; recurring: boolean; note: string | null; cooldown_s: number; channels: string[] }>;

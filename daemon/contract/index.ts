@@ -5,6 +5,7 @@ export * from './envelope.js';
 export * from './errors.js';
 export * from './health.js';
 export * from './jobs.js';
+export * from './notify.js';
 export * from './portfolio.js';
 export * from './presets.js';
 export * from './screening.js';

@@ -15,6 +15,12 @@ const REDACT = [
   '*.admin_password',
   'metrics_token',
   '*.metrics_token',
+  'bot_token',
+  '*.bot_token',
+  'secret',
+  '*.secret',
+  'smtp_url',
+  '*.smtp_url',
   'req.headers.authorization',
   'headers.authorization',
 ];

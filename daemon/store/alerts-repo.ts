@@ -9,8 +9,8 @@ import type { AlertFiring, Alert as WireAlert } from '../contract/alerts.js';
 import type { AlertType } from '../kernel/alert-types.js';
 import type { Db, Queryable } from './db.js';
 
-/** A stored alert: the wire shape (daemon/contract) with its owner, `last_fired_at` in ms since the epoch. */
-export type Alert = Omit<WireAlert, 'last_fired_at'> & {
+/** A stored alert: the wire shape (daemon/contract, less its channels) with its owner, `last_fired_at` in ms since the epoch. */
+export type Alert = Omit<WireAlert, 'last_fired_at' | 'channels'> & {
   user_id: string;
   last_fired_at: number | null;
 };
@@ -96,8 +96,14 @@ async function countActive(q: Queryable, userId: string, exceptId = ''): Promise
   return (await q.get<{ n: number }>('SELECT COUNT(*) AS n FROM alerts WHERE user_id = ? AND active = 1 AND id <> ?', [userId, exceptId]))?.n ?? 0;
 }
 
+/** What else a firing's claim transaction records (notification deliveries' outbox). */
+export interface AlertsRepoHooks {
+  /** Runs inside the transaction that recorded `record`, after its insert; must only touch the database. */
+  firingRecorded?(tx: Queryable, record: { id: string; alert_id: string; user_id: string; fired_at: number }): Promise<unknown>;
+}
+
 /** Create the alerts repository. */
-export function createAlertsRepo(db: Db): AlertsRepo {
+export function createAlertsRepo(db: Db, hooks: AlertsRepoHooks = {}): AlertsRepo {
   const getById = async (id: string, q: Queryable = db) => {
     const row = await q.get<AlertRow>(`${SELECT} WHERE a.id = ?`, [id]);
     return row && toAlert(row);
@@ -172,6 +178,7 @@ export function createAlertsRepo(db: Db): AlertsRepo {
           insertParams(r),
         );
         if (inserted.changes === 0) return false;
+        await hooks.firingRecorded?.(tx, r);
         await tx.run(
           `UPDATE alerts SET fire_count = ${tx.dialect.greatest}(fire_count, ?), last_fired_at = ?, armed = 0,
              active = CASE WHEN recurring = 1 THEN active ELSE 0 END WHERE id = ?`,
@@ -191,6 +198,7 @@ export function createAlertsRepo(db: Db): AlertsRepo {
           insertParams({ ...r, generation: 0 }),
         );
         if (inserted.changes === 0) return false;
+        await hooks.firingRecorded?.(tx, r);
         await tx.run(
           `UPDATE alerts SET fire_count = fire_count + 1, last_fired_at = ?, active = CASE WHEN recurring = 1 THEN active ELSE 0 END WHERE id = ?`,
           [r.fired_at, r.alert_id],

@@ -13,6 +13,9 @@ import { registerAdminUserRoutes } from '../http/routes/admin-users.js';
 import { registerAlertRoutes } from '../http/routes/alerts.js';
 import { registerAuthRoutes } from '../http/routes/auth.js';
 import { registerBacktestRoutes } from '../http/routes/backtests.js';
+import { registerChannelRoutes } from '../http/routes/channels.js';
+import { registerDeliveryRoutes } from '../http/routes/deliveries.js';
+import { registerScheduleRoutes } from '../http/routes/schedules.js';
 import { registerPortfolioRoutes } from '../http/routes/portfolio.js';
 import { registerPresetRoutes } from '../http/routes/presets.js';
 import { registerScreenRoutes } from '../http/routes/screen.js';
@@ -31,6 +34,7 @@ import type { CoreParts } from './core.js';
 import { importRootsOf, type ScreeningParts } from './market.js';
 import type { RealtimeParts } from './realtime.js';
 import type { MarketJobs } from '../jobs/market-jobs.js';
+import type { NotifyParts } from './notify.js';
 
 /** The HTTP parts. */
 export interface HttpParts {
@@ -45,6 +49,8 @@ export interface HttpSources {
   screening: ScreeningParts;
   realtime: RealtimeParts;
   jobs: MarketJobs;
+  /** Notification channels, deliveries and digests. */
+  notify: NotifyParts;
   /** True once shutdown began (new requests get 503). */
   isDraining: () => boolean;
   /** Injected by tests; production windows use Redis TIME (one clock for every daemon). */
@@ -58,7 +64,7 @@ function registrarsOf(core: CoreParts, sources: HttpSources): RouteRegistrar[] {
   const { parts, snapshot, screens, presets, knownFields, backtests } = sources.screening;
   const { quotes, feed, gateway, alerts, alertsRepo, live, screenAlerts } = sources.realtime;
   const alertService = createAlertService({
-    alerts: alertsRepo, stocks: parts.stocks, presets, caps: config.alert_caps,
+    alerts: alertsRepo, stocks: parts.stocks, presets, caps: config.alert_caps, channels: sources.notify.alertLinks,
     checkScreen: (query, tier) => void screens.parse(query, tier),
     // The price evaluator broadcasts the change to every daemon; the screen evaluators listen too.
     onChange: async (id) => void (await Promise.all([alerts.changed(id), screenAlerts.reload(id)])),
@@ -90,6 +96,9 @@ function registrarsOf(core: CoreParts, sources: HttpSources): RouteRegistrar[] {
     }),
     (api) => registerAdminUploadRoute(api, { dir: importRoots.uploadsDir, maxBytes: config.upload_max_bytes }),
     (api) => registerAdminExportRoute(api, parts),
+    (api) => registerChannelRoutes(api, { channels: sources.notify.channelService }),
+    (api) => registerDeliveryRoutes(api, { deliveries: sources.notify.deliveriesRepo, service: sources.notify.deliveries }),
+    (api) => registerScheduleRoutes(api, { schedules: sources.notify.scheduleService }),
   ];
 }
 

@@ -15,7 +15,7 @@ import { createPriceFeed, type PriceFeed } from '../market/feed/feed.js';
 import { createQuoteStore, type QuoteStore } from '../market/feed/quote-store.js';
 import { createStockLoader } from '../market/feed/stock-loader.js';
 import { createMarketClock, type MarketClock } from '../market/market-clock.js';
-import { createAlertsRepo, type AlertsRepo } from '../store/alerts-repo.js';
+import { createAlertsRepo, type AlertsRepo, type AlertsRepoHooks } from '../store/alerts-repo.js';
 import { membershipWatch } from '../live/engine.js';
 import { createLiveScreens, type LiveScreens } from '../live/runtime.js';
 import { createLiveScreenHook } from '../ws/live-screens.js';
@@ -42,6 +42,14 @@ export interface RealtimeParts {
   screenAlerts: ScreenAlertEvaluator;
 }
 
+/** What happens to a firing besides the owner's sockets: its notification deliveries. */
+export interface FiringDelivery {
+  /** Inside the firing's claim transaction (the outbox). */
+  firingRecorded: AlertsRepoHooks['firingRecorded'];
+  /** After the claim committed, on the daemon that won it. Never throws. */
+  onFiring(eventId: string): Promise<void>;
+}
+
 /**
  * Build the real-time parts (nothing listens or ticks until the daemon starts them).
  * `clientAddress` reads a WebSocket upgrade's address as the HTTP app would (`trust_proxy`).
@@ -52,15 +60,24 @@ export async function buildRealtime(
   screening: ScreeningParts,
   clientAddress: (req: IncomingMessage) => string,
   opened: ShutdownStep[],
+  delivery?: FiringDelivery,
 ): Promise<RealtimeParts> {
   const { config, clock, logger, redis, commands, notifier, metrics } = core;
   const { parts, snapshot } = screening;
   const bus = createMarketBus({ redis, logger, maxLen: config.ws_history });
   opened.push(['bus', () => bus.close()]);
   const quotes = createQuoteStore({ redis: commands, key: redis.key });
-  const alertsRepo = createAlertsRepo(core.db);
+  const alertsRepo = createAlertsRepo(core.db, { firingRecorded: delivery?.firingRecorded });
+  // The winner of a firing's claim publishes it and queues its deliveries (published or not).
+  const publishFiring = async (e: AlertEvent) => {
+    try {
+      return await bus.publish(e);
+    } finally {
+      if (e.event_id) void delivery?.onFiring(e.event_id);
+    }
+  };
   const alerts = createAlertEvaluator({
-    alerts: alertsRepo, publish: (e) => bus.publish(e), notifier,
+    alerts: alertsRepo, publish: publishFiring, notifier,
     averageVolumes: createAverageVolumes(parts), clock, logger,
   });
   await alerts.start();
@@ -73,7 +90,7 @@ export async function buildRealtime(
     onTick: async (events) => void alerts.onTick(events).catch((err: Error) => logger.error({ err }, 'alert evaluation failed')),
   });
   marketClock.onTransition((ev) => void feed.publishStatus(ev).catch((err: Error) => logger.warn({ err: err.message }, 'market_status not published')));
-  const { live, screenAlerts } = await buildLive(core, screening, bus, quotes, alertsRepo, opened);
+  const { live, screenAlerts } = await buildLive(core, screening, bus, quotes, alertsRepo, opened, publishFiring);
   const gateway = createWsGateway({
     bus, redis: commands, key: redis.key, tokens: auth.tokens, logger, clock, registry: metrics.registry,
     universe: createSnapshotUniverse(() => snapshot.current()),
@@ -105,6 +122,7 @@ async function buildLive(
   quotes: QuoteStore,
   alertsRepo: AlertsRepo,
   opened: ShutdownStep[],
+  publishFiring: (e: AlertEvent) => Promise<unknown>,
 ): Promise<{ live: LiveScreens; screenAlerts: ScreenAlertEvaluator }> {
   const { config, clock, logger, redis, commands } = core;
   const { snapshot, screens, presets } = screening;
@@ -127,7 +145,7 @@ async function buildLive(
   opened.push(['screen alert causes (end)', async () => unsubscribeCauseEnd()]);
   // The quotes known at start are in the view before the screen alerts take their baseline.
   await live.seed();
-  const screenAlerts = buildScreenAlerts(core, screening, live, causes, (e) => bus.publish(e), alertsRepo);
+  const screenAlerts = buildScreenAlerts(core, screening, live, causes, publishFiring, alertsRepo);
   await screenAlerts.start();
   opened.push(['screen alerts', async () => screenAlerts.close()]);
   return { live, screenAlerts };

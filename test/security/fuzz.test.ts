@@ -45,9 +45,11 @@ describe('random fuzz of every route', () => {
     const other = await s.t.login();
     const doc = (await (await s.t.request('/openapi.json')).json()) as any;
     const preset = (await (await s.t.request('/api/v1/screen/presets', { method: 'POST', token: user.access_token, json: { name: 'p', query: {} } })).json()) as any;
+    // A channel of the user's to aim at (Telegram: made without reaching anything; its sends fail fast here).
+    const channel = (await (await s.t.request('/api/v1/channels', { method: 'POST', token: user.access_token, json: { type: 'telegram', name: 't', bot_token: '123456:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', chat_id: '42' } })).json()) as any;
     routes = s.t.daemon.context().http.routes.map((r) => ({ method: r.method, path: r.path, access: r.access }));
     world = {
-      ids: [user.id, other.id, preset.data.id, crypto.randomUUID(), '00000000-0000-0000-0000-000000000000'],
+      ids: [user.id, other.id, preset.data.id, channel.data.id, crypto.randomUUID(), '00000000-0000-0000-0000-000000000000'],
       codes: [...CODES, '999999'],
       tokens: { user: user.access_token, admin: s.adminToken, other: other.access_token },
       operation: (route) => doc.paths[toOpenApiPath(route.path)]?.[route.method],

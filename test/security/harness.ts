@@ -20,7 +20,8 @@ export interface SecurityDaemon {
 
 /** Start a daemon with the two stocks of CODES and an admin. */
 export async function startSecurityDaemon(label: string, config: Partial<ConfigInput> = {}): Promise<SecurityDaemon> {
-  const t = await startTestDaemon(label, { admin_email: ADMIN.email, admin_password: ADMIN.password, ...config });
+  // Telegram at a closed local port: a test message fails at once and nothing leaves the machine.
+  const t = await startTestDaemon(label, { admin_email: ADMIN.email, admin_password: ADMIN.password, telegram_api_url: 'http://127.0.0.1:1', ...config });
   const ctx = t.daemon.context();
   await ctx.market.apply({
     stocks: CODES.map((c) => stock(c, `Stock ${c}`, 'KOSPI', 'Tech')),

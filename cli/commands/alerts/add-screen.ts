@@ -5,7 +5,8 @@ import { alertRecord, createAlert } from '../../services/alerts/alerts.js';
 import { formatDuration } from '../../services/output/duration.js';
 import { resolvePresetId } from '../../services/screening/presets.js';
 import type { CliContext } from '../context.js';
-import { secondsArg } from '../flag-parsers.js';
+import { collectValues, secondsArg } from '../flag-parsers.js';
+import { resolveChannelIds } from '../../services/notify/channels.js';
 import { action, examples } from '../shared.js';
 
 const TYPES_HELP = `
@@ -29,6 +30,7 @@ export function register(parent: Command, ctx: CliContext): void {
     .option('--recurring', 'fire for every entry (exit), not only the first')
     .option('--cooldown <time>', 'least time between two firings for the same stock, e.g. 30m', secondsArg(7 * 86_400))
     .option('--note <text>', 'a note shown with the alert')
+    .option('--notify <channel>', 'deliver its firings to this channel too (id, prefix or name; see `stockscreen channels`); repeat for several', collectValues)
     .addHelpText(
       'after',
       TYPES_HELP +
@@ -36,15 +38,17 @@ export function register(parent: Command, ctx: CliContext): void {
         examples([
           'stockscreen alerts add-screen momentum screen_enter',
           'stockscreen alerts add-screen top-gainers screen_exit --recurring --cooldown 30m --note "left the top 20"',
+          'stockscreen alerts add-screen momentum screen_enter --recurring --notify phone',
           'stockscreen alerts list --type screen_enter',
         ]),
     )
     .action(
       action(ctx, async (session, cmd) => {
         const [ref, type] = cmd.processedArgs as [string, NewScreenAlert['alert_type']];
-        const o = cmd.opts<{ recurring?: boolean; cooldown?: number; note?: string }>();
+        const o = cmd.opts<{ recurring?: boolean; cooldown?: number; note?: string; notify?: string[] }>();
         const presetId = await resolvePresetId(session, ref);
-        const res = await createAlert(session, { preset_id: presetId, alert_type: type, recurring: o.recurring, cooldown_s: o.cooldown, note: o.note });
+        const channels = o.notify ? await resolveChannelIds(session, o.notify) : undefined;
+        const res = await createAlert(session, { preset_id: presetId, alert_type: type, recurring: o.recurring, cooldown_s: o.cooldown, note: o.note, channels });
         session.out.record(res.body, alertRecord(res.data, session.out.mode === 'tty'));
         const a = res.data;
         const cooldown = a.recurring && a.cooldown_s ? `, cooldown ${formatDuration(a.cooldown_s * 1000)}` : '';

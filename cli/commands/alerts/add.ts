@@ -4,7 +4,8 @@ import { PRICE_ALERT_TYPES, type NewPriceAlert } from '../../../daemon/contract/
 import { alertRecord, createAlert, formatThreshold } from '../../services/alerts/alerts.js';
 import { formatDuration } from '../../services/output/duration.js';
 import type { CliContext } from '../context.js';
-import { codeArg, numberArg, secondsArg } from '../flag-parsers.js';
+import { codeArg, collectValues, numberArg, secondsArg } from '../flag-parsers.js';
+import { resolveChannelIds } from '../../services/notify/channels.js';
 import { action, examples } from '../shared.js';
 
 const TYPES_HELP = `
@@ -28,6 +29,7 @@ export function register(parent: Command, ctx: CliContext): void {
     .option('--recurring', 'fire again whenever the condition becomes true again (default: once)')
     .option('--cooldown <time>', 'least time between two firings of a recurring alert, e.g. 10m', secondsArg(7 * 86_400))
     .option('--note <text>', 'a note shown with the alert')
+    .option('--notify <channel>', 'deliver its firings to this channel too (id, prefix or name; see `stockscreen channels`); repeat for several', collectValues)
     .addHelpText(
       'after',
       TYPES_HELP +
@@ -36,13 +38,15 @@ export function register(parent: Command, ctx: CliContext): void {
           'stockscreen alerts add 005930 price_above 80000',
           'stockscreen alerts add 035720 change_percent_below -3.5 --recurring --cooldown 10m',
           'stockscreen alerts add 000660 volume_above 3 --note "volume spike"',
+          'stockscreen alerts add 005930 price_below 70000 --notify phone --notify ops-webhook',
         ]),
     )
     .action(
       action(ctx, async (session, cmd) => {
         const [code, type, threshold] = cmd.processedArgs as [string, NewPriceAlert['alert_type'], number];
-        const o = cmd.opts<{ recurring?: boolean; cooldown?: number; note?: string }>();
-        const res = await createAlert(session, { code, alert_type: type, threshold, recurring: o.recurring, cooldown_s: o.cooldown, note: o.note });
+        const o = cmd.opts<{ recurring?: boolean; cooldown?: number; note?: string; notify?: string[] }>();
+        const channels = o.notify ? await resolveChannelIds(session, o.notify) : undefined;
+        const res = await createAlert(session, { code, alert_type: type, threshold, recurring: o.recurring, cooldown_s: o.cooldown, note: o.note, channels });
         const tty = session.out.mode === 'tty';
         session.out.record(res.body, alertRecord(res.data, tty));
         const a = res.data;

@@ -4,7 +4,8 @@ import type { AlertPatch } from '../../../daemon/contract/alerts.js';
 import { alertRecord, resolveAlertId, updateAlert } from '../../services/alerts/alerts.js';
 import { usageError } from '../../services/session/errors.js';
 import type { CliContext } from '../context.js';
-import { numberArg, secondsArg } from '../flag-parsers.js';
+import { collectValues, numberArg, secondsArg } from '../flag-parsers.js';
+import { resolveChannelIds } from '../../services/notify/channels.js';
 import { action, examples } from '../shared.js';
 
 /** Edit flags as commander parses them. */
@@ -16,6 +17,8 @@ interface EditFlags {
   oneShot?: boolean;
   cooldown?: number;
   note?: string;
+  notify?: string[];
+  notifyNone?: boolean;
 }
 
 /**
@@ -30,7 +33,10 @@ export function alertPatch(o: EditFlags): AlertPatch {
   if (o.cooldown !== undefined) patch.cooldown_s = o.cooldown;
   // An empty note clears it.
   if (o.note !== undefined) patch.note = o.note === '' ? null : o.note;
-  if (Object.keys(patch).length === 0) throw usageError('nothing to change', 'give at least one of --threshold, --active, --inactive, --recurring, --one-shot, --cooldown, --note');
+  // The channels are resolved to ids by the caller; --notify-none clears them.
+  if (o.notify !== undefined) patch.channels = o.notify;
+  if (o.notifyNone) patch.channels = [];
+  if (Object.keys(patch).length === 0) throw usageError('nothing to change', 'give at least one of --threshold, --active, --inactive, --recurring, --one-shot, --cooldown, --note, --notify, --notify-none');
   return patch;
 }
 
@@ -47,11 +53,14 @@ export function register(parent: Command, ctx: CliContext): void {
     .addOption(new Option('--one-shot', 'fire once, then become inactive'))
     .option('--cooldown <time>', 'least time between two firings, e.g. 10m (0 for none)', secondsArg(7 * 86_400))
     .option('--note <text>', 'new note ("" clears it)')
-    .addHelpText('after', examples(['stockscreen alerts edit 6f1c2a9e --threshold 82000', 'stockscreen alerts edit 6f1c2a9e --active', 'stockscreen alerts edit 6f1c2a9e --recurring --cooldown 30m --note ""']))
+    .addOption(new Option('--notify <channel>', 'deliver its firings to these channels (replaces the list; id, prefix or name); repeat for several').argParser(collectValues).conflicts('notifyNone'))
+    .addOption(new Option('--notify-none', 'deliver its firings to no channel'))
+    .addHelpText('after', examples(['stockscreen alerts edit 6f1c2a9e --threshold 82000', 'stockscreen alerts edit 6f1c2a9e --active', 'stockscreen alerts edit 6f1c2a9e --recurring --cooldown 30m --note ""', 'stockscreen alerts edit 6f1c2a9e --notify phone --notify inbox']))
     .action(
       action(ctx, async (session, cmd) => {
         const [ref] = cmd.processedArgs as [string];
-        const patch = alertPatch(cmd.opts<EditFlags>());
+        const flags = cmd.opts<EditFlags>();
+        const patch = alertPatch({ ...flags, notify: flags.notify ? await resolveChannelIds(session, flags.notify) : undefined });
         const res = await updateAlert(session, await resolveAlertId(session, ref), patch);
         session.out.record(res.body, alertRecord(res.data, session.out.mode === 'tty'));
         session.out.info(`alert ${res.data.id} updated`);

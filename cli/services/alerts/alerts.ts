@@ -87,7 +87,7 @@ export function formatThreshold(type: AlertType, threshold: number | null): stri
 }
 
 /** Column order of alert rows (also the TSV column order). */
-export const ALERT_HEADERS = ['ID', 'CODE', 'NAME', 'TYPE', 'THRESHOLD', 'ACTIVE', 'RECURRING', 'COOLDOWN', 'FIRED', 'LAST FIRED', 'NOTE', 'PRESET'] as const;
+export const ALERT_HEADERS = ['ID', 'CODE', 'NAME', 'TYPE', 'THRESHOLD', 'ACTIVE', 'RECURRING', 'COOLDOWN', 'FIRED', 'LAST FIRED', 'NOTE', 'PRESET', 'CHANNELS'] as const;
 
 /** One alert's cells; `tty` picks readable over raw values (TSV keeps raw numbers). */
 export function alertCells(a: Alert, tty: boolean): CellInput[] {
@@ -100,6 +100,7 @@ export function alertCells(a: Alert, tty: boolean): CellInput[] {
     a.fire_count, a.last_fired_at, a.note,
     // Last, so that scripts reading the columns of price alerts by position keep working.
     a.preset_id && tty ? shortId(a.preset_id) : a.preset_id,
+    (a.channels ?? []).map((c) => (tty ? shortId(c) : c)).join(','),
   ];
 }
 

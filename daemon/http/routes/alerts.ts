@@ -7,10 +7,10 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import { thresholdProblem } from '../../alerts/alert-rules.js';
 import { ALERT_TYPES, isScreenAlertType } from '../../kernel/alert-types.js';
-import type { AlertOwner, AlertService } from '../../alerts/alert-service.js';
+import type { AlertOwner, AlertService, ChanneledAlert } from '../../alerts/alert-service.js';
 import { stockCode } from '../../field-schemas.js';
 import type { Alert as AlertView, AlertFiring, NewAlert } from '../../contract/alerts.js';
-import type { Alert, AlertFiringRecord } from '../../store/alerts-repo.js';
+import type { AlertFiringRecord } from '../../store/alerts-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
 
@@ -25,6 +25,12 @@ const threshold = z.number({ error: 'must be a number' });
 const cooldown = z.number({ error: 'must be a number of seconds' }).int('must be whole seconds').min(0, 'must not be negative').max(7 * 86400, 'must be at most 604800 (7 days)');
 const note = z.string().max(500, 'must be at most 500 characters').nullable();
 const idParams = z.object({ id: z.uuid('must be an alert id') });
+/** Most channels one alert delivers to. */
+const MAX_ALERT_CHANNELS = 10;
+const channels = z
+  .array(z.uuid('must be a channel id'), { error: 'must be an array of channel ids' })
+  .max(MAX_ALERT_CHANNELS, `at most ${MAX_ALERT_CHANNELS} channels`)
+  .describe('Notification channels of yours (GET /channels) each firing is delivered to (webhook, Telegram, Slack, Discord, e-mail); [] for none');
 const paging = { page: z.coerce.number().int().min(1).default(1), limit: z.coerce.number().int().min(1).max(500).default(50) };
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
@@ -37,6 +43,7 @@ const createBody = z
     recurring: z.boolean().optional().describe('Fire again each time the condition becomes true again (a screen alert: each time a stock enters or exits again); default false: fire once'),
     cooldown_s: cooldown.optional().describe('Minimum seconds between two firings of a recurring alert (a screen alert: for the same stock)'),
     note: note.optional(),
+    channels: channels.optional(),
   })
   .superRefine((v, ctx) => {
     const issue = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
@@ -55,8 +62,8 @@ const createBody = z
   // The checks above make it one of the two shapes.
   .transform((v) => v as NewAlert);
 const updateBody = z
-  .strictObject({ threshold: threshold.optional(), active: z.boolean().optional(), recurring: z.boolean().optional(), note: note.optional(), cooldown_s: cooldown.optional() })
-  .refine((v) => Object.keys(v).length > 0, { message: 'give at least one of threshold, active, recurring, note, cooldown_s' });
+  .strictObject({ threshold: threshold.optional(), active: z.boolean().optional(), recurring: z.boolean().optional(), note: note.optional(), cooldown_s: cooldown.optional(), channels: channels.optional() })
+  .refine((v) => Object.keys(v).length > 0, { message: 'give at least one of threshold, active, recurring, note, cooldown_s, channels' });
 const listQuery = z.object({ code: code.optional(), active: bool.optional(), type: alertType.optional(), ...paging });
 const eventsQuery = z.object({ code: code.optional(), ...paging });
 
@@ -69,6 +76,7 @@ export const alertSchema = z
     cooldown_s: z.number(), note: z.string().nullable(), active: z.boolean(),
     armed: z.boolean().describe('False after a firing until the condition has been false again'),
     fire_count: z.number(), last_fired_at: z.string().nullable(), created_at: z.string(), updated_at: z.string(),
+    channels: z.array(z.string()).describe('The notification channels its firings are delivered to'),
   })
   .meta({ id: 'Alert' });
 /** A firing in the OpenAPI document. */
@@ -81,7 +89,7 @@ export const eventSchema = z
   .meta({ id: 'AlertFiring' });
 
 /** An alert as the API shows it. */
-function view(a: Alert): AlertView {
+function view(a: ChanneledAlert): AlertView {
   const { user_id: _owner, last_fired_at, ...rest } = a;
   return { ...rest, last_fired_at: last_fired_at === null ? null : new Date(last_fired_at).toISOString() };
 }
@@ -131,7 +139,7 @@ export function registerAlertRoutes(api: ApiBuilder, deps: AlertRoutesDeps): voi
     async (req, res) => sendSuccess(req, res, view(await alerts.get(req.user!.id, (req.valid.params as z.output<typeof idParams>).id))),
   );
   api.route(
-    { method: 'put', path: '/alerts/:id', summary: 'Update an alert (threshold, active, recurring, note, cooldown_s)', tags, access: 'user', params: idParams, body: updateBody, response: alertSchema, errors: [403, 404] },
+    { method: 'put', path: '/alerts/:id', summary: 'Update an alert (threshold, active, recurring, note, cooldown_s, channels)', tags, access: 'user', params: idParams, body: updateBody, response: alertSchema, errors: [403, 404] },
     async (req, res) => {
       const { id } = req.valid.params as z.output<typeof idParams>;
       sendSuccess(req, res, view(await alerts.update(owner(req), id, req.valid.body as z.output<typeof updateBody>)));

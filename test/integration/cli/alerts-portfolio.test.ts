@@ -52,7 +52,7 @@ describe('stockscreen alerts and portfolio', () => {
     const list = await h.cli(['alerts', 'list', '--code', a.code]);
     // Piped: a header row like every list (issue 20), then the alert
     const [header, line] = list.io.out().trimEnd().split('\n');
-    expect(header).toBe('ID\tCODE\tNAME\tTYPE\tTHRESHOLD\tACTIVE\tRECURRING\tCOOLDOWN\tFIRED\tLAST FIRED\tNOTE\tPRESET');
+    expect(header).toBe('ID\tCODE\tNAME\tTYPE\tTHRESHOLD\tACTIVE\tRECURRING\tCOOLDOWN\tFIRED\tLAST FIRED\tNOTE\tPRESET\tCHANNELS');
     const row = line!.split('\t');
     expect([row[0], row[5], row[8]]).toEqual([alert.id, 'no', '1']);
     expect((await h.cli(['alerts', 'list', '--active', '--code', a.code])).io.out()).toBe(`${header}\n`);

@@ -24,7 +24,7 @@ const KERNEL = ['daemon/kernel/', 'daemon/errors.ts'] as const;
 const ROOT_FILES = ['daemon/config.ts', 'daemon/validation.ts', 'daemon/field-schemas.ts', 'daemon/version.ts'] as const;
 const BELOW_DOMAIN = [...KERNEL, 'daemon/contract/', ...ROOT_FILES, 'daemon/infra/', 'daemon/store/'] as const;
 /** The domain folders (issue features add theirs here). */
-export const DOMAIN = ['daemon/market/', 'daemon/indicators/', 'daemon/screening/', 'daemon/history/', 'daemon/backtest/', 'daemon/live/', 'daemon/alerts/', 'daemon/auth/', 'daemon/portfolio/', 'daemon/ratelimit/'] as const;
+export const DOMAIN = ['daemon/market/', 'daemon/indicators/', 'daemon/screening/', 'daemon/history/', 'daemon/backtest/', 'daemon/live/', 'daemon/alerts/', 'daemon/auth/', 'daemon/portfolio/', 'daemon/ratelimit/', 'daemon/notify/'] as const;
 const TRANSPORTS = ['daemon/http/', 'daemon/ws/', 'daemon/jobs/'] as const;
 
 export const RULES: readonly DependencyRule[] = [

@@ -1,0 +1,133 @@
+/**
+ * Notification wiring: channels, the delivery pipeline (outbound HTTP with its address policy,
+ * the senders, pacing, the delivery queue and this daemon's worker on it), digest schedules and
+ * their clock. Built before the real-time parts, whose firings it delivers.
+ */
+import { Counter } from 'prom-client';
+import nodemailer, { type Transporter } from 'nodemailer';
+import { JOB_STATES, registerJobCounts } from '../infra/metrics.js';
+import type { ShutdownStep } from '../infra/shutdown.js';
+import { createDeliveryJobs, type DeliveryJobs } from '../jobs/delivery-jobs.js';
+import { createAddressPolicy } from '../notify/address-policy.js';
+import { createChannelService, type ChannelService } from '../notify/channel-service.js';
+import { createDeliveryService, type DeliveryService } from '../notify/delivery-service.js';
+import { createDigests, type Digests } from '../notify/digests.js';
+import { createOutbound, type Outbound, type Resolver } from '../notify/outbound.js';
+import { createRedisPacer } from '../notify/pacing.js';
+import { createScheduleService, type ScheduleService } from '../notify/schedule-service.js';
+import { createSender } from '../notify/senders.js';
+import type { AlertChannelLinks } from '../alerts/alert-service.js';
+import { createChannelsRepo, type ChannelsRepo } from '../store/channels-repo.js';
+import { createDeliveriesRepo, type DeliveriesRepo } from '../store/deliveries-repo.js';
+import { createSchedulesRepo, type SchedulesRepo } from '../store/schedules-repo.js';
+import { VERSION } from '../version.js';
+import type { CoreParts } from './core.js';
+import type { ScreeningParts } from './market.js';
+
+/** The notification parts. */
+export interface NotifyParts {
+  channelsRepo: ChannelsRepo;
+  deliveriesRepo: DeliveriesRepo;
+  schedulesRepo: SchedulesRepo;
+  outbound: Outbound;
+  deliveries: DeliveryService;
+  channelService: ChannelService;
+  scheduleService: ScheduleService;
+  digests: Digests;
+  deliveryJobs: DeliveryJobs;
+  /** Alerts' links to channels (the alert service's port). */
+  alertLinks: AlertChannelLinks;
+  /** Stop the worker, the queue, outbound connections and SMTP; idempotent. */
+  close(): Promise<void>;
+}
+
+/** Test seams. */
+export interface NotifyOverrides {
+  /** Name resolution of outbound URLs (DNS rebinding tests). */
+  resolve?: Resolver;
+}
+
+/** Most members a digest lists. */
+const MAX_DIGEST_MEMBERS = 500;
+
+function mailTransport(url: string | undefined, timeoutMs: number): Transporter | undefined {
+  if (!url) return undefined;
+  const u = new URL(url);
+  const secure = u.protocol === 'smtps:';
+  return nodemailer.createTransport({
+    host: u.hostname, port: Number(u.port || (secure ? 465 : 587)), secure,
+    auth: u.username ? { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) } : undefined,
+    connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs,
+    pool: true, maxConnections: 2,
+  });
+}
+
+/** Build the notification parts and start this daemon's delivery worker (`delivery_workers` at a time). */
+export async function buildNotify(core: CoreParts, screening: ScreeningParts, opened: ShutdownStep[], overrides: NotifyOverrides = {}): Promise<NotifyParts> {
+  const { config, db, redis, commands, logger, clock, metrics } = core;
+  const channelsRepo = createChannelsRepo(db);
+  const deliveriesRepo = createDeliveriesRepo(db);
+  const schedulesRepo = createSchedulesRepo(db);
+  const outbound = createOutbound({ policy: createAddressPolicy(config.webhook_allow_private), timeoutMs: config.delivery_timeout_ms, resolve: overrides.resolve });
+  const mail = mailTransport(config.smtp_url, config.delivery_timeout_ms);
+  const deliveryJobs = createDeliveryJobs({
+    redis, logger, clock, lockMs: config.job_lock_ms, digestIntervalMs: config.digest_check_interval_ms, sweepIntervalMs: config.delivery_sweep_interval_ms,
+  });
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await deliveryJobs.close();
+      await outbound.close();
+      mail?.close();
+    })());
+  opened.push(['deliveries', close]);
+  registerJobCounts(metrics.registry, () => deliveryJobs.queue.getJobCounts(...JOB_STATES), 500, { name: 'stockscreen_delivery_jobs', queue: 'deliveries' });
+  const attempts = new Counter({
+    name: 'stockscreen_delivery_attempts_total',
+    help: 'Notification delivery attempts by channel type and outcome (delivered, retrying: failed and scheduled again, dead: given up)',
+    labelNames: ['channel_type', 'outcome'],
+    registers: [metrics.registry],
+  });
+  const maxAgeMs = config.delivery_max_age_s * 1000;
+  const deliveries = createDeliveryService({
+    repo: deliveriesRepo, channels: channelsRepo, queue: deliveryJobs, clock, logger,
+    sender: createSender({ outbound, telegramApiUrl: config.telegram_api_url, mail, mailFrom: config.smtp_from, timeoutMs: config.delivery_timeout_ms, userAgent: `stockscreen-notify/${VERSION}` }),
+    pacer: createRedisPacer(commands, redis.key),
+    settings: {
+      groupWaitMs: config.delivery_group_wait_ms, maxAgeMs, timeoutMs: config.delivery_timeout_ms, pacingMs: config.delivery_pacing_ms,
+      baseMs: config.delivery_retry_base_ms, maxMs: config.delivery_retry_max_ms, sweepGraceMs: Math.max(60_000, config.delivery_sweep_interval_ms),
+    },
+    observe: (type, outcome) => attempts.inc({ channel_type: type, outcome }),
+  });
+  const channelService = createChannelService({
+    channels: channelsRepo, deliveries: deliveriesRepo, outbound, attemptOnce: (id) => deliveries.attemptOnce(id),
+    caps: config.channel_caps, smtp: mail !== undefined, maxAgeMs, clock,
+  });
+  const { presets, screens } = screening;
+  const scheduleService = createScheduleService({
+    schedules: schedulesRepo, channels: channelService, caps: config.schedule_caps, clock,
+    presetExists: async (userId, id) => (await presets.get(userId, id)) !== undefined,
+  });
+  const digests = createDigests({
+    schedules: schedulesRepo, deliveries: deliveriesRepo, channels: channelsRepo, queue: deliveryJobs, clock, logger, maxAgeMs,
+    async members(userId, presetId) {
+      const preset = await presets.get(userId, presetId);
+      if (!preset) return null;
+      // The saved query was checked against its owner's budget when saved (as screen alerts' are).
+      const answer = await screens.run(screens.parse(preset.query, 'trusted'));
+      const items = JSON.parse(answer.stocksJson) as { code: string; name?: string }[];
+      return { name: preset.name, members: items.slice(0, MAX_DIGEST_MEMBERS).map((i) => ({ code: i.code, name: i.name ?? i.code })) };
+    },
+  });
+  const alertLinks: AlertChannelLinks = {
+    check: (userId, ids) => channelService.checkOwned(userId, ids, 'channels'),
+    set: (alertId, ids) => channelsRepo.setAlertChannels(alertId, ids),
+    of: (alertIds) => channelsRepo.alertChannels(alertIds),
+    clear: (alertId) => channelsRepo.clearAlert(alertId),
+  };
+  await deliveryJobs.start(
+    { collect: (e, c) => deliveries.collect(e, c), step: (id) => deliveries.step(id), digestTick: () => digests.tick(), sweep: () => deliveries.sweep() },
+    config.delivery_workers,
+  );
+  return { channelsRepo, deliveriesRepo, schedulesRepo, outbound, deliveries, channelService, scheduleService, digests, deliveryJobs, alertLinks, close };
+}
