@@ -153,7 +153,10 @@ describe('abuse: what one user may cost', () => {
         return r;
       }),
     );
-    // When another user screens meanwhile
+    // When another user screens while some of the burst still waits for its turn
+    const screens = t.daemon.context().screens;
+    for (let i = 0; i < 2_000 && screens.stats().waiting === 0 && order.length < 10; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(screens.stats().waiting).toBeGreaterThan(0);
     const other = await screen(bob.access_token, { market: 'KOSPI', max_per: 15, per_page: 20 });
     order.push(`bob:${other.status}`);
     const done = await Promise.all(burst);
