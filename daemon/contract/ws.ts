@@ -96,7 +96,7 @@ export type AlertMessage = ServerMessageBase & {
   type: 'alert';
   code: string;
   alert_type: string;
-  /** The price alert's threshold; null for an alert on a screen (`screen_enter`/`screen_exit`, issue 22). */
+  /** The price alert's threshold; null for an alert on a screen (`screen_enter`/`screen_exit`). */
   threshold: number | null;
   current_price: number;
   message: string;
@@ -141,7 +141,7 @@ export type BatchMessage = ServerMessageBase & {
   batch_size: number;
   messages: ServerMessage[];};
 
-/** A live screen as its `subscribed` message describes it (issue 22). */
+/** A live screen as its `subscribed` message describes it. */
 export interface ScreenInfo {
   screen_id: string;
   /** `preset:<id>`, `template:<id>` or `query`. */
@@ -245,7 +245,7 @@ export interface WsStats {
   memory: MemoryFigures;
   /**
    * Mean of what each connection holds itself (socket send buffer + session state as saved);
-   * null without connections (issue 20).
+   * null without connections.
    */
   bytes_per_connection: number | null;
   topics: number;

@@ -4,7 +4,7 @@
  * free when answered from a cache), and its OpenAPI description. The router, the rate limiter
  * and the OpenAPI document all read these declarations; nothing else recognises paths.
  *
- * Every route runs the same chain, cheapest refusal first (issue 16):
+ * Every route runs the same chain, cheapest refusal first:
  * size and media-type gate (413/415 from headers alone) → identify the caller (401, no body
  * read) → parse the JSON body (route limit) → validate → rate limit (counts the request and
  * reads the token's revocation mark in one Redis call) → confirm (revoked 401, admin 403) →

@@ -62,7 +62,7 @@ export interface HaltRecord {
 }
 
 /**
- * What a dated source said of an issue's designation on one trading day (issue 23: as-of
+ * What a dated source said of an issue's designation on one trading day (as-of
  * screens use the designation in force on their date). Only days a source stated it are
  * recorded; KOSPI rows of the KRX daily files leave it blank (unknown), so they record none.
  */
@@ -111,7 +111,7 @@ export interface FinancialQuarter {
   shares_outstanding: number | null;
   /** Dividends per share declared in the quarter (KRW). */
   dividends_per_share: number | null;
-  /** YYYY-MM-DD the statement became public, when the source gives it (issue 23). */
+  /** YYYY-MM-DD the statement became public, when the source gives it. */
   disclosed_on?: string | null;
 }
 

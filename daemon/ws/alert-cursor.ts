@@ -1,6 +1,6 @@
 /**
  * A session's alert cursor: which of its owner's alert firings the session has been sent
- * (issue 7: "missed alerts are replayed" to a connection restoring within 5 minutes).
+ * ("missed alerts are replayed" to a connection restoring within 5 minutes).
  * Missed alerts are read from the durable firing records, not from the bounded bus
  * history, so the cursor is expressed in firing times and record ids: `at` is the newest
  * firing time sent (or the session start), `seen` the records sent within

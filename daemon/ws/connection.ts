@@ -70,7 +70,7 @@ export interface ConnectionDeps {
   logger: Logger;
   settings: ConnectionSettings;
   observer: ConnectionObserver;
-  /** Live screens (issue 22); absent: `subscription_type: "screen"` is refused. */
+  /** Live screens; absent: `subscription_type: "screen"` is refused. */
   liveScreens?: LiveScreenHook;
   /** Connection caps per address / per user (connection-caps.ts); absent: none. */
   caps?: ConnectionCaps;

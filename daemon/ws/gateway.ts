@@ -127,7 +127,7 @@ export interface WsGatewayDeps {
   /** Prometheus registry for the gateway's instruments (a private one when absent). */
   registry?: Registry;
   options?: Partial<WsGatewayOptions>;
-  /** Live screens (issue 22); their connection's screens end when it closes. */
+  /** Live screens; their connection's screens end when it closes. */
   liveScreens?: LiveScreenHook;
   /** The client address of an upgrade request (default: the socket's peer; the daemon applies `trust_proxy`). */
   clientAddress?(req: IncomingMessage): string;

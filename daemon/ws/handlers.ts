@@ -52,7 +52,7 @@ function subscribe(conn: Connection, m: Of<'subscribe'>): void {
   }
 }
 
-/** Live screens (issue 22): handled by the live-screen hook (live-screens.ts) when the daemon has one. */
+/** Live screens: handled by the live-screen hook (live-screens.ts) when the daemon has one. */
 function screenMessage(conn: Connection, m: ScreenClientMessage): Promise<void> | undefined {
   const live = conn.deps.liveScreens;
   if (!live) return void conn.error('SUBSCRIPTION_FAILED', 'Live screens are not available on this server', { reason: 'unavailable', subscription_type: 'screen' });

@@ -1,5 +1,5 @@
 /**
- * Topics → local connections, and the fan-out of bus events (issue 6: "Sector and
+ * Topics → local connections, and the fan-out of bus events ("Sector and
  * market subscriptions fan out the updates of their member stocks").
  *
  * Routing rules (the same rules decide what a restored session gets replayed):

@@ -40,7 +40,7 @@ export type WsErrorCode = (typeof WS_ERROR_CODES)[number];
 
 /** Close codes the gateway uses. */
 export const CLOSE_CODES = {
-  /** Server shutting down (CONVENTIONS "Lifecycle"). */
+  /** Server shutting down: every socket is closed with it when the daemon stops, so clients reconnect elsewhere. */
   GOING_AWAY: 1001,
   /** Repeated rate-limit abuse. */
   POLICY_VIOLATION: 1008,
@@ -213,7 +213,7 @@ export const serverMessages = {
     info: ReconnectedInfo,
     nowMs: number,
   ) => out('reconnected', { session_id: sessionId, restored_subscriptions: restored, ...info, timestamp: iso(nowMs) } satisfies MessageBody<ReconnectedMessage>),
-  /** A live screen subscribed (issue 22): its id and current members (never coalesced). */
+  /** A live screen subscribed: its id and current members (never coalesced). */
   screenSubscribed: (screen: ScreenInfo, members: readonly object[], nowMs: number) =>
     out('subscribed', { subscription_type: 'screen', targets: [screen.source], ...screen, members, count: members.length, timestamp: iso(nowMs) } satisfies MessageBody<ScreenSubscribed>),
   /** A live screen's membership changed (never coalesced: each diff counts). */

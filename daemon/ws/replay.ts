@@ -1,5 +1,5 @@
 /**
- * What a restored session missed (issue 6: "replays the missed messages in order from a
+ * What a restored session missed ("replays the missed messages in order from a
  * bounded per-stream history"). Reads the bus history after the session's last stream
  * id up to the gateway's current dispatch position (later events arrive live), keeps
  * the events the restored subscriptions and user would have received (hub rules) — of

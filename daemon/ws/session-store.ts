@@ -40,7 +40,7 @@ export interface SessionState {
   started_at: number;
   /** Which of the owner's alert firings the session has been sent. */
   alerts: AlertCursor;
-  /** Live screens (issue 22) with their members at save time; absent when none. */
+  /** Live screens with their members at save time; absent when none. */
   live_screens?: SavedLiveScreen[];
 }
 

@@ -1,5 +1,5 @@
 /**
- * Feed-leader takeover time (issue 10: "when that daemon dies another takes over within a
+ * Feed-leader takeover time ("when that daemon dies another takes over within a
  * few seconds"): two daemons with the simulator feed on one database and Redis; find the
  * lease holder (`<prefix>feed:leader` names host:pid:…), watch both markets on the other over
  * WebSocket until ticks flow, SIGKILL the holder (a crash: the lease is not released), and

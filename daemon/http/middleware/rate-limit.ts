@@ -101,7 +101,7 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
     };
     return async (req, res, next) => {
       const { identity, probe } = await identify(req);
-      // Issue 20: an account with a load-test exemption in force is not counted (its revocation is checked by confirmCaller).
+      // An account with a load-test exemption in force is not counted (its revocation is checked by confirmCaller).
       if (req.rateLimitExempt === true) return next();
       const endpoint = rule && { rule, path: canonicalPrefix(req.baseUrl, API_PREFIXES) + route.template };
       const checks = planChecks(config, identity, endpoint, deps.key);

@@ -27,7 +27,7 @@ export interface ScreenRoutesDeps {
   screens: ScreenService;
   snapshot: SnapshotService;
   knownFields: ReadonlySet<string>;
-  /** The live view (issue 22): POST /screen?prices=live answers on it. */
+  /** The live view: POST /screen?prices=live answers on it. */
   liveSnapshot?: () => Snapshot;
 }
 

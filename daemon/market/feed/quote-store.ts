@@ -1,5 +1,5 @@
 /**
- * Live quotes in Redis, shared by every daemon instance (issue 6: "Every tick updates the
+ * Live quotes in Redis, shared by every daemon instance ("Every tick updates the
  * live quote used by GET /stocks/{code}/price"). Two hashes under the deployment prefix:
  * `<prefix>quotes` (field = stock code, value = the last PriceEvent as JSON) and
  * `<prefix>orderbooks` (the last OrderBookEvent). One hash each rather than a key per

@@ -1,5 +1,5 @@
 /**
- * What a daemon keeps across restarts: the generated JWT signing key (issue 2: "generated
+ * What a daemon keeps across restarts: the generated JWT signing key ("generated
  * once and kept in the data dir with mode 0600"; with PostgreSQL, in the database so every
  * daemon shares it), and the admin bootstrap, which creates the account or updates it.
  */
