@@ -50,7 +50,7 @@ const endpointLimits = z
 const tierLimits = (perHour: number, perDay: number) =>
   z.strictObject({ per_hour: int(1, 1e9).default(perHour), per_day: int(1, 1e10).default(perDay) }).prefault({});
 
-/** Rate-limit settings (spec "Limits"); the spec's numbers are the defaults. */
+/** Rate-limit settings; the spec's numbers are the defaults. */
 const rateLimitSchema = z
   .strictObject({
     enabled: bool.default(true),

@@ -5,7 +5,7 @@
  */
 import type { ReportRow, Target } from './types.js';
 
-/** The spec's targets (spec "Other limits and targets"). */
+/** The spec's targets. */
 export const SPEC_TARGETS = {
   simpleScreenP95Ms: { op: '<', value: 200, source: 'spec' },
   complexScreenP99Ms: { op: '<', value: 500, source: 'spec' },

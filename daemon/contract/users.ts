@@ -17,7 +17,7 @@ export interface PublicUser {
   updated_at: string;
 }
 
-/** The token response of login and refresh (spec "Token response") with the rotating refresh token. */
+/** The token response of login and refresh with the rotating refresh token. */
 export interface TokenPair {
   access_token: string;
   token_type: 'bearer';

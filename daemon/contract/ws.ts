@@ -1,5 +1,5 @@
 /**
- * The WebSocket protocol on the wire (spec "Events"): client messages, every server message
+ * The WebSocket protocol on the wire: client messages, every server message
  * and GET /ws/stats. Every server message carries the session's next `sequence` number; a
  * `batch` frame takes its number before its inner messages (daemon/ws/protocol.ts).
  */
@@ -7,13 +7,13 @@ import type { WS_ERROR_CODES } from '../errors.js';
 import type { MarketStatus } from '../kernel/events.js';
 import type { Market } from '../kernel/records.js';
 
-/** The kinds of subscription (spec "Client to server"). */
+/** The kinds of subscription. */
 export const SUBSCRIPTION_TYPES = ['stock', 'market', 'sector'] as const;
 /** A subscription kind. */
 export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number];
 /** Targets per subscription kind (the `restored_subscriptions` shape). */
 export type SubscriptionMap = Record<SubscriptionType, string[]>;
-/** A WebSocket error code (spec "WebSocket error codes"). */
+/** A WebSocket error code. */
 export type WsErrorCode = keyof typeof WS_ERROR_CODES;
 
 /** `subscribe` / `unsubscribe` sent by a client. */

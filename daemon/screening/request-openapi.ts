@@ -1,6 +1,6 @@
 /**
  * The JSON Schema (OpenAPI 3.1) of the screening request, generated from the
- * indicator registry ("the registry drives validation, OpenAPI, …"):
+ * indicator registry, so validation and the documentation cannot drift apart:
  * shape A `filters.<indicator>` ranges, shape B `min_<id>` / `max_<id>` bounds,
  * and the enums of sort fields and extra output fields. It documents what
  * request.ts accepts; validation itself stays in request.ts, so a bad request

@@ -1,5 +1,5 @@
 /**
- * zod 4 schemas of the screening request (spec "Screening request", both
+ * zod 4 schemas of the screening request (both
  * shapes). Only the fixed keys live here; the
  * open-ended `filters.<indicator>` and `min_<indicator>`/`max_<indicator>`
  * keys are checked against the indicator registry in request.ts.

@@ -1,5 +1,5 @@
 /**
- * Turns a screening request body (spec "Screening request", shape A or B, in
+ * Turns a screening request body (shape A or B, in
  * one schema) into a validated ScreenQuery, collecting every problem into
  * field-level details of one 400.
  */

@@ -36,7 +36,7 @@ import { collectStats, type WsStats } from './stats-report.js';
 import { createWsCounters } from './stats.js';
 import type { Universe } from './subscriptions.js';
 
-/** The WebSocket paths (spec "Endpoints"). */
+/** The WebSocket paths. */
 export const WS_PATHS = ['/v1/ws', '/api/v1/ws', '/ws/market'] as const;
 
 /**

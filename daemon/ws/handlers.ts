@@ -1,5 +1,5 @@
 /**
- * Handlers of client messages (spec "Client to server"). Synchronous ones return
+ * Handlers of client messages. Synchronous ones return
  * undefined; refresh_token and reconnect return a promise the connection awaits before
  * handling the next message, so replies keep the order of requests. A successful
  * subscribe is followed by the current `market_status` of markets new to the connection

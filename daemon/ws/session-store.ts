@@ -1,5 +1,5 @@
 /**
- * WebSocket sessions in Redis (spec "States and transitions": a saved session lives 5
+ * WebSocket sessions in Redis (the spec: a saved session lives 5
  * minutes after disconnect; restoring needs the same user). State lives only in Redis,
  * so a session written by one daemon restores on another.
  *

@@ -80,7 +80,7 @@ export function planFor(env: NodeJS.ProcessEnv): BenchPlan {
   return env.BENCH_SCALE === 'quick' ? QUICK_PLAN : env.BENCH_SCALE === 'tiny' ? TINY_PLAN : FULL_PLAN;
 }
 
-/** Endpoint limits raised so that only the limit under test can throttle the bench (spec "Endpoint limits" are 10–200/h). */
+/** Endpoint limits raised so that only the limit under test can throttle the bench (the spec's endpoint limits are 10–200/h). */
 export const RAISED_ENDPOINT_LIMITS = {
   'POST /screen': 1e9,
   'GET /stocks/{code}': 1e9,

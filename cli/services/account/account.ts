@@ -1,4 +1,4 @@
-/** Account logic behind register, login, logout and whoami (spec "Authentication"). */
+/** Account logic behind register, login, logout and whoami. */
 import type { PublicUser, TokenPair } from '../../../daemon/contract/users.js';
 import { API_PREFIX, createApiClient, type ApiResponse } from '../transport/api-client.js';
 import { credentialsFromTokens } from '../session/credentials.js';

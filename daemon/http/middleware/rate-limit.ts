@@ -1,5 +1,5 @@
 /**
- * The rate limiter (spec "Limits"), one step of each limited route's chain (see api.ts):
+ * The rate limiter, one step of each limited route's chain (see api.ts):
  * it runs after the caller is identified and the request validated, so it never works for an
  * unauthenticated caller's body. It learns the route's endpoint limit and free-when-cached
  * test from the route table, checks every applicable counter in one Redis round trip (which
