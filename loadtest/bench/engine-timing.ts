@@ -44,6 +44,20 @@ function time(snapshot: Snapshot, body: Record<string, unknown>, iterations: num
 /** Rows of the engine timing (scenario `engine`). */
 export async function engineRows(dataDir: string, iterations: number): Promise<ReportRow[]> {
   const snapshot = await loadSnapshot(dataDir);
+  const rows = screenTimingRows(snapshot, iterations);
+  rows.push(...languageRows(snapshot, new Set<string>(INDICATOR_IDS), iterations));
+  return rows;
+}
+
+/**
+ * The simple and complex screens of the load scenarios timed on the daemon's snapshot (the
+ * request-path bench reports them beside the per-request CPU they are part of).
+ */
+export async function screenEngineRows(dataDir: string, iterations: number): Promise<ReportRow[]> {
+  return screenTimingRows(await loadSnapshot(dataDir), iterations);
+}
+
+function screenTimingRows(snapshot: Snapshot, iterations: number): ReportRow[] {
   const rows: ReportRow[] = [makeRow('engine', 'stocks in snapshot', snapshot.size, '')];
   for (const [name, body] of [['simple', simpleBodies(false).shapeB()], ['complex', complexBodies(false).shapeB()]] as const) {
     const { h, total } = time(snapshot, body, iterations);
@@ -54,6 +68,5 @@ export async function engineRows(dataDir: string, iterations: number): Promise<R
       makeRow('engine', `${name} query p99`, s.p99, 'µs', ISSUE_TARGETS.engineQueryP99Us),
     );
   }
-  rows.push(...languageRows(snapshot, new Set<string>(INDICATOR_IDS), iterations));
   return rows;
 }
