@@ -225,7 +225,9 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
       const hit = known === undefined ? await lookup(query) : known;
       if (hit) return { ...hit, ...extra };
       const { snap, as_of, result } = await guarded(query, work, isExpensive(query), async (snap, checkpoint, as_of) => ({
-        snap, as_of, result: await executeQuerySliced(snap, query, { memo }, checkpoint),
+        snap, as_of,
+        // Plain screens are read off the snapshot's presorted orders (built once per snapshot).
+        result: await executeQuerySliced(snap, query, { memo, presorted: true }, checkpoint),
       }));
       const summary: ScreenSummary = {
         total: result.total,
