@@ -41,6 +41,8 @@ export interface RowOrder {
 export interface SnapshotOrders {
   /** The order of `field` in `direction`; undefined when the snapshot cannot sort on it (no such column, not code or name). */
   order(field: string, direction: SortKey['direction']): RowOrder | undefined;
+  /** Whether that order is built already. */
+  built(field: string, direction: SortKey['direction']): boolean;
   /** Bytes held by the orders built so far. */
   bytes(): number;
 }
@@ -75,6 +77,7 @@ function createOrders(snapshot: Snapshot): SnapshotOrders {
       bytes += rows.byteLength;
       return order;
     },
+    built: (field, direction) => built.has(`${direction}:${field}`),
     bytes: () => bytes,
   };
 }
@@ -155,9 +158,32 @@ export function presortedPage(
   }
   if (start >= total || count <= 0) return { total, rows: EMPTY };
   const end = Math.min(start + count, total);
-  const keys = sort.filter((k) => orders.order(k.field, k.direction) !== undefined);
+  const keys = sort.filter((k) => sortable(snapshot, k.field));
   const ordered = keys.length === 0 ? inRowOrder(marks, end) : inKeyOrder(snapshot, orders, marks, keys, end, total);
   return { total, rows: ordered.slice(start, end) };
+}
+
+/** Whether the engine's sort can order by `field` (it skips any other key). */
+function sortable(snapshot: Snapshot, field: string): boolean {
+  return field === 'code' || field === 'name' || snapshot.columns.has(field);
+}
+
+/**
+ * Builds the orders `presortedPage` will read for these filters and sort keys that are not built
+ * yet, one at a time with `checkpoint()` after each: the first screens on a new snapshot sort
+ * it once per field, and a caller on the daemon's thread yields between those sorts.
+ * @throws what `checkpoint` throws
+ */
+export async function prepareOrders(snapshot: Snapshot, filters: readonly RangeFilter[], sort: readonly SortKey[], checkpoint: () => Promise<void>): Promise<void> {
+  const orders = ordersOf(snapshot);
+  const first = sort.find((k) => sortable(snapshot, k.field));
+  const wanted: [string, SortKey['direction']][] = filters.map((f) => [f.field, 'asc']);
+  if (first !== undefined) wanted.push([first.field, first.direction]);
+  for (const [field, direction] of wanted) {
+    if (orders.built(field, direction)) continue;
+    orders.order(field, direction);
+    await checkpoint();
+  }
 }
 
 /**

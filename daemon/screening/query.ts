@@ -10,7 +10,7 @@ import { compileExpression, countCrossTerms, parseExpression } from './expressio
 import type { ParsedExpression } from './expression.js';
 import type { CrossSectionMemo } from './cross-section.js';
 import { deriveView, deriveViewSliced, formulasOf, type DerivedView } from './formula-columns.js';
-import { presortedPage } from './presorted.js';
+import { prepareOrders, presortedPage } from './presorted.js';
 import { filterRows, filterWithin } from './select.js';
 import { sortRows } from './sort-rows.js';
 import { dictValueAt, marketAt, valueAt } from './snapshot.js';
@@ -110,8 +110,10 @@ export async function executeQuerySliced(snapshot: Snapshot, query: ScreenQuery,
   const now = opts.now ?? (() => performance.now());
   const started = now();
   checkPaging(query);
-  if (opts.presorted === true) {
-    // A plain screen's page is one unit of work, like the general path's whole plain screen.
+  if (opts.presorted === true && isPlain(query, opts)) {
+    // Each order a new snapshot still lacks is one unit of work; the page is then another,
+    // like the general path's whole plain screen.
+    await prepareOrders(snapshot, query.filters, query.sort, checkpoint);
     await checkpoint();
     const paged = pageRows(snapshot, query, opts);
     if (paged !== undefined) return pageOf(query, paged, started, now);
@@ -153,13 +155,19 @@ function pagedOf(query: ScreenQuery, { rows, parsed, view }: Matching): Paged {
  * the general path).
  */
 function pageRows(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOptions): Paged | undefined {
-  if (opts.presorted !== true || formulasOf(query).length > 0) return undefined;
+  if (opts.presorted !== true || !isPlain(query, opts)) return undefined;
   const parsed = opts.parsedExpression ?? expressionOf(query);
-  if (parsed !== undefined && countCrossTerms(parsed.ast) > 0) return undefined;
   const predicate = parsed === undefined ? undefined : compileExpression(parsed, snapshot);
   const start = (query.page - 1) * query.per_page;
   const { total, rows } = presortedPage(snapshot, query.universe, query.filters, predicate, query.sort, start, query.per_page);
   return { total, rows, parsed, view: snapshot };
+}
+
+/** True for a screen without formula columns, score or cross-sectional terms. */
+function isPlain(query: ScreenQuery, opts: ExecuteOptions): boolean {
+  if (formulasOf(query).length > 0) return false;
+  const parsed = opts.parsedExpression ?? expressionOf(query);
+  return parsed === undefined || countCrossTerms(parsed.ast) === 0;
 }
 
 function pageOf(query: ScreenQuery, { total, rows, parsed, view }: Paged, started: number, now: () => number): ScreenResult {

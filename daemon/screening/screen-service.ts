@@ -226,8 +226,10 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
       if (hit) return { ...hit, ...extra };
       const { snap, as_of, result } = await guarded(query, work, isExpensive(query), async (snap, checkpoint, as_of) => ({
         snap, as_of,
-        // Plain screens are read off the snapshot's presorted orders (built once per snapshot).
-        result: await executeQuerySliced(snap, query, { memo, presorted: true }, checkpoint),
+        // Plain screens of the current snapshot are read off its presorted orders (built once per
+        // snapshot). As-of snapshots are cached by bytes that would not count the orders, and an
+        // as-of screen's cost is its history, not its sort: they take the general path.
+        result: await executeQuerySliced(snap, query, { memo, presorted: query.as_of === undefined }, checkpoint),
       }));
       const summary: ScreenSummary = {
         total: result.total,

@@ -4,7 +4,7 @@
  * totals and pages, on the sample market for many random queries and on hand-made edge cases.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { executeQuery, type ScreenQuery, type SortKey } from '../../../../daemon/screening/query.js';
+import { executeQuery, executeQuerySliced, type ScreenQuery, type SortKey } from '../../../../daemon/screening/query.js';
 import { ordersOf } from '../../../../daemon/screening/presorted.js';
 import { buildSnapshot, STOCK_FLAGS, type Snapshot, type SnapshotRow } from '../../../../daemon/screening/snapshot.js';
 import { fixtureSnapshot } from './fixture.js';
@@ -187,5 +187,37 @@ describe('presorted screens: edge cases', () => {
     expect(agreed(snap, withRank).total).toBe(4);
     // Neither built an order of the snapshot: they never read one.
     expect(ordersOf(snap).bytes()).toBe(0);
+  });
+});
+
+describe('presorted screens: time slicing', () => {
+  const q = query({ filters: [{ field: 'per', min: 0 }, { field: 'roe', max: 20 }], sort: [{ field: 'pbr', direction: 'asc' }, { field: 'close', direction: 'desc' }] });
+
+  it('builds each missing order as its own unit of work, then reuses it', async () => {
+    const snapshot = fixtureSnapshot();
+    let checkpoints = 0;
+    const count = async () => void checkpoints++;
+    const first = await executeQuerySliced(snapshot, q, { presorted: true }, count);
+    // Orders of per, roe (filters) and pbr (first sort key), each followed by a checkpoint, then the page.
+    expect(checkpoints).toBe(4);
+    checkpoints = 0;
+    const again = await executeQuerySliced(snapshot, q, { presorted: true }, count);
+    expect(checkpoints).toBe(1);
+    const { query_time_ms: _a, ...a } = first;
+    const { query_time_ms: _b, ...b } = again;
+    expect(a).toEqual(b);
+    expect(b).toEqual(answer(snapshot, q, false));
+  });
+
+  it('stops where a checkpoint throws (deadline, client gone), before the page', async () => {
+    const snapshot = fixtureSnapshot();
+    let calls = 0;
+    const deadline = async () => {
+      if (++calls === 2) throw new Error('deadline');
+    };
+    await expect(executeQuerySliced(snapshot, q, { presorted: true }, deadline)).rejects.toThrow('deadline');
+    // The first order was built before the throw; the work stopped there.
+    expect(ordersOf(snapshot).bytes()).toBeGreaterThan(0);
+    expect(ordersOf(snapshot).bytes()).toBeLessThan(3 * 4 * snapshot.size);
   });
 });
