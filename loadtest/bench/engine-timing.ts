@@ -1,9 +1,9 @@
 /**
- * Screening engine time without HTTP (issue 4): build the snapshot from the bench daemon's
+ * Screening engine time without HTTP: build the snapshot from the bench daemon's
  * database exactly as the daemon does, parse the simple and complex screens of the load
  * scenarios, and time `executeQuery` over many iterations as the daemon runs it (mean, p50 and
- * p99 in µs; issue 4's target: under 2 ms, judged on the p99), and the straightforward evaluation
- * of the same screens beside it.
+ * p99 in µs; the engine's target: under 2 ms, judged on the p99), and the straightforward
+ * evaluation of the same screens beside it.
  */
 import { join } from 'node:path';
 import { createMarketParts, loadSnapshotRows } from '../../daemon/wiring/market.js';
