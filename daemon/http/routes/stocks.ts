@@ -107,7 +107,7 @@ export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): voi
         : executeQuery(snap, {
             universe: { ...(q.market !== 'ALL' ? { market: q.market } : {}), ...(q.sector ? { sectors: [q.sector] } : {}), ...(codes ? { codes } : {}) },
             filters: [], sort: [{ field: q.sort, direction: order }], page: q.page, per_page: q.limit, fields: ['name_english', 'volume'],
-          });
+          }, { presorted: true });
       const items = result.items.map((i) => ({
         code: i.code, name: i.name, name_english: i.name_english ?? null, market: i.market, sector: i.sector,
         close: i.close ?? null, change_percent: i.change_percent ?? null, market_cap: i.market_cap ?? null, volume: i.volume ?? null,
