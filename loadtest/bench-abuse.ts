@@ -55,9 +55,12 @@ const PROBE_TIMEOUT_MS = 5000;
 
 type Json = Record<string, any>;
 
-/** c00…c(n-1), each using the previous `uses` times; a distinct c00 per seed (no cache, no memo). */
-function chain(n: number, seed: number, uses = 3): Record<string, string> {
-  const columns: Record<string, string> = { c00: `roe + ${seed}` };
+/**
+ * c00…c(n-1), each using the previous `uses` times; a distinct c00 per seed (no cache, no memo).
+ * `base` per (a price-dependent field): a live screen of it is re-run as the market ticks.
+ */
+function chain(n: number, seed: number, uses = 3, base = 'roe'): Record<string, string> {
+  const columns: Record<string, string> = { c00: `${base} + ${seed}` };
   for (let i = 1; i < n; i++) {
     const p = `c${String(i - 1).padStart(2, '0')}`;
     columns[`c${String(i).padStart(2, '0')}`] = Array(uses).fill(p).join(' + ');
@@ -77,9 +80,9 @@ function heavy(n: number, chars: number, seed: number): Record<string, string> {
   return columns;
 }
 
-/** The heaviest screen of columns and ranks a free budget accepts (about 1,400 nodes, 12 ranks). */
-function heaviestFree(seed: number): Json {
-  return { columns: { ...chain(18, seed), r: Array.from({ length: 12 }, (_, i) => `pct_rank(c17 * ${i + 1}) by sector`).join(' + ') }, expression: 'r > 10', sort: 'r:desc', per_page: 50 };
+/** The heaviest screen of columns and ranks a free budget accepts (about 1,400 nodes, 12 ranks); on per: re-run as the market ticks. */
+function heaviestFree(seed: number, base = 'roe'): Json {
+  return { columns: { ...chain(18, seed, 3, base), r: Array.from({ length: 12 }, (_, i) => `pct_rank(c17 * ${i + 1}) by sector`).join(' + ') }, expression: 'r > 10', sort: 'r:desc', per_page: 50 };
 }
 
 const percentile = (xs: number[], p: number): number => {
@@ -238,7 +241,7 @@ async function attackLive(ctx: Context): Promise<void> {
     else {
       refused++;
       reasons.add(String(answer.details?.reason ?? answer.type));
-      answer = await c.subscribe({ query: { columns: chain(14, i), expression: 'pct_rank(c13) > 50' } });
+      answer = await c.subscribe({ query: { columns: chain(14, i, 3, 'per'), expression: 'pct_rank(c13) > 50' } });
       if (answer.type === 'subscribed') fallbackOk++;
       else {
         reasons.add(String(answer.details?.reason ?? answer.type));
@@ -248,7 +251,7 @@ async function attackLive(ctx: Context): Promise<void> {
     }
     // Every close and every subscribe reads members: in a loop, while the simulator ticks.
     let id = answer.screen_id as string | undefined;
-    const again = answer.type === 'subscribed' ? (answer.source === 'query' ? { query: { columns: chain(14, i), expression: 'pct_rank(c13) > 50' } } : { targets: [answer.source] }) : null;
+    const again = answer.type === 'subscribed' ? (answer.source === 'query' ? { query: { columns: chain(14, i, 3, 'per'), expression: 'pct_rank(c13) > 50' } } : { targets: [answer.source] }) : null;
     while (running(ctx) && id && again) {
       await c.unsubscribe(id);
       const next = await c.subscribe(again);
@@ -263,7 +266,7 @@ async function attackLive(ctx: Context): Promise<void> {
     const c = await screenClient(ctx, ctx.pro);
     sockets.push(c.ws);
     for (let k = 0; k < 20 && running(ctx); k++) {
-      const answer = await c.subscribe({ query: heaviestFree(1000 + k) });
+      const answer = await c.subscribe({ query: heaviestFree(1000 + k, 'per') });
       if (answer.type === 'subscribed') proOk++;
       else proRefused++;
     }
@@ -303,11 +306,11 @@ async function attackAlerts(ctx: Context): Promise<void> {
     let fallback = 0;
     let alerts = 0;
     let first: string | undefined;
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < n && running(ctx); i++) {
       let res = await call(ctx.url, '/api/v1/screen/presets', { method: 'POST', token, json: { name: `h${seed + i}`, query: { columns: heavy(8, 1500, seed + i), expression: 'pct_rank(h7) > 50' } } });
       if (res.status === 201) heavyPresets++;
       else {
-        res = await call(ctx.url, '/api/v1/screen/presets', { method: 'POST', token, json: { name: `f${seed + i}`, query: heaviestFree(seed + i) } });
+        res = await call(ctx.url, '/api/v1/screen/presets', { method: 'POST', token, json: { name: `f${seed + i}`, query: heaviestFree(seed + i, 'per') } });
         if (res.status === 201) fallback++;
       }
       count(ctx, res.status);
@@ -327,8 +330,7 @@ async function attackAlerts(ctx: Context): Promise<void> {
     }
     return `heavy presets saved ${heavyPresets}, in-budget fallbacks ${fallback}, screen alerts ${alerts}, ${live}`;
   };
-  const free = await one(ctx.attacker, 10, 0);
-  const pro = await one(ctx.pro, 20, 100);
+  const [free, pro] = await Promise.all([one(ctx.attacker, 10, 0), one(ctx.pro, 20, 100)]);
   ctx.notes.push(`free: ${free}; pro: ${pro}`);
   while (running(ctx)) await new Promise((r) => setTimeout(r, 250));
   for (const ws of sockets) ws.terminate();
