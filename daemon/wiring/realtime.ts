@@ -25,7 +25,7 @@ import type { AuthParts } from './auth.js';
 import type { CoreParts } from './core.js';
 import type { ScreeningParts } from './market.js';
 import type { AlertEvent } from '../kernel/events.js';
-import type { Snapshot } from '../screening/snapshot.js';
+import { quoteAt } from '../screening/snapshot.js';
 
 /** The real-time parts. */
 export interface RealtimeParts {
@@ -162,10 +162,6 @@ function buildScreenAlerts(
   alertsRepo: AlertsRepo,
 ): ScreenAlertEvaluator {
   const { screens, presets } = screening;
-  const column = (snapshot: Snapshot, field: string, row: number) => {
-    const c = snapshot.columns.get(field);
-    return c && c.nulls[row] === 0 ? (c.values[row] ?? null) : null;
-  };
   return createScreenAlertEvaluator({
     alerts: alertsRepo, publish, cause: causes.cause, notifier: core.notifier, clock: core.clock, logger: core.logger,
     // A whole list's change: the first daemon to see it takes the key and fires; Redis down: fire (a duplicate at worst).
@@ -176,13 +172,8 @@ function buildScreenAlerts(
     },
     // Checked against the owner's budget when the alert was created (createAlertService.checkScreen).
     watch: (query, membership, listener) => membershipWatch(live.engine.add(membershipQuery(screens.parse(query, 'trusted'), membership), listener)),
-    quote(code) {
-      const snapshot = live.engine.view().snapshot;
-      const row = snapshot.rowByCode.get(code);
-      if (row === undefined) return null;
-      const at = (field: string) => column(snapshot, field, row);
-      return { name: snapshot.names[row] ?? code, price: at('close'), change_percent: at('change_percent'), volume: at('volume') };
-    },
+    // The live view's snapshot: the tick that moved a stock in or out is already in its close.
+    quote: (code) => quoteAt(live.engine.view().snapshot, code),
   });
 }
 
