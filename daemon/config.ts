@@ -291,6 +291,12 @@ export const configSchema = z.object({
   risk_free_rate: z.coerce.number().min(0).max(1).default(0.03),
   alert_caps: alertCapsSchema,
   live_screen_limits: liveScreenLimitsSchema,
+  /** Share of one core the live screens' whole-list re-runs (ranks, scores, formula columns) may take, however many there are. */
+  live_rerun_share: z.coerce.number().min(0.01).max(1).default(0.2),
+  /** Time one slice of whole-list re-runs may take before the event loop is given back (0: one re-run per slice). */
+  live_rerun_slice_ms: int(0, 1000).default(8),
+  /** Least time between two re-runs of one whole list. */
+  live_rerun_every_ms: int(1, 60_000).default(25),
   /** Backtests per user queued or running at once, by tier. */
   backtest_limits: backtestLimitsSchema,
   /** Most backtests waiting in the queue, all users together; more → 503. */

@@ -16,7 +16,7 @@ import { createQuoteStore, type QuoteStore } from '../market/feed/quote-store.js
 import { createStockLoader } from '../market/feed/stock-loader.js';
 import { createMarketClock, type MarketClock } from '../market/market-clock.js';
 import { createAlertsRepo, type AlertsRepo, type AlertsRepoHooks } from '../store/alerts-repo.js';
-import { membershipWatch } from '../live/engine.js';
+import { membershipQuery, membershipWatch } from '../live/engine.js';
 import { createLiveScreens, type LiveScreens } from '../live/runtime.js';
 import { createLiveScreenHook } from '../ws/live-screens.js';
 import { createWsGateway, type WsGateway } from '../ws/gateway.js';
@@ -138,6 +138,7 @@ async function buildLive(
     quotes: async (codes) => [...(await quotes.getQuotes(codes)).values()],
     presetQuery: async (userId, id) => (await presets.get(userId, id))?.query ?? null,
     limits: config.live_screen_limits, daemonId: randomBytes(8).toString('hex'), now: () => clock.now(),
+    rerun: { share: config.live_rerun_share, sliceMs: config.live_rerun_slice_ms, everyMs: config.live_rerun_every_ms },
   });
   engine = live.engine;
   opened.push(['live screens', async () => live.close()]);
@@ -162,13 +163,15 @@ function buildScreenAlerts(
 ): ScreenAlertEvaluator {
   const { screens, presets } = screening;
   return createScreenAlertEvaluator({
-    alerts: alertsRepo, publish, cause: causes.cause, onSecond: (listener) => causes.onSecond(listener), notifier: core.notifier, clock: core.clock, logger: core.logger,
+    alerts: alertsRepo, publish, cause: causes.cause, notifier: core.notifier, clock: core.clock, logger: core.logger,
+    // A whole list's change: the first daemon to see it takes the key and fires; Redis down: fire (a duplicate at worst).
+    once: async (key, ttlMs) => (await core.commands.set(core.redis.key(key), '1', 'PX', ttlMs, 'NX').catch(() => 'OK')) === 'OK',
     preset: async (userId, id) => {
       const p = await presets.get(userId, id);
       return p ? { name: p.name, query: p.query } : null;
     },
     // Checked against the owner's budget when the alert was created (createAlertService.checkScreen).
-    watch: (query, listener) => membershipWatch(live.engine.add(screens.parse(query, 'trusted'), listener)),
+    watch: (query, membership, listener) => membershipWatch(live.engine.add(membershipQuery(screens.parse(query, 'trusted'), membership), listener)),
     // The live view's snapshot: the tick that moved a stock in or out is already in its close.
     quote: (code) => quoteAt(live.engine.view().snapshot, code),
   });
