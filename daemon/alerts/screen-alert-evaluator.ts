@@ -77,6 +77,8 @@ export interface ScreenAlertEvaluatorDeps {
   cause(): string;
   /** Registers the evaluation of whole-list screens at each second of the tick stream (ScreenAlertCauses.onSecond). */
   onSecond?(listener: (second: number) => void): void;
+  /** True while the real feed's prices are stale: whole-list screens keep their last members until fresh (no firing on frozen prices). */
+  held?(): boolean;
   /** Publish a firing to the owner's sockets (MarketBus.publish). */
   publish(event: AlertEvent): Promise<unknown>;
   notifier?: Pick<Notifier, 'publish' | 'subscribe'>;
@@ -176,6 +178,7 @@ export function createScreenAlertEvaluator(deps: ScreenAlertEvaluatorDeps): Scre
    * and claims them under the same `<code>@sec:<second>`.
    */
   function onSecond(second: number): void {
+    if (deps.held?.()) return;
     for (const entry of byId.values()) {
       if (!entry.members || entry.spent || !entry.watch.codes) continue;
       const now = new Set(entry.watch.codes());
