@@ -87,6 +87,22 @@ describe('feed kis against the fake KIS API', () => {
     expect(await metrics(a)).toMatch(/stockscreen_kis_calls_total\{kind="multi_price",outcome="ok"\} [1-9]/);
   });
 
+  it('reports the kis source in the registry shape, and its test checks the key, the token and one call of each kind', async () => {
+    const provider = a.daemon.context().kis!.statusProvider;
+    await vi.waitFor(async () => expect((await provider.status()).calls_today).toBeGreaterThan(0), { timeout: 5_000, interval: 100 });
+    const status = await provider.status();
+    expect(Object.keys(status).sort()).toEqual(['calls_today', 'configured', 'kind', 'last_error', 'last_success_at', 'last_success_date', 'name', 'stale', 'stale_reason']);
+    expect(status).toMatchObject({ name: 'kis', configured: true, stale: false, stale_reason: null });
+    expect(Date.parse(status.last_success_at!)).toBeGreaterThan(0);
+    const tokens = fake.stats.tokenIssues;
+    const result = await provider.test!();
+    expect(result.checks.map((c) => [c.name, c.ok])).toEqual([['key', true], ['token', true], ['multi_price', true], ['websocket', true]]);
+    expect(result.ok).toBe(true);
+    // The test reuses the shared token and the leader's session.
+    expect(fake.stats.tokenIssues).toBe(tokens);
+    expect(JSON.stringify(result)).not.toContain(SECRET);
+  });
+
   it('registers the most-watched codes for real-time trades up to the limit; their ticks reach clients marked tick; PINGPONG is answered', async () => {
     const watched = stocks.slice(0, 5);
     const c1 = await open(a);
@@ -197,7 +213,7 @@ describe('feed kis against the fake KIS API', () => {
     await c.next((m) => m.type === 'market_status' && m.prices === 'fresh', 10_000);
     // The release is the freshness message's own evaluation: its screen_update comes just before it.
     const [update] = await c.collect((m) => m.type === 'screen_update' && m.screen_id === sub.screen_id, 1, 10_000);
-    expect((update.entered as Stock[]).map((m) => m.code)).toContain(s.code);
+    expect((update!.entered as Stock[]).map((m) => m.code)).toContain(s.code);
     await vi.waitFor(async () => expect((await health(a)).feed.stale).toBe(false), { timeout: 5_000, interval: 100 });
     await c.close();
   });

@@ -79,6 +79,7 @@ export interface KisSource {
 const MAX_CALL_RETRIES = 3;
 const RATE_LIMIT_BACKOFF_MS = 1_000;
 const INTEREST_EVERY_MS = 3_000;
+const CALLS_IN_FLIGHT = 4;
 
 /** Create the source (nothing runs until start()). */
 export function createKisSource(options: KisSourceOptions): KisSource {
@@ -111,8 +112,11 @@ export function createKisSource(options: KisSourceOptions): KisSource {
   }
 
   function fail(err: unknown): void {
-    const e = err instanceof KisApiError ? err : new KisApiError(0, null, (err as Error).message);
-    state.last_error = { at: now(), code: e.code ?? (e.status ? `HTTP_${e.status}` : 'UNREACHABLE'), message: e.message };
+    if (!(err instanceof KisApiError)) {
+      state.last_error = { at: now(), code: 'STORE_UNAVAILABLE', message: `quotes not stored: ${(err as Error).message}` };
+      return;
+    }
+    state.last_error = { at: now(), code: err.code ?? (err.status ? `HTTP_${err.status}` : 'UNREACHABLE'), message: err.message };
   }
 
   /** Price events of quotes against the live quotes; rejects counted. */
@@ -187,22 +191,35 @@ export function createKisSource(options: KisSourceOptions): KisSource {
     let changes = 0;
     let failed = 0;
     let calls = 0;
-    for (let i = 0; i < codes.length && running; i += KIS.multiPriceMax) {
-      const chunk = codes.slice(i, i + KIS.multiPriceMax);
-      calls++;
-      const rows = await call(chunk);
-      if (!rows) {
-        failed++;
-        continue;
+    const chunks: string[][] = [];
+    for (let i = 0; i < codes.length; i += KIS.multiPriceMax) chunks.push(codes.slice(i, i + KIS.multiPriceMax));
+    let next = 0;
+    // A few calls in flight, each in its paced slot: a slow answer does not hold the next slot back.
+    const worker = async () => {
+      while (running && next < chunks.length) {
+        const chunk = chunks[next++]!;
+        calls++;
+        const rows = await call(chunk);
+        if (!rows) {
+          failed++;
+          continue;
+        }
+        const asked = new Set(chunk);
+        // A row for a code not asked for is not trusted: it could price the wrong stock.
+        const quotes = rows.map((r) => {
+          const q = parseMultiPriceRow(r);
+          return typeof q !== 'string' && !asked.has(q.code) ? ('unknown_code' as const) : q;
+        });
+        try {
+          changes += await apply(quotes, 'sweep', session);
+        } catch (err) {
+          // The store did not take them (Redis slow or down): this call's rows count as failed, the sweep goes on.
+          fail(err);
+          failed++;
+        }
       }
-      const asked = new Set(chunk);
-      // A row for a code not asked for is not trusted: it could price the wrong stock.
-      const quotes = rows.map((r) => {
-        const q = parseMultiPriceRow(r);
-        return typeof q !== 'string' && !asked.has(q.code) ? ('unknown_code' as const) : q;
-      });
-      changes += await apply(quotes, 'sweep', session);
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(CALLS_IN_FLIGHT, chunks.length) }, worker));
     if (!running) return;
     const ms = Math.round(performance.now() - t0);
     counters.sweep(ms, changes);

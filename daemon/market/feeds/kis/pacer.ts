@@ -1,6 +1,8 @@
 /**
  * Spaces REST calls under the configured rate: each call waits for its slot, `1000 / rate` ms
- * after the previous one. A rate-limit answer pushes every later slot back by `penaltyMs`.
+ * after the previous one, and never more than `rate` calls fall in any one second (timers fire
+ * late and early; the provider counts arrivals per second, so even spacing alone drifts over
+ * its line now and then). A rate-limit answer pushes every later slot back by `penaltyMs`.
  * Waits end early when the pacer is stopped (a leader losing the lease must not sleep on).
  */
 
@@ -18,6 +20,9 @@ export interface Pacer {
 /** Create a pacer of `callsPerSecond`. */
 export function createPacer(callsPerSecond: number, now: () => number = () => performance.now()): Pacer {
   const gap = 1000 / callsPerSecond;
+  const perWindow = Math.max(1, Math.floor(callsPerSecond));
+  // Start times of the last `perWindow` calls.
+  const recent: number[] = [];
   let next = 0;
   let stopped = false;
   const sleepers = new Set<() => void>();
@@ -38,8 +43,12 @@ export function createPacer(callsPerSecond: number, now: () => number = () => pe
 
   return {
     async wait() {
-      const at = Math.max(now(), next);
+      // A margin of a few ms keeps the window's edge on our side of the provider's clock.
+      const windowFree = recent.length >= perWindow ? recent[recent.length - perWindow]! + 1000 + 15 : 0;
+      const at = Math.max(now(), next, windowFree);
       next = at + gap;
+      recent.push(at);
+      if (recent.length > perWindow) recent.shift();
       return sleep(at - now());
     },
     penalize(ms) {
