@@ -218,6 +218,18 @@ describe('feed kis against the fake KIS API', () => {
     await c.close();
   });
 
+  it('registers the codes of active price alerts for real-time trades; a trade frame fires the alert', async () => {
+    const s = stocks[20]!;
+    const c = await open(a);
+    const res = await a.request('/api/v1/alerts', { method: 'POST', token: alice.access_token, json: { code: s.code, alert_type: 'price_above', threshold: at(s, 8) } });
+    expect(res.status).toBe(201);
+    await vi.waitFor(() => expect(fake.registered()).toContain(s.code), { timeout: 15_000, interval: 50 });
+    fake.trade(s.code, at(s, 9), 100);
+    const alert = await c.next((m) => m.type === 'alert' && m.code === s.code, 10_000);
+    expect(alert).toMatchObject({ alert_type: 'price_above', current_price: at(s, 9) });
+    await c.close();
+  });
+
   it('two daemons: one feeds, both serve; when the leader stops mid-session the other resumes sweep and registrations with the shared token', async () => {
     b = await startTestDaemon('kis-feed-b', { workers: 0, redis_prefix: a.prefix, ...a.store, ...kisConfig() } as never);
     expect(leaderOf()).toBe(a);
