@@ -1,4 +1,4 @@
-/** Health endpoints on the wire (spec "Health responses"): GET /health, /health/db, /health/redis (bare bodies, no envelope). */
+/** Health endpoints on the wire: GET /health, /health/db, /health/redis (bare bodies, no envelope). */
 
 /** The real feed's freshness in GET /health (feed `kis`). */
 export interface FeedHealth {
