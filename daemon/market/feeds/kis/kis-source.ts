@@ -211,7 +211,9 @@ export function createKisSource(options: KisSourceOptions): KisSource {
           return typeof q !== 'string' && !asked.has(q.code) ? ('unknown_code' as const) : q;
         });
         try {
-          changes += await apply(quotes, 'sweep', session);
+          // Read the total after the await: workers run side by side.
+          const changed = await apply(quotes, 'sweep', session);
+          changes += changed;
         } catch (err) {
           // The store did not take them (Redis slow or down): this call's rows count as failed, the sweep goes on.
           fail(err);

@@ -43,13 +43,22 @@ export function createPacer(callsPerSecond: number, now: () => number = () => pe
 
   return {
     async wait() {
-      // A margin of a few ms keeps the window's edge on our side of the provider's clock.
-      const windowFree = recent.length >= perWindow ? recent[recent.length - perWindow]! + 1000 + 15 : 0;
-      const at = Math.max(now(), next, windowFree);
-      next = at + gap;
-      recent.push(at);
-      if (recent.length > perWindow) recent.shift();
-      return sleep(at - now());
+      // The even slot first (reserved before sleeping, so callers side by side get different slots) …
+      const slot = Math.max(now(), next);
+      next = slot + gap;
+      if (!(await sleep(slot - now()))) return false;
+      // … then the window on actual send times: a late timer must not bunch calls into one second.
+      // A margin keeps the window's edge on our side of the provider's clock.
+      for (;;) {
+        const t = now();
+        const free = recent.length >= perWindow ? recent[recent.length - perWindow]! + 1000 + 25 : 0;
+        if (t >= free) {
+          recent.push(t);
+          if (recent.length > perWindow) recent.shift();
+          return true;
+        }
+        if (!(await sleep(free - t))) return false;
+      }
     },
     penalize(ms) {
       next = Math.max(next, now() + ms);
