@@ -170,6 +170,13 @@ describe('feed kis against the fake KIS API', () => {
     c.send({ type: 'subscribe', subscription_type: 'stock', targets: [s.code] });
     await c.next(ofType('subscribed'));
     await vi.waitFor(() => expect(fake.registered()).toContain(s.code), { timeout: 15_000, interval: 50 });
+    // One watched code and room left under the limit: its order book is registered too.
+    await vi.waitFor(() => expect(fake.registered('H0STASP0')).toContain(s.code), { timeout: 15_000, interval: 50 });
+    const bid = at(s, 1);
+    const ask = roundToTick(bid + 1, 'up');
+    fake.book(s.code, [[ask, 120]], [[bid, 80]]);
+    const book = await c.next((m) => m.type === 'orderbook_update' && m.code === s.code, 10_000);
+    expect(book).toMatchObject({ asks: [{ price: ask, quantity: 120 }], bids: [{ price: bid, quantity: 80 }] });
     const connections = fake.stats.connections;
     fake.dropConnections();
     await vi.waitFor(() => {
@@ -202,6 +209,11 @@ describe('feed kis against the fake KIS API', () => {
       expect(h.feed.stale_reason).toMatch(/silent/);
     }, { timeout: 5_000, interval: 100 });
     expect(await metrics(a)).toMatch(/stockscreen_feed_stale 1/);
+    // A client subscribing while prices are stale learns it with the market status.
+    const late = await open(a);
+    late.send({ type: 'subscribe', subscription_type: 'stock', targets: [stocks[0]!.code] });
+    expect(await late.next(ofType('market_status'))).toMatchObject({ status: 'open', prices: 'stale' });
+    await late.close();
     // The sweep still moves the stock to the top, but while prices are stale no entered is sent.
     fake.market.get(s.code)!.price = at(s, 25);
     fake.market.get(s.code)!.volume += 1000;
