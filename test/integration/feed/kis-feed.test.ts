@@ -198,6 +198,11 @@ describe('feed kis against the fake KIS API', () => {
     c.send({ type: 'subscribe', subscription_type: 'screen', query: top });
     const sub = await c.next(ofType('subscribed', { subscription_type: 'screen' }));
     expect((sub.members as Stock[]).map((m) => m.code)).not.toContain(s.code);
+    // A screen alert on the same screen, saved as a preset.
+    const preset = await (await a.request('/api/v1/screen/presets', { method: 'POST', token: alice.access_token, json: { name: 'Top 3', query: top } })).json() as any;
+    const alertRes = await a.request('/api/v1/alerts', { method: 'POST', token: alice.access_token, json: { preset_id: preset.data.id, alert_type: 'screen_enter' } });
+    expect(alertRes.status).toBe(201);
+    await vi.waitFor(() => expect(a.daemon.context().screenAlerts.size()).toBe(1), { timeout: 5_000, interval: 20 });
     await vi.waitFor(() => expect(fake.registered()).toContain(s.code), { timeout: 15_000, interval: 50 });
 
     fake.silence(true);
@@ -219,6 +224,7 @@ describe('feed kis against the fake KIS API', () => {
     fake.market.get(s.code)!.volume += 1000;
     await c.next((m) => m.type === 'price_update' && m.code === s.code && m.price === at(s, 25), 10_000);
     expect(c.messages.filter((m) => m.type === 'screen_update' && m.screen_id === sub.screen_id)).toEqual([]);
+    expect(c.messages.filter((m) => m.type === 'alert')).toEqual([]);
 
     fake.silence(false);
     fake.ping();
@@ -226,6 +232,9 @@ describe('feed kis against the fake KIS API', () => {
     // The release is the freshness message's own evaluation: its screen_update comes just before it.
     const [update] = await c.collect((m) => m.type === 'screen_update' && m.screen_id === sub.screen_id, 1, 10_000);
     expect((update!.entered as Stock[]).map((m) => m.code)).toContain(s.code);
+    // The screen alert fires for the stock that entered, once prices are fresh.
+    const [fired] = await c.collect((m) => m.type === 'alert' && m.alert_type === 'screen_enter', 1, 10_000);
+    expect(fired).toMatchObject({ code: s.code, preset_id: preset.data.id });
     await vi.waitFor(async () => expect((await health(a)).feed.stale).toBe(false), { timeout: 5_000, interval: 100 });
     await c.close();
   });
