@@ -175,7 +175,7 @@ describe('webhook channels', () => {
   it('When a screen alert with the channel fires (a stock enters the preset\'s live screen), then the firing is delivered like a price alert\'s', async () => {
     const hook = await webhook('screen');
     const preset = await d.call('POST', '/screen/presets', user.access_token, { name: 'above 12k', query: { expression: 'close > 12000' } }, 201);
-    const alert = await d.call('POST', '/alerts', user.access_token, { preset_id: preset.id, alert_type: 'screen_enter', channels: [hook.id] }, 201);
+    const alert = await d.call('POST', '/alerts', user.access_token, { preset_id: preset.id, alert_type: 'screen_enter', channels: [hook.id], dwell_s: 0 }, 201);
     expect(alert.channels).toEqual([hook.id]);
     await d.tick([{ code: CODES[0], price: 12_100 }]);
     const [got] = await receiver.waitFor(1, at(hook.path));
