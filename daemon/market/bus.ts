@@ -7,7 +7,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { closeRedis, waitReady, type RedisFactory } from '../infra/redis.js';
+import { closeRedis, dropRedis, waitReady, type RedisFactory } from '../infra/redis.js';
 import type { MarketEvent } from '../kernel/events.js';
 
 /** Publish, subscribe and replay market events (contract shared by the feed and the gateway). */
@@ -213,7 +213,7 @@ export function createMarketBus(deps: MarketBusDeps): StreamMarketBus {
       if (closed) return;
       closed = true;
       handlers.clear();
-      reader?.disconnect();
+      if (reader) dropRedis(reader);
       // With Redis down the pending XREAD may never settle: do not let it hold up shutdown.
       await Promise.race([loop, new Promise((r) => setTimeout(r, 1000).unref())]);
       await Promise.all([closeRedis(commands), closeRedis(history)]);
