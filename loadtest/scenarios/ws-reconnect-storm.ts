@@ -1,9 +1,9 @@
 /**
  * `ws-reconnect-storm`: N clients (one user) subscribe and read live updates; ticks pause
  * until every client is idle (nothing in flight), then all clients drop at once; ticks
- * resume while they are away (the messages they miss); then all reconnect with `session_id`
- * (spec "States and transitions"), evenly spread over the storm window (`storm.window`:
- * 10,000 clients within 10 s, as after a restart; 0 = all at once) while ticks keep flowing.
+ * resume while they are away (the messages they miss); then all reconnect with `session_id`,
+ * evenly spread over the storm window (`storm.window`: 10,000 clients within 10 s, as after a
+ * restart; 0 = all at once) while ticks keep flowing.
  * Every client must connect on its first attempt (no handshake reset or refused: the daemon's
  * listen backlog holds the storm), every restoration succeed with `reconnected`, continue the
  * sequence where the client left it, and replay the missed messages and the live ones that
