@@ -251,6 +251,17 @@ export const WS_DEFAULTS = Object.freeze({
 export const configSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
   port: int(0, 65535).default(8000),
+  /**
+   * Connections the kernel may hold completed but not yet accepted (listen backlog). After a
+   * restart every client reconnects at once: Node's default (511) resets the rest of such a storm.
+   * The kernel caps it at net.core.somaxconn.
+   */
+  listen_backlog: int(1, 65535).default(4096),
+  /**
+   * Longest a shutdown may take (ms): running jobs are handed back to the queue, connections that
+   * cannot close are dropped, and the process exits when this runs out, whatever is still pending.
+   */
+  shutdown_timeout_ms: int(1000, 3_600_000).default(30_000),
   /** Default: `$XDG_DATA_HOME/stockscreen` of the environment given to loadConfig (see defaultDataDir). */
   data_dir: z.string().min(1),
   redis_url: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').default('redis://127.0.0.1:6379'),

@@ -80,7 +80,7 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
     app = http.app;
     context = { ...core, ...auth, ...screening.parts, ...screening, ...realtime, jobs, http, limiter, notify };
   } catch (err) {
-    await runShutdownSteps(opened.reverse(), logger, 'warn', 'cleanup after a failed start failed');
+    await runShutdownSteps(opened.reverse(), logger, { level: 'warn', message: 'cleanup after a failed start failed' });
     throw err;
   }
   const server = createServer(context.http.app);
@@ -91,7 +91,9 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
   async function listen(): Promise<AddressInfo> {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(config.port, config.host, () => {
+      // A backlog sized for every client reconnecting at once after a restart (Node's default, 511,
+      // resets the rest of such a storm); the kernel caps it at net.core.somaxconn.
+      server.listen({ port: config.port, host: config.host, backlog: config.listen_backlog }, () => {
         server.off('error', reject);
         resolve();
       });
@@ -106,11 +108,15 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
   async function shutdown(): Promise<void> {
     draining = true;
     const ctx = context;
+    // Bounded: the steps are done (or left behind) a little before shutdown_timeout_ms, which
+    // leaves the launcher time to exit whatever is still pending.
+    const bound = config.shutdown_timeout_ms;
+    const deadline = Date.now() + bound - Math.min(3000, bound / 5);
     const steps: ShutdownStep[] = [
       // WebSockets first: open sockets keep server.close() waiting, and sessions are saved to Redis on close.
       ['ws', () => ctx.gateway.close()],
       ['live screens', async () => ctx.live.close()],
-      ['http', () => closeServer(server)],
+      ['http', (ms) => closeServer(server, Math.min(5000, ms / 2))],
       ['feed', async () => {
         ctx.marketClock.stop();
         await ctx.feed.stop();
@@ -122,7 +128,8 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
       }],
       // Firings recorded above have queued their deliveries; the worker finishes (or gives back) its attempts.
       ['deliveries', () => ctx.notify.close()],
-      ['jobs', () => ctx.jobs.close()],
+      // A load under way stops at its next progress report, rolls back and goes back to the queue.
+      ['jobs', (ms) => ctx.jobs.close(ms)],
       // A backtest under way stops at its next rebalance date and goes back to the queue, where
       // another daemon's worker takes it; then this daemon's worker and the queue close.
       ['backtests', async () => {
@@ -134,7 +141,7 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
       ['redis', () => Promise.all([closeRedis(ctx.commands), closeRedis(ctx.guard.redis)])],
       ['database', () => ctx.db.close()],
     ];
-    await runShutdownSteps(steps, logger);
+    await runShutdownSteps(steps, logger, { deadline });
     logger.info('stockscreend stopped');
   }
 
@@ -212,10 +219,11 @@ async function loadSampleWhenEmpty(ctx: DaemonContext): Promise<void> {
   if (job) logger.info({ job: job.id }, 'database empty: loading the sample market (follow with `stockscreen jobs show`)');
 }
 
-function closeServer(server: Server): Promise<void> {
+/** Stop listening; requests still open after `forceAfterMs` have their connections dropped. */
+function closeServer(server: Server, forceAfterMs: number): Promise<void> {
   if (!server.listening) return Promise.resolve();
   return new Promise((resolve) => {
-    const force = setTimeout(() => server.closeAllConnections(), 5000);
+    const force = setTimeout(() => server.closeAllConnections(), forceAfterMs);
     force.unref();
     server.close(() => {
       clearTimeout(force);

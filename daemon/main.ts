@@ -1,10 +1,17 @@
 /**
  * stockscreend entry point: parse flags, resolve the config, start the daemon,
- * and shut down gracefully on SIGINT/SIGTERM. Returns the exit code; never calls process.exit.
+ * and shut down gracefully on SIGINT/SIGTERM. Returns the exit code; never calls process.exit
+ * (the launcher exits with it at once: a shutdown that ran out of time may leave a connection
+ * or a job's work pending, which must not keep the process alive).
+ *
+ * Shutdown is bounded by `shutdown_timeout_ms`: main resolves by then whatever is still closing.
+ * A second SIGINT/SIGTERM during shutdown ends the process at once (the default action: no
+ * listener is left after the first), even while the event loop is busy.
  */
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig } from './config.js';
 import { createDaemon } from './daemon.js';
+import { startExitWatchdog } from './infra/exit-watchdog.js';
 import { announceReady } from './ready-line.js';
 import { stateDirOf, stdoutLogFile, writeRunRecord } from './run-record.js';
 import { startWorker } from './worker.js';
@@ -19,6 +26,7 @@ Examples:
   $ stockscreend worker --workers 2                # job workers only (loads, indicators)
   $ STOCKSCREEN_WORKER_BACKTESTS=2 stockscreend worker  # also 2 backtests at a time (its own copy of the history)
   $ stockscreend --backtest-workers 0              # this daemon only queues backtests; others run them
+  $ stockscreend --shutdown-timeout-ms 10000       # exit at most 10 s after SIGTERM (a second SIGTERM: at once)
   $ stockscreend --host 0.0.0.0 --trust-proxy      # behind one reverse proxy (X-Forwarded-For: its last hop)
   $ stockscreend --trust-proxy=10.0.0.0/8,127.0.0.1  # trust only these proxy addresses
   $ DATABASE_URL=postgres://ss@db1/stockscreen REDIS_URL=redis://10.0.0.5:6379 stockscreend --host 0.0.0.0
@@ -42,6 +50,8 @@ function program(): Command {
     .option('--sample', 'load the built-in sample market when the database has no stocks')
     .option('--workers <n>', 'in-process job workers (0 = none; run `stockscreend worker` elsewhere)')
     .option('--no-workers', 'run no job workers in this process')
+    .option('--shutdown-timeout-ms <ms>', 'longest a shutdown may take; then the process exits, running jobs go back to the queue (default 30000)')
+    .option('--listen-backlog <n>', 'connections waiting to be accepted, e.g. after a restart every client reconnects at once (default 4096; the kernel caps it at net.core.somaxconn)')
     .option('--backtest-workers <n>', 'backtests this daemon runs at once (default 1; 0 = it only queues them)')
     .option('--trust-proxy [hops|addresses]', 'honour X-Forwarded-For from trusted proxies: alone = one hop; or a hop count, or comma-separated proxy addresses/CIDRs')
     .addOption(new Option('--market-clock <mode>', 'market hours').choices(['krx', 'always-open', 'always-closed']))
@@ -124,9 +134,10 @@ export async function main(argv: string[] = process.argv, env: NodeJS.ProcessEnv
     const first = await Promise.race([started.then((err) => ({ err })), signal.received.then((name) => ({ name }))]);
     if ('name' in first) {
       process.stderr.write(`stockscreend: ${first.name} received while starting; shutting down\n`);
-      const failed = await started;
-      const code = await closed(daemon);
-      return failed ? 1 : code;
+      return await within(config.shutdown_timeout_ms, 'stockscreend', started.then(async (failed) => {
+        const code = await closed(daemon);
+        return failed ? 1 : code;
+      }));
     }
     if (first.err) {
       process.stderr.write(`stockscreend: ${startFailure(first.err, config)}\n`);
@@ -141,7 +152,7 @@ export async function main(argv: string[] = process.argv, env: NodeJS.ProcessEnv
     const name = await signal.received;
     announcing.abort();
     process.stderr.write(`stockscreend: ${name} received, shutting down\n`);
-    const code = await closed(daemon);
+    const code = await within(config.shutdown_timeout_ms, 'stockscreend', closed(daemon));
     await removeRecord();
     return code;
   } finally {
@@ -155,6 +166,29 @@ function closed(target: { close(): Promise<void> }): Promise<number> {
     () => 0,
     () => 1,
   );
+}
+
+/**
+ * `closing`'s exit code, or 1 once `ms` have passed (said on stderr): whatever is still pending
+ * then is left to the launcher's exit.
+ */
+async function within(ms: number, name: string, closing: Promise<number>): Promise<number> {
+  // Should this thread be too busy to notice the time (its event loop starved), another ends the process.
+  const watchdog = startExitWatchdog(ms - Math.min(100, ms / 50), `${name}: shutdown did not finish within ${ms} ms and the process does not respond; killed`);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<number>((resolve) => {
+    // A little ahead of the bound: the exit itself (flushing the log, closing files) takes a moment too.
+    timer = setTimeout(() => {
+      process.stderr.write(`${name}: shutdown did not finish within ${ms} ms; exiting anyway (a job left running is taken up again once its lock lapses)\n`);
+      resolve(1);
+    }, ms - Math.min(500, ms / 20));
+  });
+  try {
+    return await Promise.race([closing, late]);
+  } finally {
+    clearTimeout(timer);
+    watchdog.stop();
+  }
 }
 
 /**
@@ -185,15 +219,15 @@ async function runWorker(config: Parameters<typeof startWorker>[0], signals: Sig
     const first = await Promise.race([started, signal.received.then((name) => ({ name }))]);
     if ('name' in first) {
       process.stderr.write(`stockscreend worker: ${first.name} received while starting; shutting down\n`);
-      const outcome = await started;
-      return 'worker' in outcome ? await closed(outcome.worker) : 1;
+      return await within(config.shutdown_timeout_ms, 'stockscreend worker', started.then((outcome) => ('worker' in outcome ? closed(outcome.worker) : 1)));
     }
     if ('err' in first) {
       process.stderr.write(`stockscreend worker: cannot start: ${first.err.message}\n`);
       return 1;
     }
-    await signal.received;
-    return await closed(first.worker);
+    const name = await signal.received;
+    process.stderr.write(`stockscreend worker: ${name} received, shutting down\n`);
+    return await within(config.shutdown_timeout_ms, 'stockscreend worker', closed(first.worker));
   } finally {
     signal.dispose();
   }

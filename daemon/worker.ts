@@ -29,11 +29,15 @@ export async function startWorker(config: Config, logger: Logger = createConfigu
     if (config.worker_backtests > 0) await buildWorkerBacktests(core, parts, config.worker_backtests, opened);
     logger.info({ workers, backtests: config.worker_backtests }, 'stockscreend worker ready');
   } catch (err) {
-    await runShutdownSteps(opened.reverse(), logger, 'warn', 'cleanup after a failed start failed');
+    await runShutdownSteps(opened.reverse(), logger, { level: 'warn', message: 'cleanup after a failed start failed' });
     throw err;
   }
-  // Jobs first (they finish or give back their lock), then pub/sub, Redis, the database.
+  // Jobs first (they go back to the queue), then pub/sub, Redis, the database; bounded like the daemon's.
   const steps = opened.slice().reverse();
   let closing: Promise<void> | undefined;
-  return { close: () => (closing ??= runShutdownSteps(steps, logger)) };
+  const close = () => {
+    const bound = config.shutdown_timeout_ms;
+    return runShutdownSteps(steps, logger, { deadline: Date.now() + bound - Math.min(3000, bound / 5) });
+  };
+  return { close: () => (closing ??= close()) };
 }

@@ -117,6 +117,11 @@ export const optionsSchema = z.strictObject({
       perConnection: int(1, 200).default(5),
       /** Seconds the clients stay away while ticks keep flowing (the messages they must get replayed). */
       downtime: seconds(0, 240).default(1),
+      /**
+       * Seconds over which the clients reconnect, evenly spread (0: all at once). Default: 1,000
+       * clients a second, at most 10 s — 10,000 clients within 10 s, as after a restart or deploy.
+       */
+      window: seconds(0, 600).optional(),
     })
     .prefault({}),
   rateLimit: z
@@ -140,6 +145,8 @@ export interface ResolvedOptions extends Omit<z.output<typeof optionsSchema>, 'w
   wsConnections: number;
   wsWorkers: number;
   stormClients: number;
+  /** Seconds over which the storm's clients reconnect. */
+  stormWindow: number;
 }
 
 /**
@@ -153,6 +160,8 @@ export function resolveOptions(input: LoadtestOptions): ResolvedOptions {
     throw invalidRequest(`invalid load-test options: ${Object.entries(details).map(([k, v]) => `${k}: ${v}`).join('; ')}`, details);
   }
   const o = parsed.data;
+  // --clients (ws.connections) names the storm's clients too.
+  const stormClients = o.storm.clients ?? Math.min(o.ws.connections ?? o.connections ?? 200, LIMITS.maxStormClients);
   return {
     ...o,
     scenarios: o.scenarios === 'all' ? [...SCENARIO_NAMES] : [...new Set(o.scenarios)],
@@ -162,6 +171,7 @@ export function resolveOptions(input: LoadtestOptions): ResolvedOptions {
     wsConnections: o.ws.connections ?? o.connections ?? 1000,
     // Leave a core to the daemon when it runs on the same machine.
     wsWorkers: o.ws.workers ?? Math.max(1, Math.min(4, availableParallelism() - 1)),
-    stormClients: o.storm.clients ?? Math.min(o.connections ?? 200, LIMITS.maxStormClients),
+    stormClients,
+    stormWindow: o.storm.window ?? Math.min(10, stormClients / 1000),
   };
 }

@@ -20,3 +20,14 @@ export function processCpuMs(pid: number): number | null {
     return null;
   }
 }
+
+/** Resident set size of a process in bytes (VmRSS of /proc/<pid>/status); null when /proc cannot tell. */
+export function processRssBytes(pid: number): number | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status)?.[1];
+    return kb === undefined ? null : Number(kb) * 1024;
+  } catch {
+    return null;
+  }
+}

@@ -30,7 +30,7 @@ export interface LoadtestHooks {
 export function scenarioBoundSeconds(name: ScenarioName, o: ResolvedOptions): number {
   const base = o.warmup + o.duration + 120;
   if (name === 'ws-fanout') return base + o.wsConnections / 20;
-  if (name === 'ws-reconnect-storm') return base + o.storm.downtime + o.stormClients / 10;
+  if (name === 'ws-reconnect-storm') return base + o.storm.downtime + o.stormWindow + o.stormClients / 10;
   return base;
 }
 

@@ -4,7 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { RedisFactory } from './redis.js';
+import { dropRedis, type RedisFactory } from './redis.js';
 
 /** Publish/subscribe on named channels under the deployment prefix. */
 export interface Notifier {
@@ -46,7 +46,7 @@ export function createNotifier(redis: RedisFactory, publisher: Redis, logger: Lo
       await Promise.all(confirmations);
     },
     async close() {
-      if (sub) sub.disconnect();
+      if (sub) dropRedis(sub);
     },
   };
 }

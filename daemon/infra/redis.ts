@@ -100,15 +100,46 @@ export function waitReady(client: Redis, timeoutMs: number): Promise<boolean> {
   });
 }
 
-/** Close a connection politely, then forcefully; idempotent. */
-export async function closeRedis(client: Redis): Promise<void> {
+/**
+ * Close a connection politely (QUIT, answered within `quitTimeoutMs`, default 1 s), else drop it;
+ * either way it never reconnects. Idempotent; never throws.
+ */
+export async function closeRedis(client: Redis, quitTimeoutMs = 1000): Promise<void> {
   if (client.status === 'end') return;
-  try {
-    if (client.status === 'ready') await client.quit();
-    else client.disconnect();
-  } catch {
-    client.disconnect();
+  if (client.status === 'ready') {
+    // A Redis that accepts commands but never answers would keep QUIT (and us) waiting.
+    let timer: NodeJS.Timeout | undefined;
+    const quit = client.quit().then(() => true, () => false);
+    const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, quitTimeoutMs, false)));
+    const ok = await Promise.race([quit, late]);
+    clearTimeout(timer);
+    if (ok) return;
   }
+  // Not connected (or not answering): stop reconnecting and fail what is queued.
+  dropRedis(client);
+}
+
+/** The parts of ioredis's client that end it when its own disconnect() does not. */
+interface ClientInternals {
+  flushQueue(error: Error): void;
+  setStatus(status: 'end'): void;
+}
+
+/**
+ * Drop a connection at once: no reconnecting, and every command waiting for it fails. ioredis's
+ * disconnect() between two reconnect attempts (Redis gone) cancels the next attempt but neither
+ * ends the client nor fails the commands queued for it: whoever awaits them (a blocked read, a
+ * BullMQ close) would wait forever, so the client is ended here the way ioredis ends it itself.
+ * Idempotent; never throws.
+ */
+export function dropRedis(client: Redis): void {
+  if (client.status === 'end') return;
+  const betweenAttempts = client.status === 'reconnecting';
+  client.disconnect();
+  if (!betweenAttempts || (client.status as string) === 'end') return;
+  const internals = client as unknown as ClientInternals;
+  internals.flushQueue(new Error('Connection is closed.'));
+  internals.setStatus('end');
 }
 
 /** ioredis messages that mean "Redis cannot answer now", not "this command is wrong". */

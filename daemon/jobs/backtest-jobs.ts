@@ -19,7 +19,8 @@ import type { Redis } from 'ioredis';
 import type { BacktestJob, BacktestQueue, PicksCheckpoint, QueuedState, RunHooks } from '../backtest/backtest-service.js';
 import { RunInterrupted, RunYielded } from '../backtest/backtest-service.js';
 import type { Selected } from '../backtest/types.js';
-import type { RedisFactory } from '../infra/redis.js';
+import { dropRedis, type RedisFactory } from '../infra/redis.js';
+import { settledWithin } from '../infra/shutdown.js';
 import type { BacktestStatus } from '../store/backtests-repo.js';
 
 /** The backtest queue's name (a database's queue adds its identity: backtestQueueName). */
@@ -200,19 +201,22 @@ export function createBacktestJobs(options: BacktestJobsOptions): BacktestJobs {
     async closeWorker(abandon = false) {
       const [w, c] = [worker, workerConnection];
       worker = workerConnection = undefined;
-      await w?.close(abandon);
-      c?.disconnect();
+      // Redis gone: a polite close would wait for it (QUIT queued for a reconnect that never comes).
+      await w?.close(abandon || c?.status !== 'ready');
+      if (c) dropRedis(c);
     },
     close() {
       closing ??= (async () => {
-        await Promise.race([worker?.close(), new Promise((r) => setTimeout(r, 10_000).unref())]);
+        await settledWithin(worker?.close(workerConnection?.status !== 'ready') ?? Promise.resolve(), 10_000);
         // Redis unreachable: no handshake to wait for (its wait is left pending, see below).
-        if (queueConnection.status === 'ready') await Promise.race([handshake, new Promise((r) => setTimeout(r, 2000).unref())]);
-        await queue.close();
+        if (queueConnection.status === 'ready') {
+          await settledWithin(handshake, 2000);
+          await settledWithin(queue.close(), 2000);
+        }
         for (const c of [queueConnection, workerConnection]) {
           if (!c) continue;
           if (c.status !== 'ready') c.removeAllListeners('end');
-          c.disconnect();
+          dropRedis(c);
         }
       })();
       return closing;

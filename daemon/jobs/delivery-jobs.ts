@@ -18,7 +18,8 @@ import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { AppError, isAppError } from '../errors.js';
 import type { Clock } from '../infra/clock.js';
-import type { RedisFactory } from '../infra/redis.js';
+import { dropRedis, type RedisFactory } from '../infra/redis.js';
+import { settledWithin } from '../infra/shutdown.js';
 import type { DeliveryQueuePort, StepResult } from '../notify/delivery-service.js';
 
 /** The delivery queue's name. */
@@ -166,13 +167,16 @@ export function createDeliveryJobs(options: DeliveryJobsOptions): DeliveryJobs {
     },
     close(abandon = false) {
       closing ??= (async () => {
-        await Promise.race([worker?.close(abandon), new Promise((r) => setTimeout(r, 10_000).unref())]);
-        if (connection.status === 'ready') await Promise.race([handshake, new Promise((r) => setTimeout(r, 2000).unref())]);
-        await queue.close().catch(() => undefined);
+        // Redis gone: a polite close would wait for it (QUIT queued for a reconnect that never comes).
+        await settledWithin(worker?.close(abandon || workerConnection?.status !== 'ready') ?? Promise.resolve(), 10_000);
+        if (connection.status === 'ready') {
+          await settledWithin(handshake, 2000);
+          await settledWithin(queue.close(), 2000);
+        }
         for (const c of [connection, workerConnection]) {
           if (!c) continue;
           if (c.status !== 'ready') c.removeAllListeners('end');
-          c.disconnect();
+          dropRedis(c);
         }
       })();
       return closing;

@@ -16,7 +16,8 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { AppError, isAppError, notFound } from '../errors.js';
-import type { RedisFactory } from '../infra/redis.js';
+import { dropRedis, type RedisFactory } from '../infra/redis.js';
+import { settledWithin } from '../infra/shutdown.js';
 import { createMarketProcessor, type MarketProcessorDeps } from './processors/market-processor.js';
 import type { JobView } from '../contract/jobs.js';
 import { MARKET_QUEUE, type JobProgress, type JobRequest, type JobResult } from './types.js';
@@ -41,7 +42,11 @@ export interface MarketJobs {
   startWorkers(n: number, deps: MarketProcessorDeps, readyTimeoutMs?: number): Promise<boolean>;
   /** Wait for a job to finish (tests, CLI --wait go through HTTP polling/events instead). */
   queue: Queue<JobData, JobResult>;
-  close(): Promise<void>;
+  /**
+   * Hand running jobs back to the queue and close, within `timeoutMs` (default 10 s): what has not
+   * closed by then (Redis gone, a job not reaching its next checkpoint) is dropped. Idempotent; never throws.
+   */
+  close(timeoutMs?: number): Promise<void>;
 }
 
 /** Stored job data: the request plus who asked. */
@@ -111,6 +116,7 @@ export function createMarketJobs(options: MarketJobsOptions): MarketJobs {
   const workers: Worker[] = [];
   const workerConnections: ReturnType<RedisFactory['connect']>[] = [];
   let closing: Promise<void> | undefined;
+  const running = new Set<Promise<JobResult>>();
 
   // The API side fails fast when Redis is down: callers get 503, never a hang.
   const guarded = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
@@ -153,7 +159,15 @@ export function createMarketJobs(options: MarketJobsOptions): MarketJobs {
       return view(job, queue);
     }),
     async startWorkers(n, deps, readyTimeoutMs = 2000) {
-      const processor = createMarketProcessor(deps);
+      const processJob = createMarketProcessor(deps);
+      // Each run is tracked so close() can wait for the hand-back of a job, not for BullMQ's whole close.
+      // (Three parameters: BullMQ passes the abort signal only to a processor that declares it.)
+      const processor = (job: Job<JobData, JobResult>, token?: string, signal?: AbortSignal): Promise<JobResult> => {
+        const run = processJob(job, token, signal);
+        running.add(run);
+        void run.then(() => running.delete(run), () => running.delete(run));
+        return run;
+      };
       const spawn = (connection: ReturnType<RedisFactory['connect']>): Worker => {
         const worker = new Worker<JobData, JobResult>(queueName, processor, {
           connection,
@@ -193,16 +207,29 @@ export function createMarketJobs(options: MarketJobsOptions): MarketJobs {
       if (!ok) logger.warn({ workers: n }, 'job workers not connected to redis yet; they take jobs once it is reachable');
       return ok;
     },
-    close() {
+    close(timeoutMs = 10_000) {
       closing ??= (async () => {
-        await Promise.all(workers.map((w) => Promise.race([w.close(), new Promise((r) => setTimeout(r, 10_000).unref())])));
-        await queue.close();
+        const until = Date.now() + (Number.isFinite(timeoutMs) ? timeoutMs : 10_000);
+        // A running job stops at its next progress report, rolls back and goes back to the queue
+        // (market-processor.ts): most of the time is for that, not for the whole job.
+        for (const w of workers) {
+          // Paused first (it sets a flag; nothing waits): a worker would otherwise take the job it just
+          // handed back straight up again, this time with nobody to stop it.
+          void w.pause(true).catch(() => undefined);
+          w.cancelAllJobs('shutdown');
+        }
+        const handedBack = await settledWithin(Promise.allSettled([...running]), (until - Date.now()) * 0.7);
+        if (!handedBack) logger.warn('a running job did not stop in time (the database or Redis not answering); it runs again once its lock lapses');
+        // Redis gone: a polite close would wait for it (QUIT queued for a reconnect that never comes).
+        const connected = workerConnections.every((c) => c.status === 'ready');
+        await settledWithin(Promise.all(workers.map((w) => w.close(!handedBack || !connected))), (until - Date.now()) * 0.7);
+        if (queueConnection.status === 'ready') await settledWithin(queue.close(), until - Date.now());
         for (const c of [queueConnection, ...workerConnections]) {
           // Redis never reached: BullMQ is still waiting for this connection, and on its 'end' that wait
           // fails into an emitter whose listeners close() removed — an unhandled rejection. We are done
           // with the connection: let that wait stay pending instead.
           if (c.status !== 'ready') c.removeAllListeners('end');
-          c.disconnect();
+          dropRedis(c);
         }
       })();
       return closing;

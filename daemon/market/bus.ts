@@ -7,8 +7,9 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { closeRedis, waitReady, type RedisFactory } from '../infra/redis.js';
+import { closeRedis, dropRedis, waitReady, type RedisFactory } from '../infra/redis.js';
 import type { MarketEvent } from '../kernel/events.js';
+import { createRecentEvents } from './recent-events.js';
 
 /** Publish, subscribe and replay market events (contract shared by the feed and the gateway). */
 export interface MarketBus {
@@ -58,6 +59,8 @@ export interface MarketBusDeps {
 
 const FIELD = 'e';
 const BLOCK_MS = 5000;
+/** Events kept in memory for replays (at most the stream's own length). */
+const RECENT_EVENTS_KEPT = 50_000;
 const HISTORY_TIMEOUT_MS = 5000;
 
 /** Compare two stream ids ("ms-seq"); negative when a < b. */
@@ -108,6 +111,8 @@ export function createMarketBus(deps: MarketBusDeps): StreamMarketBus {
   let closed = false;
   let position: string | null = null;
   let loop: Promise<void> | undefined;
+  // What the read loop dispatched lately, for replays (recent-events.ts).
+  const recent = createRecentEvents(Math.min(maxLen, RECENT_EVENTS_KEPT), compareStreamIds);
   let markReady!: () => void;
   const readyPromise = new Promise<void>((resolve) => (markReady = resolve));
 
@@ -132,6 +137,7 @@ export function createMarketBus(deps: MarketBusDeps): StreamMarketBus {
         if (position === null) {
           const last = await conn.xrevrange(streamKey, '+', '-', 'COUNT', 1);
           position = last[0]?.[0] ?? '0-0';
+          recent.reset(position);
           markReady();
         }
         const res = await conn.xread('COUNT', deps.readCount ?? 1000, 'BLOCK', BLOCK_MS, 'STREAMS', streamKey, position);
@@ -140,7 +146,9 @@ export function createMarketBus(deps: MarketBusDeps): StreamMarketBus {
           for (const [id, fields] of entries) {
             position = id;
             const event = decode(fields, logger, id);
-            if (event) dispatch(id, event);
+            if (!event) continue;
+            recent.push(id, event);
+            dispatch(id, event);
           }
         }
       } catch (err) {
@@ -177,9 +185,14 @@ export function createMarketBus(deps: MarketBusDeps): StreamMarketBus {
       return () => void handlers.delete(handler);
     },
     async range(afterId, count) {
+      // From memory as far as it goes; the stream for the rest (usually nothing: the newest
+      // entries not read by the loop yet).
+      const local = recent.after(afterId, count) ?? [];
+      if (local.length === count) return local;
+      const from = local.length > 0 ? local[local.length - 1]![0] : afterId;
       await ensureReady(history);
-      const entries = await history.xrange(streamKey, `(${afterId}`, '+', 'COUNT', count);
-      const out: Array<[string, MarketEvent]> = [];
+      const entries = await history.xrange(streamKey, `(${from}`, '+', 'COUNT', count - local.length);
+      const out = local;
       for (const [id, fields] of entries) {
         const event = decode(fields, logger, id);
         if (event) out.push([id, event]);
@@ -213,7 +226,7 @@ export function createMarketBus(deps: MarketBusDeps): StreamMarketBus {
       if (closed) return;
       closed = true;
       handlers.clear();
-      reader?.disconnect();
+      if (reader) dropRedis(reader);
       // With Redis down the pending XREAD may never settle: do not let it hold up shutdown.
       await Promise.race([loop, new Promise((r) => setTimeout(r, 1000).unref())]);
       await Promise.all([closeRedis(commands), closeRedis(history)]);

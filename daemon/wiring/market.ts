@@ -128,7 +128,7 @@ export async function buildJobs(
 ): Promise<MarketJobs> {
   const { config, logger, redis, metrics } = core;
   const jobs = createMarketJobs({ redis, logger, lockMs: config.job_lock_ms, queueName: marketQueueName(core.databaseId) });
-  opened.push(['jobs', () => jobs.close()]);
+  opened.push(['jobs', (ms) => jobs.close(ms)]);
   registerJobCounts(metrics.registry, () => jobs.queue.getJobCounts(...JOB_STATES));
   // Let BullMQ finish its connection handshake so an early close() cannot interrupt it.
   await jobs.ready(2000);

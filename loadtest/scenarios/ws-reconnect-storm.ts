@@ -1,15 +1,21 @@
 /**
  * `ws-reconnect-storm`: N clients (one user) subscribe and read live updates; ticks pause
  * until every client is idle (nothing in flight), then all clients drop at once; ticks
- * resume while they are away (the messages they miss); then all reconnect at once with
- * `session_id`. Every restoration must succeed with
- * `reconnected`, continue the sequence where the client left it, and replay the missed
- * messages and the live ones that follow without a sequence gap.
+ * resume while they are away (the messages they miss); then all reconnect with `session_id`,
+ * evenly spread over the storm window (`storm.window`: 10,000 clients within 10 s, as after a
+ * restart; 0 = all at once) while ticks keep flowing.
+ * Every client must connect on its first attempt (no handshake reset or refused: the daemon's
+ * listen backlog holds the storm), every restoration succeed with `reconnected`, continue the
+ * sequence where the client left it, and replay the missed messages and the live ones that
+ * follow without a sequence gap. Reported during the storm: the daemon's memory (RSS, from
+ * /proc when its pid is known, else from `GET /v1/ws/stats`) and the tick → client latency of
+ * the live updates the reconnected clients receive.
  */
 import { correctness, makeRow } from '../targets.js';
 import type { ReportRow, Scenario, ScenarioContext } from '../types.js';
 import { Histogram } from '../histogram.js';
-import { waitForStats } from '../ws/stats.js';
+import { processRssBytes } from '../proc-cpu.js';
+import { readGatewayStats, waitForStats } from '../ws/stats.js';
 import type { TickSource } from '../ws/tick-source.js';
 import { openTracked, type TrackedSocket, type WsMessage } from '../ws/tracked-socket.js';
 import { chooseTickSource, clientsThatFit, sleep, socketUrl } from './ws-common.js';
@@ -29,11 +35,19 @@ interface Client {
 interface Restored {
   ok: number;
   failures: Record<string, number>;
+  /** Handshakes that failed (reset, refused, timed out, HTTP error): no second attempt is made. */
+  connectFailures: Record<string, number>;
+  /** performance.now() of the first and the last reconnect attempt. */
+  firstAt: number;
+  lastAt: number;
+  /** Tick → client latency (µs) of live updates read by reconnected clients during the storm. */
+  live: Histogram;
   time: Histogram;
   lostInFlight: number;
   missed: number;
   replayed: number;
   truncated: number;
+  memory?: StormMemory;
 }
 
 /** Open a client and subscribe it; the reason when it could not. */
@@ -66,11 +80,26 @@ async function quiesce(clients: Client[], quietMs: number, maxMs: number, signal
 
 async function restore(ctx: ScenarioContext, c: Client, token: string | null, r: Restored, timeoutMs: number): Promise<void> {
   const t0 = performance.now();
+  r.lastAt = t0;
   const reason = (why: string) => void (r.failures[why] = (r.failures[why] ?? 0) + 1);
+  // Updates of ticks stamped after this client's socket opened are live (older ones are the replay).
+  let openedAt = Infinity;
+  const onData = (m: WsMessage) => {
+    const stamped = typeof m.timestamp === 'string' ? Date.parse(m.timestamp) : NaN;
+    if (stamped >= openedAt) r.live.record(Math.max(0, Date.now() - stamped) * 1000);
+  };
+  let socket: TrackedSocket;
+  try {
+    socket = await openTracked(socketUrl(ctx, { session_id: c.sessionId, token }), timeoutMs, { onData });
+  } catch (err) {
+    const why = (err as Error).message;
+    r.connectFailures[why] = (r.connectFailures[why] ?? 0) + 1;
+    return reason(why);
+  }
+  openedAt = Date.now();
   try {
     // Gaps are checked from `reconnected` on; its own distance to the sequence read before
     // the drop is counted apart, as messages lost in flight.
-    const socket = await openTracked(socketUrl(ctx, { session_id: c.sessionId, token }), timeoutMs);
     c.socket = socket;
     let first: WsMessage = await socket.next((m) => m.type === 'reconnected' || m.type === 'connected' || m.type === 'error', timeoutMs);
     // A failed restoration opens a new session: `connected`, with the error queued next to it.
@@ -109,14 +138,68 @@ async function storm(ctx: ScenarioContext, clients: Client[], source: TickSource
   if (!saved.stats) await sleep(1000, ctx.signal);
   await source.start(codes, o.ws.tickRate);
   await sleep(o.storm.downtime * 1000, ctx.signal);
-  ctx.progress({ type: 'phase', phase: 'reconnect', detail: `${clients.length} clients at once` });
-  const r: Restored = { ok: 0, failures: {}, time: new Histogram(), lostInFlight: 0, missed: 0, replayed: 0, truncated: 0 };
-  await Promise.all(clients.map((c) => restore(ctx, c, token, r, timeoutMs)));
-  // Live updates after the replay must continue the sequence too.
-  await sleep(1000, ctx.signal);
+  const windowMs = o.stormWindow * 1000;
+  ctx.progress({ type: 'phase', phase: 'reconnect', detail: windowMs > 0 ? `${clients.length} clients within ${o.stormWindow} s` : `${clients.length} clients at once` });
+  const r: Restored = {
+    ok: 0, failures: {}, connectFailures: {}, firstAt: performance.now(), lastAt: 0, live: new Histogram(),
+    time: new Histogram(), lostInFlight: 0, missed: 0, replayed: 0, truncated: 0,
+  };
+  const memory = sampleDaemonMemory(ctx, token);
+  try {
+    // Evenly spread: each client starts at its due time (those already due start together).
+    const pending: Promise<void>[] = [];
+    const t0 = performance.now();
+    for (const [i, c] of clients.entries()) {
+      const wait = t0 + (windowMs * i) / clients.length - performance.now();
+      if (wait >= 2) await sleep(wait, ctx.signal);
+      pending.push(restore(ctx, c, token, r, timeoutMs));
+    }
+    await Promise.all(pending);
+    // Live updates after the replay must continue the sequence too.
+    await sleep(1000, ctx.signal);
+  } finally {
+    r.memory = await memory.stop();
+  }
   await source.stop();
   await quiesce(clients, 300, 5000, ctx.signal);
   return r;
+}
+
+/** The daemon's RSS before and at its peak during the storm, and where it was read. */
+interface StormMemory {
+  before: number | null;
+  peak: number | null;
+  source: '/proc' | 'ws stats' | null;
+}
+
+/**
+ * Sample the daemon's RSS every 100 ms until stop(): from /proc when its pid is known (the
+ * kernel's figure, nothing asked of the daemon), else from its `GET /v1/ws/stats`.
+ */
+function sampleDaemonMemory(ctx: ScenarioContext, token: string | null): { stop(): Promise<StormMemory> } {
+  const pid = ctx.options.ws.daemonPid;
+  const read = async (): Promise<number | null> =>
+    pid !== undefined ? processRssBytes(pid) : ((await readGatewayStats(ctx.session.api, ctx.signal, token))?.rss ?? null);
+  const out: StormMemory = { before: null, peak: null, source: null };
+  let stopped = false;
+  const loop = (async () => {
+    for (let first = true; !stopped; first = false) {
+      const rss = await read().catch(() => null);
+      if (rss !== null) {
+        out.source = pid !== undefined ? '/proc' : 'ws stats';
+        if (first) out.before = rss;
+        out.peak = Math.max(out.peak ?? 0, rss);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100).unref());
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      return out;
+    },
+  };
 }
 
 function rows(n: number, r: Restored, clients: Client[], controlled: boolean, notes: string[]): ReportRow[] {
@@ -125,9 +208,21 @@ function rows(n: number, r: Restored, clients: Client[], controlled: boolean, no
   const missing = clients.reduce((a, c) => a + c.missing + (c.socket?.missing ?? 0), 0);
   const failures = Object.entries(r.failures).map(([k, v]) => `${k} × ${v}`).join(', ');
   const t = r.time.summary(1000);
+  const connectFailed = Object.values(r.connectFailures).reduce((a, b) => a + b, 0);
+  const resets = Object.entries(r.connectFailures).map(([k, v]) => `${k} × ${v}`).join(', ');
+  const live = r.live.summary(1000);
+  const mb = (bytes: number | null | undefined) => (bytes == null ? null : Math.round((bytes / 2 ** 20) * 10) / 10);
+  const memoryNote = r.memory?.source ? `read from ${r.memory.source}` : 'daemon memory unavailable (give --daemon-pid, or a target serving /v1/ws/stats)';
+  const window = n > 1 ? (r.lastAt - r.firstAt) / 1000 : 0;
   return [
     makeRow(S, 'clients dropped at once', n, '', null, { note: notes.join('; ') || undefined }),
+    makeRow(S, 'reconnect window (first to last attempt)', Math.round(window * 100) / 100, 's', null, { note: n > 0 ? `${Math.round(n / Math.max(window, 0.001)).toLocaleString('en-US')} connects/s` : undefined }),
+    makeRow(S, 'connected on the first attempt', n === 0 ? null : ((n - connectFailed) / n) * 100, '%', correctness('==', 100), { note: resets ? `handshakes failed: ${resets}` : undefined }),
     makeRow(S, 'restorations succeeded', n === 0 ? null : (r.ok / n) * 100, '%', correctness('==', 100), { note: failures ? `failures: ${failures}` : undefined }),
+    makeRow(S, 'daemon RSS before the storm', mb(r.memory?.before), 'MB', null, { note: memoryNote }),
+    makeRow(S, 'daemon RSS peak during the storm', mb(r.memory?.peak), 'MB'),
+    makeRow(S, 'tick → client p50 during the storm', live.p50, 'ms', null, { note: `${live.count} live updates read by reconnected clients` }),
+    makeRow(S, 'tick → client p99 during the storm', live.p99, 'ms'),
     makeRow(S, 'restore time p50', t.p50, 'ms'),
     makeRow(S, 'restore time p99', t.p99, 'ms'),
     makeRow(S, 'sequence gaps', gaps, '', correctness('==', 0), { note: gaps > 0 ? `${missing} sequence numbers skipped` : undefined }),
@@ -153,7 +248,7 @@ export const wsReconnectStorm: Scenario = {
     const { source, note } = await chooseTickSource(ctx, token);
     if (note) notes.push(note);
     const k = Math.min(o.storm.perConnection, pool.length);
-    ctx.settings({ clients: fit.count, per_connection: k, downtime_s: o.storm.downtime, tick_source: source.kind });
+    ctx.settings({ clients: fit.count, per_connection: k, downtime_s: o.storm.downtime, window_s: o.stormWindow, tick_source: source.kind });
     ctx.progress({ type: 'phase', phase: 'connect', detail: `${fit.count} clients` });
     const url = socketUrl(ctx, { token });
     const clients: Client[] = [];

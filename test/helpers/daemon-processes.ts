@@ -36,6 +36,12 @@ export interface DaemonProcess {
   kill(): Promise<void>;
   /** SIGTERM: graceful shutdown. Resolves with the exit code. */
   stop(): Promise<number | null>;
+  /** Send `name` without waiting. */
+  signal(name: NodeJS.Signals): void;
+  /** Resolves once the process exited: its exit code, or the signal that ended it. */
+  readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves with the first log line (from now on or already seen) that `match` accepts; rejects after `timeoutMs`. */
+  waitForLog(match: (line: string) => boolean, timeoutMs?: number): Promise<string>;
 }
 
 /**
@@ -59,11 +65,14 @@ export async function startDaemonProcess(name: string, configDir: string, config
     });
   }
   const lines: string[] = [];
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const lineWaiters = new Set<(line: string) => void>();
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
+  const exited = exit.then(({ code }) => code);
   const ready = new Promise<string>((resolveReady, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} not ready after ${options.timeoutMs ?? 20_000} ms:\n${lines.slice(-20).join('\n')}`)), options.timeoutMs ?? 20_000);
     const onLine = (line: string) => {
       lines.push(line);
+      for (const waiter of lineWaiters) waiter(line);
       try {
         const entry = JSON.parse(line) as { msg?: string; url?: string };
         if (options.worker ? entry.msg === 'stockscreend worker ready' : typeof entry.url === 'string' && entry.msg?.includes('listening')) {
@@ -93,6 +102,24 @@ export async function startDaemonProcess(name: string, configDir: string, config
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       return exited;
+    },
+    signal(name) {
+      child.kill(name);
+    },
+    exit,
+    waitForLog(match, timeoutMs = 30_000) {
+      const seen = lines.find(match);
+      if (seen !== undefined) return Promise.resolve(seen);
+      return new Promise((resolveLine, reject) => {
+        const timer = setTimeout(() => (lineWaiters.delete(waiter), reject(new Error(`${name}: no such log line within ${timeoutMs} ms:\n${lines.slice(-20).join('\n')}`))), timeoutMs);
+        const waiter = (line: string) => {
+          if (!match(line)) return;
+          clearTimeout(timer);
+          lineWaiters.delete(waiter);
+          resolveLine(line);
+        };
+        lineWaiters.add(waiter);
+      });
     },
   };
 }

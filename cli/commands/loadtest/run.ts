@@ -31,6 +31,7 @@ export function register(parent: Command, ctx: CliContext): void {
     .option('--clients <n>', 'same as --ws-clients', intArg(1, 100_000))
     .option('--daemon-pid <pid>', 'pid of the daemon on this machine, for its CPU per delivered message (default: the daemon `daemon start` recorded, when it is the target)', intArg(1, 4_194_304))
     .option('--stocks-per-client <n>', 'stocks each WebSocket client subscribes to', intArg(1, 1000))
+    .option('--storm-window <time>', 'ws-reconnect-storm: time over which the clients reconnect, evenly spread (0 = all at once; default 1,000 clients a second, at most 10s)')
     .addOption(new Option('--market <market>', 'ws-fanout clients also subscribe to this market (their stocks are then drawn from it)').choices(['KOSPI', 'KOSDAQ']))
     .option('--allow-remote', 'allow a non-loopback target')
     .option('--out <file>', 'also write the JSON report to FILE')
@@ -44,6 +45,8 @@ export function register(parent: Command, ctx: CliContext): void {
         'stockscreen loadtest ws-fanout --ws-clients 500 --market KOSDAQ --duration 10s',
         "# the spec's real-time figure: 10,000 clients × 10 messages/s, PASS when ≥ 100,000 msg/s arrive with p99 < 100 ms",
         'stockscreen loadtest ws-fanout --clients 10000 --rate 10 --duration 20s',
+        '# a restart: 10,000 clients reconnect within 10 s; all must connect on their first attempt (daemon RSS and tick → client p99 reported)',
+        'stockscreen loadtest ws-reconnect-storm --clients 10000 --storm-window 10s --stocks-per-client 5',
         '# run by an admin: one bench account per daemon and profile, kept and given a load-test exemption for each run:',
         'STOCKSCREEN_ADMIN_EMAIL=ops@example.com STOCKSCREEN_ADMIN_PASSWORD=... stockscreen loadtest all',
         '# anyone else: an admin exempts your account first',

@@ -28,6 +28,8 @@ export interface LoadtestFlags {
   clients?: number;
   daemonPid?: number;
   stocksPerClient?: number;
+  /** ws-reconnect-storm's reconnect window, e.g. 10s. */
+  stormWindow?: string;
   market?: 'KOSPI' | 'KOSDAQ';
   out?: string;
   cleanup?: boolean;
@@ -60,6 +62,10 @@ export function loadtestOptions(session: Session, scenarios: string[], flags: Lo
     allowRemote: flags.allowRemote === true,
     ...accounts,
     ...(Object.keys(ws).length > 0 ? { ws } : {}),
+    // The storm's clients subscribe to --stocks-per-client stocks too.
+    ...(flags.stormWindow !== undefined || flags.stocksPerClient !== undefined
+      ? { storm: { ...(flags.stormWindow !== undefined ? { window: parseDuration(flags.stormWindow) } : {}), ...(flags.stocksPerClient !== undefined ? { perConnection: Math.min(flags.stocksPerClient, 200) } : {}) } }
+      : {}),
   };
 }
 

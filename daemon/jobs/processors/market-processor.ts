@@ -14,7 +14,7 @@
  * from the upload directory (uploads.ts).
  */
 import { stat } from 'node:fs/promises';
-import { UnrecoverableError, type Job } from 'bullmq';
+import { UnrecoverableError, WaitingError, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { planFolder } from '../../../loaders/folder.js';
 import { loadFileChunks, sniffFile } from '../../../loaders/registry.js';
@@ -213,8 +213,24 @@ async function loadSample(deps: MarketProcessorDeps, market: MarketDataService, 
   result.rows_ok = outcome.rows_ok;
 }
 
+/**
+ * Thrown at a progress report once the job's worker is shutting down: the transaction rolls back
+ * and the job goes back to the queue, to run from its start on another worker or at the next start.
+ */
+class JobInterrupted extends Error {
+  constructor() {
+    super('interrupted: the worker is shutting down');
+    this.name = 'JobInterrupted';
+  }
+}
+
 /** The whole job inside one transaction; the indicator run it recorded, if any. */
-async function runAtomically(deps: MarketProcessorDeps, data: JobRequest, result: JobResult, report: Report): Promise<IndicatorRun | null> {
+async function runAtomically(deps: MarketProcessorDeps, data: JobRequest, result: JobResult, reportProgress: Report, signal?: AbortSignal): Promise<IndicatorRun | null> {
+  // Every phase reports progress often, before anything is committed: that is where a shutdown stops it.
+  const report: Report = async (patch) => {
+    if (signal?.aborted) throw new JobInterrupted();
+    await reportProgress(patch);
+  };
   return deps.market.atomically(async (market) => {
     // PostgreSQL may run the transaction again after a serialisation failure: start afresh.
     Object.assign(result, { files: [], unrecognised: [], rows_ok: 0, rows_rejected: 0, indicators: null });
@@ -237,9 +253,27 @@ async function dropUploads(deps: MarketProcessorDeps, data: JobRequest): Promise
   await removeUploads(deps.uploadsDir, ids).catch((err: Error) => deps.logger.warn({ err: err.message }, 'uploads not removed'));
 }
 
+/**
+ * Put an interrupted job back in the waiting list (not an attempt, not a failure); BullMQ takes a
+ * WaitingError as "already moved". When Redis cannot take it back now, the interruption is thrown
+ * as is: the job's lock lapses and it runs again as a stalled job.
+ * @throws WaitingError once the job is back in the queue
+ */
+async function handBack(job: Job, token: string | undefined, logger: Logger): Promise<void> {
+  try {
+    await job.moveToWait(token);
+  } catch (err) {
+    logger.warn({ job: job.id, err: (err as Error).message }, 'interrupted job not handed back; it runs again once its lock lapses');
+    return;
+  }
+  logger.info({ job: job.id }, 'job interrupted by shutdown; handed back to the queue (nothing of it was committed)');
+  throw new WaitingError();
+}
+
 /** Create the processor function BullMQ calls for each job. */
 export function createMarketProcessor(deps: MarketProcessorDeps) {
-  return async function process(job: Job<JobRequest & { requested_by?: string | null }, JobResult>): Promise<JobResult> {
+  // Three parameters: BullMQ passes an abort signal only to a processor that declares it.
+  return async function process(job: Job<JobRequest & { requested_by?: string | null }, JobResult>, token?: string, signal?: AbortSignal): Promise<JobResult> {
     const started = Date.now();
     const progress: JobProgress = { phase: 'plan', done: 0, total: 0, rows_ok: 0, rows_rejected: 0 };
     // Progress is best effort: a Redis hiccup must not roll a whole load back.
@@ -247,7 +281,8 @@ export function createMarketProcessor(deps: MarketProcessorDeps) {
       .then(() => undefined, (err: Error) => void deps.logger.warn({ job: job.id, err: err.message }, 'job progress not recorded'));
     const result: JobResult = { files: [], unrecognised: [], rows_ok: 0, rows_rejected: 0, indicators: null, duration_ms: 0 };
     const data = job.data;
-    const run = await runAtomically(deps, data, result, report).catch(async (err: unknown) => {
+    const run = await runAtomically(deps, data, result, report, signal).catch(async (err: unknown) => {
+      if (err instanceof JobInterrupted) await handBack(job, token, deps.logger);
       // Never run again: its uploads are of no more use (the CLI uploads again for a new load).
       if (err instanceof UnrecoverableError) await dropUploads(deps, data);
       throw err;

@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { isAppError } from '../../errors.js';
-import type { RedisFactory } from '../../infra/redis.js';
+import { dropRedis, type RedisFactory } from '../../infra/redis.js';
 import { streamEntryBody } from './ingest.js';
 
 /** Consumer group name on `ticks:in`. */
@@ -124,7 +124,7 @@ export function createTickStreamConsumer(options: TickStreamOptions): TickStream
       if (stopped) return;
       stopped = true;
       // A blocked XREADGROUP only returns when the connection goes away.
-      conn?.disconnect();
+      if (conn) dropRedis(conn);
       await loop;
     },
   };

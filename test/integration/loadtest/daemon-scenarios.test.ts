@@ -142,9 +142,19 @@ describe('scenarios against a test daemon', () => {
     expect(find('latency p99').measured).not.toBeNull();
   });
 
-  it('runs ws-reconnect-storm end to end against the daemon', async () => {
-    const report = await runLoadtest({ url: t.url, scenarios: ['ws-reconnect-storm'], admin: ADMIN, duration: 1, connections: 10, ws: { stocks: 10, tickRate: 40 }, storm: { perConnection: 2, downtime: 0.5 } });
+  it('runs ws-reconnect-storm end to end against the daemon, reporting first-attempt connects, its memory and live latency during the storm', async () => {
+    // The daemon runs in this process: its RSS is read from /proc under this pid.
+    const report = await runLoadtest({
+      url: t.url, scenarios: ['ws-reconnect-storm'], admin: ADMIN, duration: 1, connections: 10,
+      ws: { stocks: 10, tickRate: 40, daemonPid: process.pid }, storm: { perConnection: 2, downtime: 0.5, window: 0.5 },
+    });
     const find = (metric: string) => row(report, 'ws-reconnect-storm', metric);
+    expect(find('connected on the first attempt')).toMatchObject({ measured: 100, pass: true });
+    expect(find('daemon RSS before the storm')).toMatchObject({ unit: 'MB', note: 'read from /proc' });
+    expect(find('daemon RSS peak during the storm').measured).toBeGreaterThan(0);
+    // Ticks keep flowing while the clients come back: the reconnected clients read live updates.
+    expect(find('tick → client p50 during the storm').note).toMatch(/^[1-9]\d* live updates/);
+    expect(find('tick → client p99 during the storm').measured).not.toBeNull();
     expect(find('restorations succeeded')).toMatchObject({ measured: 100, pass: true });
     expect(find('sequence gaps')).toMatchObject({ measured: 0, pass: true });
     expect(find('messages lost in flight at the drop')).toMatchObject({ measured: 0, pass: true });

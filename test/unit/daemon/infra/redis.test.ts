@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../../daemon/infra/logger.js';
-import { closeRedis, createRedisFactory, isRedisUnavailable, waitReady } from '../../../../daemon/infra/redis.js';
+import { closeRedis, createRedisFactory, dropRedis, isRedisUnavailable, waitReady } from '../../../../daemon/infra/redis.js';
 
 describe('API-side Redis connections', () => {
   const cleanups: (() => unknown)[] = [];
@@ -56,6 +56,25 @@ describe('API-side Redis connections', () => {
     await Promise.all([track('patient', patient.get('t:k')), track('fast', fast.get('t:k'))]);
     // Then the fast one gives up first, the patient one later, both with the timeout error
     expect(settled).toEqual(['fast Command timed out', 'patient Command timed out']);
+  });
+
+  it('drop a connection whose Redis went away: it stops reconnecting and what waited for it fails', async () => {
+    // Given a BullMQ-role connection (commands wait for Redis) to a port where Redis is gone, between two reconnect attempts
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1');
+    await once(srv, 'listening');
+    const port = (srv.address() as AddressInfo).port;
+    await new Promise((r) => srv.close(r));
+    const factory = createRedisFactory({ url: `redis://127.0.0.1:${port}`, prefix: 't:', logger: createLogger('silent') });
+    const client = factory.connect('bullmq', 'test');
+    cleanups.push(() => client.disconnect());
+    await new Promise((r) => client.once('reconnecting', r));
+    const waiting = client.get('t:k').then(() => 'answered', (e: Error) => e.message);
+    // When it is dropped
+    dropRedis(client);
+    // Then the waiting command fails instead of hanging, and the client has ended (no more attempts)
+    expect(await waiting).toBe('Connection is closed.');
+    expect(client.status).toBe('end');
   });
 
   it('recognise the fail-fast errors of a down Redis, and nothing else', () => {

@@ -42,4 +42,14 @@ describe('loadtest flags', () => {
     const other = resolveOptions(loadtestOptions(session(url), ['ws-fanout'], { duration: '5s', daemonPid: 77 }, {}));
     expect(other.ws.daemonPid).toBe(77);
   });
+
+  it('reads --clients and --storm-window of a ws-reconnect-storm run as its clients and reconnect window', () => {
+    const o = resolveOptions(loadtestOptions(session(), ['ws-reconnect-storm'], { duration: '5s', clients: 10_000, stormWindow: '10s', stocksPerClient: 5, daemonPid: 4242 }, {}));
+    expect(o.stormClients).toBe(10_000);
+    expect(o.stormWindow).toBe(10);
+    expect(o.storm.perConnection).toBe(5);
+    expect(o.ws.daemonPid).toBe(4242);
+    // Without the flag: 1,000 clients a second, at most 10 s
+    expect(resolveOptions(loadtestOptions(session(), ['ws-reconnect-storm'], { duration: '5s', clients: 2_000 }, {})).stormWindow).toBe(2);
+  });
 });
