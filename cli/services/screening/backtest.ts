@@ -4,7 +4,7 @@
  * progress; then the summary rows, the CSVs (equity curve, trades) and the equity-vs-benchmark
  * chart. Also the list of your runs, one run, and cancelling one.
  */
-import type { BacktestStatus } from '../../../daemon/contract/backtests.js';
+import type { BacktestPhase, BacktestStatus } from '../../../daemon/contract/backtests.js';
 import { API_PREFIX, type ApiResponse } from '../transport/api-client.js';
 import { CliError } from '../session/errors.js';
 import type { TableData } from '../output/output.js';
@@ -14,6 +14,8 @@ import type { Session } from '../session/session.js';
 export interface BacktestRun {
   id: string;
   status: BacktestStatus;
+  /** What an active run is doing (absent from daemons older than this field). */
+  phase?: BacktestPhase | null;
   done: number;
   total: number;
   error: string | null;
@@ -90,9 +92,20 @@ export async function followBacktest(session: Session, started: ApiResponse<Back
   return res;
 }
 
-/** `queued, waiting for a worker` or `[#####-----] 12/26 rebalances` for a progress line. */
+/** What each phase before the first screened date reads as. */
+const PHASE_TEXT: Partial<Record<BacktestPhase, string>> = {
+  reading_history: 'reading the market history (the first run after a start or a load takes a few seconds)',
+  building_series: 'building the indicator series the screen reads',
+};
+
+/**
+ * One progress line: `queued, waiting for a worker`, what the run does before its first date
+ * (reading the history, building series), then `[#####-----] 12/26 rebalances`.
+ */
 export function progressText(run: BacktestRun, width = 24): string {
   const head = `backtest ${run.id.slice(0, 8)}`;
+  const phase = isActive(run) && run.phase ? PHASE_TEXT[run.phase] : undefined;
+  if (phase) return `${head} ${phase}${run.total > 0 ? ` (${run.total} rebalances)` : ''}…`;
   if (run.status === 'queued') return `${head} queued, waiting for a worker (${run.total} rebalances)`;
   const filled = run.total > 0 ? Math.min(width, Math.floor((run.done / run.total) * width)) : 0;
   return `${head} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${run.done}/${run.total} rebalances${run.status === 'cancelled' ? ' (cancelled)' : ''}`;
