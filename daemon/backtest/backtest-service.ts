@@ -21,7 +21,7 @@ import type { Tier } from '../kernel/roles.js';
 import type { ScreenCaller } from '../screening/cost.js';
 import type { ScreenQuery } from '../screening/query.js';
 import type { BacktestStatus, BacktestsRepo, StoredBacktest } from '../store/backtests-repo.js';
-import { checkOneSource, planBacktest, screenOf, type PlanDeps } from './plan.js';
+import { checkOneSource, planBacktest, screenOf, signalsAtMost, type PlanDeps } from './plan.js';
 import type { BacktestRequest } from './request.js';
 import { executePlan, RunCancelled, RunInterrupted, RunYielded, type PicksCheckpoint } from './run.js';
 
@@ -256,19 +256,34 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
     }
   }
 
+  /**
+   * Whether a run may be accepted before the history is read: everything the history is not
+   * needed for is refused now (400: the screen, the dates' format), and the run's cost fits the
+   * budget even at the most rebalance dates it can have. False: over at that count, so the
+   * caller waits for the history to give the exact answer (a 400 naming the real count, or a run).
+   */
+  function fitsWithoutHistory(owner: BacktestOwner, request: BacktestRequest, presetQuery: Record<string, unknown> | undefined): boolean {
+    const query = screenOf(deps, request, presetQuery, owner.tier);
+    for (const field of ['from', 'to'] as const) {
+      const date = request[field];
+      if (date !== undefined && !isDate(date)) throw invalidRequest(`${field} must be a date YYYY-MM-DD`, { [field]: 'must be a date YYYY-MM-DD, e.g. 2025-06-30' });
+    }
+    try {
+      deps.checkCost?.(query, signalsAtMost(request, new Date(now() + 86_400_000).toISOString().slice(0, 10)), owner.tier);
+      return true;
+    } catch (err) {
+      if (isAppError(err) && err.code === 'INVALID_REQUEST') return false;
+      throw err;
+    }
+  }
+
   async function start(owner: BacktestOwner, request: BacktestRequest): Promise<StoredBacktest> {
     if (closing) throw new AppError('SERVICE_UNAVAILABLE', 'the daemon is stopping');
     checkOneSource(request);
     const presetQuery = request.preset_id === undefined ? undefined : await deps.presetQuery(owner.id, request.preset_id);
     const id = randomUUID();
     const job: BacktestJob = { id, user_id: owner.id, preset_query: presetQuery ?? null };
-    if (!(await historyWithin(deps.planWaitMs ?? PLAN_WAIT_MS))) {
-      // Everything the history is not needed for is refused now (400), the rest once it is read.
-      screenOf(deps, request, presetQuery, owner.tier);
-      for (const field of ['from', 'to'] as const) {
-        const date = request[field];
-        if (date !== undefined && !isDate(date)) throw invalidRequest(`${field} must be a date YYYY-MM-DD`, { [field]: 'must be a date YYYY-MM-DD, e.g. 2025-06-30' });
-      }
+    if (!(await historyWithin(deps.planWaitMs ?? PLAN_WAIT_MS)) && fitsWithoutHistory(owner, request, presetQuery)) {
       const created = await deps.repo.create(owner.id, id, request as unknown as Record<string, unknown>, 0, 'queued', capsOf(owner), 'reading_history');
       if (!created.ok) throw refused(owner, created);
       const planned = planLater(owner, request, job);

@@ -8,6 +8,7 @@
  */
 import { QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signalDays } from '../../../daemon/backtest/calendar.js';
 import { tradingDaysBetween } from '../../../daemon/kernel/krx-calendar.js';
 import { applyGeneratedMarket } from '../../helpers/backtest-market.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
@@ -99,5 +100,26 @@ describe('backtest phases before the first screened date', () => {
     expect(((await unknown.json()) as any).error.details).toHaveProperty('template');
     const listed = ((await (await t.request('/api/v1/screen/backtests', { token })).json()) as { data: unknown[] }).data;
     expect(listed).toHaveLength(2);
+  });
+});
+
+describe('a run over its budget on a daemon that has not read the history', () => {
+  let t: TestDaemon;
+  beforeAll(async () => {
+    // Given a tier budget no run fits, and a history not read yet
+    t = await startTestDaemon('backtest-phases-budget', { backtest_plan_wait_ms: 0, screen_limits: { free: { backtest_units: 1 } } } as never);
+    await applyGeneratedMarket(t.daemon, DATES);
+  }, 60_000);
+  afterAll(() => t?.close());
+
+  it('is still refused with 400, counting the real rebalance dates of the loaded history', async () => {
+    const { access_token } = await t.login();
+    const res = await t.request('/api/v1/screen/backtest', { method: 'POST', token: access_token, json: { query: { sort: 'close:desc' }, from: DATES[0], rebalance: 'weekly', top: 3 } });
+    const body = (await res.json()) as any;
+    expect(res.status, JSON.stringify(body)).toBe(400);
+    expect(body.error.details.limit).toBe('backtest_units');
+    expect(body.error.details.cost.dates).toBe(signalDays(DATES, 0, DATES.length - 1, 'weekly').length);
+    // Nothing was stored
+    expect(((await (await t.request('/api/v1/screen/backtests', { token: access_token })).json()) as any).data).toEqual([]);
   });
 });
