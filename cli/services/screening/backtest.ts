@@ -4,29 +4,15 @@
  * progress; then the summary rows, the CSVs (equity curve, trades) and the equity-vs-benchmark
  * chart. Also the list of your runs, one run, and cancelling one.
  */
-import type { BacktestPhase, BacktestStatus } from '../../../daemon/contract/backtests.js';
+import type { BacktestPhase } from '../../../daemon/contract/backtests.js';
+import { isActive, type BacktestResultWire, type BacktestRun } from './backtest-run.js';
 import { API_PREFIX, type ApiResponse } from '../transport/api-client.js';
 import { CliError } from '../session/errors.js';
 import type { TableData } from '../output/output.js';
 import type { Session } from '../session/session.js';
 
-/** A run as the API answers it (daemon/http/schemas/backtests.ts). */
-export interface BacktestRun {
-  id: string;
-  status: BacktestStatus;
-  /** What an active run is doing (absent from daemons older than this field). */
-  phase?: BacktestPhase | null;
-  done: number;
-  total: number;
-  error: string | null;
-  result: BacktestResultWire | null;
-  request: Record<string, unknown>;
-  created_at: string;
-  finished_at: string | null;
-}
-
-/** True while a worker may still change the run. */
-export const isActive = (run: BacktestRun) => run.status === 'queued' || run.status === 'running';
+export { isActive, type BacktestResultWire, type BacktestRun } from './backtest-run.js';
+export { backtestStepHint, backtestStepLabel, type BacktestProgressSink, type BacktestProgressSnapshot } from './backtest-progress.js';
 
 const runPath = (id: string) => `${API_PREFIX}/screen/backtests/${encodeURIComponent(id)}`;
 
@@ -56,18 +42,6 @@ export function runsTable(runs: BacktestRun[]): TableData {
       r.created_at, r.finished_at ?? '', r.error ?? '',
     ]),
   };
-}
-
-/** The result part the CLI reads. */
-export interface BacktestResultWire {
-  from: string;
-  to: string;
-  message?: string;
-  stats: Record<string, number | string | null> | null;
-  curve: { date: string; equity: number; benchmark: number | null }[];
-  trades: { date: string; code: string; side: string; shares: number; price: number; fee: number; tax: number; reason?: string }[];
-  rebalances: { signal_date: string; trade_date: string; selected: number; turnover: number; holdings: unknown[] }[];
-  rules: Record<string, unknown>;
 }
 
 /** Start a backtest; answers the run (completed when the server ran it directly). */

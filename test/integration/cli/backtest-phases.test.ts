@@ -4,6 +4,7 @@
  * until the first date, then the bar, ending with every rebalance done. Piped output: one line
  * per change, in the order the run went through them.
  */
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../../cli/main.js';
 import { tradingDaysBetween } from '../../../daemon/kernel/krx-calendar.js';
@@ -43,5 +44,17 @@ describe('stockscreen backtest shows its phases', () => {
     expect(bar).toBeGreaterThan(0);
     expect(lines.at(-1)).toMatch(/\] (\d+)\/\1 rebalances$/);
     expect(io.out().split('\n')[0]).toBe('date,equity,benchmark');
+  });
+
+  it('draws the live view on a terminal: its first frame says what the run is doing, its last that it is done', async () => {
+    // Given new data, so the history is to be read again
+    await applyGeneratedMarket(t.daemon, tradingDaysBetween('2025-05-02', '2025-05-09'));
+    const { code, io } = await cli(['backtest', '--where', 'close > 0', '--sort', 'close:desc', '--from', DATES[0]!, '--rebalance', 'weekly', '--top', '3', '--csv', 'equity'], fakeIO({ tty: true }));
+    expect(code, io.err()).toBe(0);
+    // Ink draws the first frame at once, and the last one when the run ended (frames between may be coalesced)
+    const drawn = stripVTControlCharacters(io.err());
+    expect(drawn).toMatch(/^backtest [0-9a-f]{8} reading history\s+░+ \d+ s\n/);
+    expect(drawn).toContain('the market history is read into memory');
+    expect(drawn.trimEnd()).toMatch(/backtest [0-9a-f]{8} done\s+█+ (\d+)\/\1 rebalances \d+ s$/);
   });
 });
