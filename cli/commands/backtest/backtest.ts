@@ -118,7 +118,7 @@ export function printResult(session: Session, res: ApiResponse<BacktestRun>, csv
 export function register(parent: Command, ctx: CliContext): void {
   const cmd = parent
     .command('backtest')
-    .description('Backtest a screen: at each rebalance date screen the market as known then, trade the top N at the next open (fees, the 0.20% sell tax, halts and price limits included), and compare with the index. Runs of more than 6 rebalance dates wait in a queue for a worker (shown as queued, then a progress bar); `backtest list|show|cancel` manage your runs');
+    .description('Backtest a screen: at each rebalance date screen the market as known then, trade the top N at the next open (fees, the 0.20% sell tax, halts and price limits included), and compare with the index. Runs of more than 6 rebalance dates wait in a queue for a worker; the progress says what the run is doing from the first second (queued, reading the market history, building indicator series), then a bar of rebalance dates; `backtest list|show|cancel` manage your runs');
   addScreenOptions(cmd, false)
     .option('--template <id>', 'backtest a predefined screen (see `stockscreen screen templates`)')
     .option('--preset <name|id>', 'backtest one of your saved presets')

@@ -92,6 +92,20 @@ describe('POST /admin/jobs with an Idempotency-Key', () => {
     expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['202', '400', '409', '503']));
   });
 
+  it('never answers another admin\'s request with a job enqueued under the same key', async () => {
+    // Given a second admin
+    const other = await t.login();
+    expect((await t.request(`/api/v1/admin/users/${other.id}`, { method: 'PATCH', token: admin, json: { role: 'admin' } })).status).toBe(200);
+    const otherToken = (await t.login(other.email)).access_token;
+    // When both send the same body with the same key
+    const mine = ((await (await enqueue(COMPUTE, 'shared-key')).json()) as Json).data;
+    const theirs = await t.request('/api/v1/admin/jobs', { method: 'POST', token: otherToken, json: COMPUTE, headers: { 'Idempotency-Key': 'shared-key' } });
+    // Then each gets a job of their own
+    expect(theirs.status).toBe(202);
+    expect(theirs.headers.get('idempotent-replayed')).toBeNull();
+    expect(((await theirs.json()) as Json).data.id).not.toBe(mine.id);
+  });
+
   it('keeps keys per user: one user\'s key never answers another\'s request', async () => {
     const { commands, redis } = t.daemon.context();
     const store = createIdempotencyStore(commands, (...p) => redis.key(...p), 'scope-test');
