@@ -1,8 +1,10 @@
 /**
- * The screen alert evaluator's firing rules on a real database and the real
- * live-screen engine: baseline, one firing per entry (exit), one-shot vs recurring, per-stock
- * cooldown, new snapshots, preset changes, and exactly once across two instances that
- * evaluate the same ticks (as every daemon does from the shared tick stream).
+ * The screen alert evaluator's firing rules on a real database and the real live-screen engine,
+ * reading quotes as the daemon does (`quoteAt` on the live view; the wired daemon's prices are
+ * checked in test/integration/live/screen-alert-price.test.ts): baseline, one firing per entry
+ * (exit), one-shot vs recurring, per-stock cooldown, new snapshots, preset changes, and exactly
+ * once across two instances that evaluate the same ticks (as every daemon does from the shared
+ * tick stream).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAlertService, DEFAULT_ALERT_CAPS, type AlertService } from '../../../daemon/alerts/alert-service.js';
@@ -14,7 +16,7 @@ import type { AlertEvent } from '../../../daemon/kernel/events.js';
 import { createLiveScreenEngine, membershipWatch, type LiveScreenEngine } from '../../../daemon/live/engine.js';
 import { parseScreenRequest } from '../../../daemon/screening/request.js';
 import type { Snapshot, SnapshotRow } from '../../../daemon/screening/snapshot.js';
-import { valueAt } from '../../../daemon/screening/snapshot.js';
+import { quoteAt } from '../../../daemon/screening/snapshot.js';
 import { createAlertsRepo, type AlertsRepo } from '../../../daemon/store/alerts-repo.js';
 import { createPresetsRepo, type PresetsRepo } from '../../../daemon/store/presets-repo.js';
 import { createStocksRepo } from '../../../daemon/store/stocks-repo.js';
@@ -76,12 +78,8 @@ async function instance(): Promise<Instance> {
     publish: async (e) => void published.push(e),
     preset: async (userId, id) => (await presets.get(userId, id)) ?? null,
     watch: (query, listener) => membershipWatch(engine.add(parseScreenRequest(query, KNOWN), listener)),
-    quote: (code) => {
-      const row = engine.view().snapshot.rowByCode.get(code);
-      if (row === undefined) return null;
-      const at = (f: string) => valueAt(engine.view().snapshot, f, row) as number | null;
-      return { name: engine.view().snapshot.names[row] ?? code, price: at('close'), change_percent: at('change_percent'), volume: at('volume') };
-    },
+    // The daemon's own reading of the live view (daemon/wiring/realtime.ts).
+    quote: (code) => quoteAt(engine.view().snapshot, code),
   });
   await evaluator.start();
   closers.push(() => evaluator.close());
@@ -124,10 +122,12 @@ describe('screen_enter', () => {
     // Row 0 jumps to +20%: it enters the top 2 (row 4 leaves).
     await tick([i], 0, 20);
     expect(i.published).toHaveLength(1);
-    expect(i.published[0]).toMatchObject({ type: 'alert', alert_id: alert.id, user_id: user.id, code: codeOf(0), alert_type: 'screen_enter', threshold: null, preset_id: preset.id });
+    // (at the price of the tick that moved it in)
+    const price = Math.round((rows[0]!.values.close as number) * 1.2);
+    expect(i.published[0]).toMatchObject({ type: 'alert', alert_id: alert.id, user_id: user.id, code: codeOf(0), alert_type: 'screen_enter', threshold: null, preset_id: preset.id, current_price: price });
     expect(i.published[0]!.message).toContain('entered the screen "Top gainers"');
     const [record] = await history(i, user.id, alert.id);
-    expect(record).toMatchObject({ code: codeOf(0), preset_id: preset.id, alert_type: 'screen_enter', threshold: null });
+    expect(record).toMatchObject({ code: codeOf(0), preset_id: preset.id, alert_type: 'screen_enter', threshold: null, price });
     expect(await i.service.get(user.id, alert.id)).toMatchObject({ active: false, fire_count: 1 });
     // Out and in again: a one-shot alert has fired already.
     await tick([i], 0, -10);
