@@ -234,6 +234,8 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
   /** True once the history is read, or after `planWaitMs` (false: still reading). A failed read counts as read: planning reports it. */
   async function historyWithin(ms: number): Promise<boolean> {
     const read = deps.asOf.history().then(() => true, () => true);
+    // Decided now, not by which of a fast read and a 0 ms timer ends first.
+    if (deps.asOf.historyRead() || ms <= 0) return deps.asOf.historyRead();
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
     try {
