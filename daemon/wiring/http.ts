@@ -35,6 +35,7 @@ import type { CoreParts } from './core.js';
 import { importRootsOf, type ScreeningParts } from './market.js';
 import type { RealtimeParts } from './realtime.js';
 import type { MarketJobs } from '../jobs/market-jobs.js';
+import { hasConditions } from '../live/engine.js';
 import type { NotifyParts } from './notify.js';
 
 /** The HTTP parts. */
@@ -66,7 +67,7 @@ function registrarsOf(core: CoreParts, sources: HttpSources): RouteRegistrar[] {
   const { quotes, feed, gateway, alerts, alertsRepo, live, screenAlerts } = sources.realtime;
   const alertService = createAlertService({
     alerts: alertsRepo, stocks: parts.stocks, presets, caps: config.alert_caps, channels: sources.notify.alertLinks,
-    checkScreen: (query, tier) => void screens.parse(query, tier),
+    checkScreen: (query, tier) => ({ conditions: hasConditions(screens.parse(query, tier)) }),
     // The price evaluator broadcasts the change to every daemon; the screen evaluators listen too.
     onChange: async (id) => void (await Promise.all([alerts.changed(id), screenAlerts.reload(id)])),
   });
@@ -124,6 +125,16 @@ export function buildHttp(core: CoreParts, sources: HttpSources): HttpParts {
     metricsAccess: { public: config.metrics_public, token: config.metrics_token },
     docTags: [{ name: 'websocket', description: WS_PROTOCOL_DOC }],
     health: {
+      feed: () => {
+        const kis = sources.realtime.kis;
+        if (!kis) return null;
+        const f = kis.freshness();
+        const success = f.record?.last_success_at;
+        return {
+          source: 'kis', stale: f.stale, stale_reason: f.stale_reason, session: sources.realtime.marketClock.session(),
+          last_success_at: success ? new Date(success).toISOString() : null, leader: sources.realtime.feed.isLeader(),
+        };
+      },
       pingDb: () => db.ping().then(() => true, () => false),
       pingRedis: async () => {
         if (commands.status !== 'ready') return false;

@@ -1,15 +1,25 @@
 /** Health endpoints at the root; 503 with "unhealthy" when a dependency is down. */
 import { z } from 'zod';
-import type { DaemonHealth, DatabaseHealth, RedisHealth } from '../../contract/health.js';
+import type { DaemonHealth, DatabaseHealth, FeedHealth, RedisHealth } from '../../contract/health.js';
 import { errorEnvelope, type ApiBuilder } from '../api.js';
 
 /** Probes the health routes call; each resolves true when the dependency answers. */
 export interface HealthDeps {
   pingDb(): Promise<boolean>;
   pingRedis(): Promise<boolean>;
+  /** The real feed's freshness (absent: no real feed configured). */
+  feed?(): FeedHealth | null;
 }
 
 const healthBody = z.object({ status: z.enum(['healthy', 'unhealthy']), timestamp: z.string() });
+const feedBody = z
+  .object({
+    source: z.string(), stale: z.boolean(), stale_reason: z.string().nullable(), session: z.string().nullable(),
+    last_success_at: z.string().nullable(), leader: z.boolean(),
+  })
+  .meta({ id: 'FeedHealth' })
+  .describe('The real price feed: stale while no sweep succeeded within twice its cadence, its socket is silent, or no daemon feeds during a session');
+const daemonBody = healthBody.extend({ feed: feedBody.optional() });
 const dbBody = healthBody.extend({ database: z.enum(['connected', 'disconnected']) }).meta({ id: 'DatabaseHealth' });
 const redisBody = healthBody.extend({ redis: z.enum(['connected', 'disconnected']) }).meta({ id: 'RedisHealth' });
 
@@ -26,11 +36,13 @@ export function registerHealthRoutes(api: ApiBuilder, deps: HealthDeps): void {
   const common = { tags: ['health'], access: 'public', raw: true, rateLimitExempt: true, errors: [503] } as const;
   api.route(
     {
-      ...common, method: 'get', path: '/health', summary: 'Liveness of the daemon', response: healthBody,
+      ...common, method: 'get', path: '/health', summary: 'Liveness of the daemon (and the real feed\'s freshness, when one is configured)', response: daemonBody,
       errorBodies: { 503: { description: 'The daemon is shutting down (error envelope, code SERVICE_UNAVAILABLE)', schema: errorEnvelope } },
     },
     (_req, res) => {
-      res.json({ status: 'healthy', timestamp: new Date().toISOString() } satisfies DaemonHealth);
+      const feed = deps.feed?.() ?? null;
+      // A stale feed does not make the daemon unhealthy (it still serves): it says so, for monitors to alert on.
+      res.json({ status: 'healthy', timestamp: new Date().toISOString(), ...(feed ? { feed } : {}) } satisfies DaemonHealth);
     },
   );
   api.route(

@@ -51,7 +51,8 @@ describe('a screen alert reports the price of the tick that fired it', () => {
     const preset = await api('/screen/presets', { method: 'POST', json: { name: 'Top 3 gainers', query: TOP3 } });
     expect(preset.status).toBe(201);
     const create = async (alert_type: string) => {
-      const res = await api('/alerts', { method: 'POST', json: { preset_id: preset.body.data.id, alert_type } });
+      // Counted at once (no dwell): the firing comes with the tick.
+      const res = await api('/alerts', { method: 'POST', json: { preset_id: preset.body.data.id, alert_type, dwell_s: 0 } });
       expect(res.status).toBe(201);
       return res.body.data.id as string;
     };
