@@ -336,6 +336,12 @@ export const configSchema = z.object({
    * runs waiting (fair between users) and resumes from its checkpoint (0: a run keeps its worker to the end).
    */
   backtest_slice_dates: int(0, 100_000).default(10),
+  /**
+   * How long POST /screen/backtest waits for a market history this daemon has not read yet (the
+   * first run after a start or a load) before it answers the run as queued in its
+   * `reading_history` phase, so a client shows what is happening instead of waiting blind (0: never waits).
+   */
+  backtest_plan_wait_ms: int(0, 60_000).default(750),
   /** Backtests this daemon runs at once (its BullMQ worker's concurrency; 0: it only enqueues, other daemons run them). */
   backtest_workers: int(0, 16).default(1),
   /**

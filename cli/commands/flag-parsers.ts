@@ -63,7 +63,7 @@ export function dateArg(value: string): string {
 
 /** `--retry-for <duration>`: how long following a job waits out an unreachable or busy daemon. */
 export function retryForOption(): Option {
-  return new Option('--retry-for <duration>', 'while following a job, wait out an unreachable or busy daemon this long (0 = give up at once)')
+  return new Option('--retry-for <duration>', 'while enqueueing (a lost answer is sent again with the same idempotency key: one job, never two) and following a job, wait out an unreachable or busy daemon this long (0 = give up at once)')
     .argParser(durationArg(0, 24 * 3_600_000))
     .default(DEFAULT_RETRY_FOR_MS, '10m');
 }

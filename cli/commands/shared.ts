@@ -37,6 +37,7 @@ const UNUSED_RENDERERS: Views = {
   record: notOnTerminal,
   marketTable: notOnTerminal,
   jobProgress: notOnTerminal,
+  backtestProgress: notOnTerminal,
   loadtestProgress: notOnTerminal,
   liveScreen: notOnTerminal,
 };

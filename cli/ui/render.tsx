@@ -14,7 +14,7 @@ import { Prompt } from './components/Prompt.js';
 import { Table } from './components/Table.js';
 import { createInkLoadtestSink } from './loadtest-live.js';
 import { mountLiveScreenView } from './live.js';
-import { createInkProgressSink, renderMarketTable } from './stock-views.js';
+import { createInkBacktestSink, createInkProgressSink, renderMarketTable } from './stock-views.js';
 
 function toText(node: ReactNode, options: RenderOptions): string {
   const text = renderToString(node, { columns: options.columns });
@@ -27,6 +27,7 @@ export const inkRenderers: Views = {
   record: (data, options) => toText(<KeyValue fields={data.fields} />, options),
   marketTable: renderMarketTable,
   jobProgress: createInkProgressSink,
+  backtestProgress: createInkBacktestSink,
   loadtestProgress: createInkLoadtestSink,
   liveScreen: mountLiveScreenView,
 };

@@ -11,6 +11,8 @@ import { inkStream } from './ink-stream.js';
 import type { ChartModel } from '../services/output/chart.js';
 import type { ProgressSink } from '../services/load/job-progress.js';
 import type { MarketTableData } from '../services/output/market-format.js';
+import type { BacktestProgressSink } from '../services/screening/backtest-progress.js';
+import { BacktestProgress } from './components/BacktestProgress.js';
 import { JobProgress } from './components/JobProgress.js';
 import { MarketTable } from './components/MarketTable.js';
 import { PriceChart } from './components/PriceChart.js';
@@ -25,6 +27,24 @@ export function createInkProgressSink(out: CliOutput, color: boolean): ProgressS
       else instance = render(node, { stdout: inkStream(out, color), stderr: inkStream(out, color), patchConsole: false, exitOnCtrlC: false });
     },
     close() {
+      instance?.unmount();
+      instance = undefined;
+    },
+  };
+}
+
+/** A backtest sink that keeps one live BacktestProgress view on `out` until closed. */
+export function createInkBacktestSink(out: CliOutput, color: boolean): BacktestProgressSink {
+  let instance: ReturnType<typeof render> | undefined;
+  return {
+    update(snapshot) {
+      const node = <BacktestProgress snapshot={snapshot} />;
+      if (instance) instance.rerender(node);
+      else instance = render(node, { stdout: inkStream(out, color), stderr: inkStream(out, color), patchConsole: false, exitOnCtrlC: false });
+    },
+    async close() {
+      // React commits a rerender on a later turn: unmounting at once would leave the frame before the last one on screen.
+      await new Promise((resolve) => setTimeout(resolve, 0));
       instance?.unmount();
       instance = undefined;
     },

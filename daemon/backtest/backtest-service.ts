@@ -5,17 +5,23 @@
  * progress so `GET /screen/backtests/{id}` on any daemon can follow it. Runs are kept per
  * owner; another user's is absent. The stored row is the truth; the queue only carries the id.
  *
+ * On a daemon that has not read the market history yet (the first run after a start or a load:
+ * seconds on a full market), `start` does not keep the caller waiting for it: after `planWaitMs`
+ * it answers the run as queued in the `reading_history` phase and plans it once the history is
+ * in; a request the history then refuses (dates outside it) fails the run with the reason.
+ *
  * The queue is a port (BacktestQueue, implemented with BullMQ in daemon/jobs/backtest-jobs.ts):
  * without one (the benches) long runs run in this process, one at a time.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError, isAppError } from '../errors.js';
+import { AppError, invalidRequest, isAppError } from '../errors.js';
 import type { AsOfService } from '../history/as-of-service.js';
+import type { BacktestPhase } from '../contract/backtests.js';
 import type { Tier } from '../kernel/roles.js';
 import type { ScreenCaller } from '../screening/cost.js';
 import type { ScreenQuery } from '../screening/query.js';
 import type { BacktestStatus, BacktestsRepo, StoredBacktest } from '../store/backtests-repo.js';
-import { checkOneSource, planBacktest, type PlanDeps } from './plan.js';
+import { checkOneSource, planBacktest, screenOf, signalsAtMost, type PlanDeps } from './plan.js';
 import type { BacktestRequest } from './request.js';
 import { executePlan, RunCancelled, RunInterrupted, RunYielded, type PicksCheckpoint } from './run.js';
 
@@ -86,12 +92,22 @@ export interface BacktestServiceDeps extends PlanDeps {
   onError?(err: unknown, id: string): void;
   /** Time source of the lost-run check (default: the system clock). */
   now?: () => number;
+  /**
+   * How long `start` waits for a market history not read yet before it answers the run as
+   * queued in the `reading_history` phase (ms, default PLAN_WAIT_MS; 0: never waits).
+   */
+  planWaitMs?: number;
 }
+
+/** Default of BacktestServiceDeps.planWaitMs: short enough that a client shows the phase within a second. */
+export const PLAN_WAIT_MS = 750;
 
 /** Hooks of one run. */
 export interface RunHooks {
   /** After each rebalance date's screen. */
   onProgress?(done: number, total: number): void | Promise<void>;
+  /** When the run enters a phase (reading_history, building_series, screening), before its first date is screened. */
+  onPhase?(phase: BacktestPhase, done: number, total: number): void | Promise<void>;
   /** Where each date's selection is kept, so a worker taking the run over resumes after the last one (run.ts). */
   checkpoint?: PicksCheckpoint;
   /** End this turn (RunYielded: queued again, resumed from the checkpoint) after this many new rebalance dates. */
@@ -120,11 +136,15 @@ export interface BacktestService {
   close(): Promise<void>;
 }
 
+const isDate = (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`));
+
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** Create the backtest service. */
 export function createBacktestService(deps: BacktestServiceDeps): BacktestService {
   let local: Promise<unknown> = Promise.resolve();
+  /** Runs accepted before the history was read, still being planned (close waits for them). */
+  const planning = new Set<Promise<void>>();
   let closing = false;
   const now = deps.now ?? Date.now;
 
@@ -166,6 +186,10 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
       const p = await planBacktest(deps, stored.request as BacktestRequest, job.preset_query ?? undefined, 'trusted');
       const result = await executePlan(deps.asOf, p, {
         stopping: () => closing,
+        async onPhase(phase) {
+          if (!(await deps.repo.phase(job.id, phase))) throw new RunCancelled();
+          await hooks.onPhase?.(phase, done, p.signals);
+        },
         checkpoint: hooks.checkpoint,
         ...(hooks.yieldAfter === undefined ? {} : { yieldAfter: hooks.yieldAfter, resumeAfter: stored.done }),
         async onProgress(now, total) {
@@ -189,28 +213,92 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
     }
   }
 
+  /** Queue `job` (fair between users: a user's second waiting run queues behind everyone's first); a failure fails the run. */
+  async function enqueue(queue: BacktestQueue, owner: BacktestOwner, job: BacktestJob): Promise<void> {
+    try {
+      const ahead = (await deps.repo.list(owner.id, 100)).filter((r) => r.id !== job.id && (r.status === 'queued' || r.status === 'running')).length;
+      await queue.enqueue(job, 1 + ahead);
+    } catch (err) {
+      await deps.repo.finish(job.id, { error: `not queued: ${message(err)}` });
+      throw isAppError(err) ? err : new AppError('SERVICE_UNAVAILABLE', 'Backtest queue unavailable');
+    }
+  }
+
+  /** Run or queue a planned run (`direct`: here, now; else the queue, or this process one at a time). */
+  async function dispatch(owner: BacktestOwner, job: BacktestJob, direct: boolean): Promise<void> {
+    if (direct) await run(job, {}, false);
+    else if (deps.queue) await enqueue(deps.queue, owner, job);
+    else local = local.then(() => run(job, {}, false)).catch(() => undefined);
+  }
+
+  /** True once the history is read, or after `planWaitMs` (false: still reading). A failed read counts as read: planning reports it. */
+  async function historyWithin(ms: number): Promise<boolean> {
+    const read = deps.asOf.history().then(() => true, () => true);
+    // Decided now, not by which of a fast read and a 0 ms timer ends first.
+    if (deps.asOf.historyRead() || ms <= 0) return deps.asOf.historyRead();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
+    try {
+      return await Promise.race([read, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Plan a run accepted while the history was being read, then run or queue it; a refusal fails it with the reason. */
+  async function planLater(owner: BacktestOwner, request: BacktestRequest, job: BacktestJob): Promise<void> {
+    try {
+      const p = await planBacktest(deps, request, job.preset_query ?? undefined, owner.tier);
+      deps.checkCost?.(p.query, p.signals, owner.tier);
+      if (!(await deps.repo.planned(job.id, p.signals))) return;
+      await dispatch(owner, job, p.signals <= DIRECT_MAX_SIGNALS);
+    } catch (err) {
+      const details = isAppError(err) ? Object.entries(err.details).map(([k, v]) => `${k}: ${String(v)}`).join('; ') : '';
+      await deps.repo.finish(job.id, { error: details ? `${message(err)} (${details})` : message(err) }).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Whether a run may be accepted before the history is read: everything the history is not
+   * needed for is refused now (400: the screen, the dates' format), and the run's cost fits the
+   * budget even at the most rebalance dates it can have. False: over at that count, so the
+   * caller waits for the history to give the exact answer (a 400 naming the real count, or a run).
+   */
+  function fitsWithoutHistory(owner: BacktestOwner, request: BacktestRequest, presetQuery: Record<string, unknown> | undefined): boolean {
+    const query = screenOf(deps, request, presetQuery, owner.tier);
+    for (const field of ['from', 'to'] as const) {
+      const date = request[field];
+      if (date !== undefined && !isDate(date)) throw invalidRequest(`${field} must be a date YYYY-MM-DD`, { [field]: 'must be a date YYYY-MM-DD, e.g. 2025-06-30' });
+    }
+    try {
+      deps.checkCost?.(query, signalsAtMost(request, new Date(now() + 86_400_000).toISOString().slice(0, 10)), owner.tier);
+      return true;
+    } catch (err) {
+      if (isAppError(err) && err.code === 'INVALID_REQUEST') return false;
+      throw err;
+    }
+  }
+
   async function start(owner: BacktestOwner, request: BacktestRequest): Promise<StoredBacktest> {
     if (closing) throw new AppError('SERVICE_UNAVAILABLE', 'the daemon is stopping');
     checkOneSource(request);
     const presetQuery = request.preset_id === undefined ? undefined : await deps.presetQuery(owner.id, request.preset_id);
+    const id = randomUUID();
+    const job: BacktestJob = { id, user_id: owner.id, preset_query: presetQuery ?? null };
+    if (!(await historyWithin(deps.planWaitMs ?? PLAN_WAIT_MS)) && fitsWithoutHistory(owner, request, presetQuery)) {
+      const created = await deps.repo.create(owner.id, id, request as unknown as Record<string, unknown>, 0, 'queued', capsOf(owner), 'reading_history');
+      if (!created.ok) throw refused(owner, created);
+      const planned = planLater(owner, request, job);
+      planning.add(planned);
+      void planned.finally(() => planning.delete(planned));
+      return (await deps.repo.get(owner.id, id))!;
+    }
     const p = await planBacktest(deps, request, presetQuery, owner.tier);
     deps.checkCost?.(p.query, p.signals, owner.tier);
-    const id = randomUUID();
     const direct = p.signals <= DIRECT_MAX_SIGNALS;
     const created = await deps.repo.create(owner.id, id, request as unknown as Record<string, unknown>, p.signals, direct ? 'running' : 'queued', capsOf(owner));
     if (!created.ok) throw refused(owner, created);
-    const job: BacktestJob = { id, user_id: owner.id, preset_query: presetQuery ?? null };
-    if (direct) await run(job, {}, false);
-    else if (deps.queue) {
-      try {
-        // Fair between users: a user's second waiting run queues behind everyone's first.
-        const ahead = (await deps.repo.list(owner.id, 100)).filter((r) => r.id !== id && (r.status === 'queued' || r.status === 'running')).length;
-        await deps.queue.enqueue(job, 1 + ahead);
-      } catch (err) {
-        await deps.repo.finish(id, { error: `not queued: ${message(err)}` });
-        throw isAppError(err) ? err : new AppError('SERVICE_UNAVAILABLE', 'Backtest queue unavailable');
-      }
-    } else local = local.then(() => run(job, {}, false)).catch(() => undefined);
+    await dispatch(owner, job, direct);
     return (await deps.repo.get(owner.id, id))!;
   }
 
@@ -238,6 +326,7 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
     idle: async () => void (await local),
     async close() {
       closing = true;
+      await Promise.all(planning);
       await local;
     },
   };

@@ -8,6 +8,7 @@ import type { AsOfService } from '../history/as-of-service.js';
 import type { ScreenCaller } from '../screening/cost.js';
 import { expressionOf, type ScreenQuery } from '../screening/query.js';
 import { applyTemplateOverrides, getTemplate, listTemplates } from '../screening/templates.js';
+import { addDays } from '../kernel/krx-calendar.js';
 import { signalDays } from './calendar.js';
 import type { BacktestRequest } from './request.js';
 import type { BacktestRules } from './types.js';
@@ -62,6 +63,19 @@ export function screenOf(deps: PlanDeps, req: BacktestRequest, presetQuery: Reco
     if (!isAppError(err)) throw err;
     throw new AppError('INVALID_REQUEST', `Invalid query: ${err.message}`, Object.fromEntries(Object.entries(err.details).map(([k, v]) => [`query.${k}`, v])));
   }
+}
+
+/**
+ * The most rebalance dates a request can have whatever history is loaded (`today`: the latest
+ * date a history may hold): one per period between `from` and `to` counted over every calendar
+ * day, plus one. Lets the cost of a run be checked before the history is read: a run that fits
+ * its budget at this count fits it at the real one.
+ */
+export function signalsAtMost(req: Pick<BacktestRequest, 'from' | 'to' | 'rebalance'>, today: string): number {
+  const to = req.to ?? today;
+  const days: string[] = [];
+  for (let d = req.from; d <= to && days.length < 100_000; d = addDays(d, 1)) days.push(d);
+  return days.length === 0 ? 1 : signalDays(days, 0, days.length - 1, req.rebalance).length + 1;
 }
 
 /**

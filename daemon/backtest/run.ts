@@ -9,6 +9,7 @@
  * replays from the first date in milliseconds, to the same result). A checkpoint is kept per
  * data version: selections made on other data are not reused.
  */
+import type { BacktestPhase } from '../contract/backtests.js';
 import type { AsOfService } from '../history/as-of-service.js';
 import { depthFor } from '../history/point-indicators.js';
 import { matchAll } from '../screening/query.js';
@@ -58,6 +59,11 @@ export interface ExecuteHooks {
   /** True once the run must stop (checked before each rebalance date's screen). */
   stopping(): boolean;
   onProgress(done: number, total: number): Promise<void>;
+  /**
+   * Before each phase that may take a while, once each in order: reading the history, building
+   * the series of the first date's screen, screening the dates (may throw RunCancelled).
+   */
+  onPhase?(phase: Exclude<BacktestPhase, 'queued'>): Promise<void>;
   checkpoint?: PicksCheckpoint;
   /** Give the worker up (RunYielded) once this many rebalance dates past `resumeAfter` are done. */
   yieldAfter?: number;
@@ -67,18 +73,25 @@ export interface ExecuteHooks {
 
 /** Run the plan. @throws RunInterrupted, RunCancelled (from onProgress), or what a screen throws */
 export async function executePlan(asOf: AsOfService, p: BacktestPlan, hooks: ExecuteHooks): Promise<BacktestResult> {
+  await hooks.onPhase?.('reading_history');
   const history = await asOf.history();
   const fields = queryFields(p.query);
   const depth = depthFor(fields);
   const saved = (await hooks.checkpoint?.load(history.version).catch(() => undefined)) ?? new Map<number, Selected[]>();
   let calls = 0;
+  // The first snapshot builds the series of every field the screen reads over the whole
+  // history (seconds on a full market, once per data version); the next ones pick a column.
+  let built = false;
   const turnEnds = hooks.yieldAfter === undefined ? Number.POSITIVE_INFINITY : (hooks.resumeAfter ?? 0) + hooks.yieldAfter;
   const select = async (day: number): Promise<Selected[]> => {
     if (hooks.stopping()) throw new RunInterrupted();
     if (++calls > turnEnds) throw new RunYielded();
     const known = saved.get(day);
     if (known) return known;
+    if (!built) await hooks.onPhase?.('building_series');
     const snapshot = await asOf.snapshotOf({ history, day, date: history.dates[day] ?? '' }, depth, fields);
+    if (!built) await hooks.onPhase?.('screening');
+    built = true;
     const rows = matchAll(snapshot, { ...p.query, page: 1 }).rows;
     const n = p.rules.top === null ? rows.length : Math.min(rows.length, p.rules.top);
     const picks = Array.from(rows.subarray(0, n), (row) => ({ code: snapshot.codes[row] ?? '', market_cap: valueAt(snapshot, 'market_cap', row) }));

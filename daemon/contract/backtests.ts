@@ -12,3 +12,14 @@
 export const BACKTEST_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 /** A run's state. */
 export type BacktestStatus = (typeof BACKTEST_STATUSES)[number];
+
+/**
+ * What an active run is doing, so a client can say so from the first second instead of a blank
+ * screen: `queued` (waiting for a worker), `reading_history` (the market's history is read into
+ * memory: the first run after a start or a load, seconds on a full market), `building_series`
+ * (the indicator series the screen reads are built over the whole history, once per data
+ * version), `screening` (one rebalance date after another: done/total). Null once the run ended.
+ */
+export const BACKTEST_PHASES = ['queued', 'reading_history', 'building_series', 'screening'] as const;
+/** An active run's phase. */
+export type BacktestPhase = (typeof BACKTEST_PHASES)[number];

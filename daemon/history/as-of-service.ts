@@ -61,6 +61,8 @@ export interface AsOfDay {
 export interface AsOfService {
   /** The market's history at the current data version (read on first use). */
   history(): Promise<MarketHistory>;
+  /** True when the history of the current data version is read (or its read failed): `history()` then answers at once. */
+  historyRead(): boolean;
   /**
    * The trading day `date` resolves to. @throws AppError INVALID_REQUEST (details.as_of) when the
    * date is malformed, before the first loaded date or after the last, or nothing is loaded
@@ -90,7 +92,7 @@ export function snapshotBytes(s: Snapshot): number {
 /** Create the as-of service. */
 export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
   const budget = deps.cacheBytes ?? AS_OF_CACHE_BYTES;
-  let loaded: { version: string; history: Promise<MarketHistory> } | undefined;
+  let loaded: { version: string; history: Promise<MarketHistory>; settled: boolean } | undefined;
   const cache = new Map<string, { snapshot: Promise<Snapshot>; bytes: number }>();
   let bytes = 0;
   let builds = 0;
@@ -119,7 +121,10 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
     const version = deps.version();
     if (loaded?.version !== version) {
       const promise = deps.loadHistory(version);
-      loaded = { version, history: promise };
+      const entry = { version, history: promise, settled: false };
+      loaded = entry;
+      const settle = () => void (entry.settled = true);
+      promise.then(settle, settle);
       current = undefined;
       promise.then((h) => {
         if (loaded?.history !== promise) return;
@@ -184,6 +189,7 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
 
   return {
     history,
+    historyRead: () => loaded?.version === deps.version() && loaded.settled,
     resolve,
     snapshotOf,
     async snapshotAt(date, fields) {

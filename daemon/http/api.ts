@@ -37,6 +37,8 @@ export interface RouteSpec {
   body?: z.ZodType;
   query?: z.ZodObject;
   params?: z.ZodObject;
+  /** Request headers the route reads, for OpenAPI (the handler validates them: headers are not parsed by the chain). */
+  requestHeaders?: z.ZodObject;
   /**
    * Turns the parsed JSON body into the value handlers read from `req.valid.body`, in place of
    * validating it with `body` (which still documents it). Runs after params and query are
@@ -266,6 +268,7 @@ function describe(spec: RouteSpec): RouteConfig {
     request: {
       ...(spec.params ? { params: spec.params } : {}),
       ...(spec.query ? { query: spec.query } : {}),
+      ...(spec.requestHeaders ? { headers: spec.requestHeaders } : {}),
       ...(spec.body ? { body: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
     },
     responses,

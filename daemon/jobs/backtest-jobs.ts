@@ -21,7 +21,7 @@ import { RunInterrupted, RunYielded } from '../backtest/backtest-service.js';
 import type { Selected } from '../backtest/types.js';
 import { dropRedis, type RedisFactory } from '../infra/redis.js';
 import { settledWithin } from '../infra/shutdown.js';
-import type { BacktestStatus } from '../store/backtests-repo.js';
+import type { BacktestPhase, BacktestStatus } from '../store/backtests-repo.js';
 
 /** The backtest queue's name (a database's queue adds its identity: backtestQueueName). */
 export const BACKTEST_QUEUE = 'backtests';
@@ -128,11 +128,13 @@ export function createBacktestJobs(options: BacktestJobsOptions): BacktestJobs {
 
   function processorOf(runner: BacktestRunner) {
     return async (job: Job<BacktestJob, BacktestStatus>, token?: string): Promise<BacktestStatus> => {
-      const onProgress = (done: number, total: number) =>
-        job.updateProgress({ done, total }).catch((err: Error) => logger.warn({ backtest: job.id, err: err.message }, 'backtest progress not recorded'));
+      // Each change is a BullMQ `progress` event too: what the run is doing before its first date, then done/total.
+      const report = (phase: BacktestPhase, done: number, total: number) =>
+        job.updateProgress({ phase, done, total }).catch((err: Error) => logger.warn({ backtest: job.id, err: err.message }, 'backtest progress not recorded'));
+      const onProgress = (done: number, total: number) => report('screening', done, total);
       const key = redis.key('backtest', job.data.id, 'picks');
       try {
-        const status = await runner(job.data, { onProgress, checkpoint: redisPicksCheckpoint(queueConnection, key), ...(sliceDates > 0 ? { yieldAfter: sliceDates } : {}) });
+        const status = await runner(job.data, { onProgress, onPhase: report, checkpoint: redisPicksCheckpoint(queueConnection, key), ...(sliceDates > 0 ? { yieldAfter: sliceDates } : {}) });
         await queueConnection.del(key).catch(() => undefined);
         return status;
       } catch (err) {

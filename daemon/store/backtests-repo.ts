@@ -5,16 +5,18 @@
  * taken back from a stopped daemon goes running → queued. Writes by a worker are conditional on
  * the state they expect, so a cancelled run stays cancelled whatever its worker does next.
  */
-import type { BacktestStatus } from '../contract/backtests.js';
+import type { BacktestPhase, BacktestStatus } from '../contract/backtests.js';
 import type { Db, Params, Queryable } from './db.js';
 
 /** The states of a run (daemon/contract/backtests.ts). */
-export type { BacktestStatus } from '../contract/backtests.js';
+export type { BacktestPhase, BacktestStatus } from '../contract/backtests.js';
 
 /** A stored run. `request` is the validated request; `result` is set once completed. */
 export interface StoredBacktest {
   id: string;
   status: BacktestStatus;
+  /** What an active run is doing; null once it ended. */
+  phase: BacktestPhase | null;
   done: number;
   total: number;
   request: Record<string, unknown>;
@@ -42,8 +44,15 @@ export interface BacktestCaps {
 
 /** Backtests repository. */
 export interface BacktestsRepo {
-  /** Insert a run as `status` unless a cap is reached. */
-  create(userId: string, id: string, request: Record<string, unknown>, total: number, status: 'queued' | 'running', caps?: BacktestCaps): Promise<BacktestCreate>;
+  /**
+   * Insert a run as `status` unless a cap is reached; its phase is `phase` (default: `queued` for
+   * a queued run, `reading_history` for one run at once).
+   */
+  create(userId: string, id: string, request: Record<string, unknown>, total: number, status: 'queued' | 'running', caps?: BacktestCaps, phase?: BacktestPhase): Promise<BacktestCreate>;
+  /** A run accepted before its dates were known is planned: its total is set and it waits for a worker. False when it ended meanwhile. */
+  planned(id: string, total: number): Promise<boolean>;
+  /** Record what an active run is doing; false when it is no longer active (cancelled meanwhile). */
+  phase(id: string, phase: BacktestPhase): Promise<boolean>;
   /** A worker takes the run: queued (or running, taken back from a stopped worker) → running from 0. False when it is no longer to run. */
   claim(id: string): Promise<boolean>;
   /** Record progress; false when the run is no longer running (cancelled meanwhile). */
@@ -76,7 +85,7 @@ const count = async (q: Queryable, where: string, params: Params) =>
 export function createBacktestsRepo(db: Db): BacktestsRepo {
   const now = () => new Date().toISOString();
   return {
-    create(userId, id, request, total, status, caps = { perUser: null, queued: null }) {
+    create(userId, id, request, total, status, caps = { perUser: null, queued: null }, phase = status === 'queued' ? 'queued' : 'reading_history') {
       return db.transaction(async (tx): Promise<BacktestCreate> => {
         if (caps.perUser !== null) {
           const active = await count(tx, `user_id = ? AND ${ACTIVE}`, [userId]);
@@ -86,39 +95,45 @@ export function createBacktestsRepo(db: Db): BacktestsRepo {
           const queued = await count(tx, "status = 'queued'", []);
           if (queued >= caps.queued) return { ok: false, reason: 'queue', queued };
         }
-        await tx.run('INSERT INTO backtests (id, user_id, status, done, total, request_json, created_at) VALUES (?, ?, ?, 0, ?, ?, ?)', [
-          id, userId, status, total, JSON.stringify(request), now(),
+        await tx.run('INSERT INTO backtests (id, user_id, status, phase, done, total, request_json, created_at) VALUES (?, ?, ?, ?, 0, ?, ?, ?)', [
+          id, userId, status, phase, total, JSON.stringify(request), now(),
         ]);
         return { ok: true };
       });
     },
     async claim(id) {
-      return (await db.run(`UPDATE backtests SET status = 'running', done = 0 WHERE id = ? AND ${ACTIVE}`, [id])).changes > 0;
+      return (await db.run(`UPDATE backtests SET status = 'running', phase = 'reading_history', done = 0 WHERE id = ? AND ${ACTIVE}`, [id])).changes > 0;
+    },
+    async planned(id, total) {
+      return (await db.run("UPDATE backtests SET total = ?, phase = 'queued' WHERE id = ? AND status = 'queued'", [total, id])).changes > 0;
+    },
+    async phase(id, phase) {
+      return (await db.run(`UPDATE backtests SET phase = ? WHERE id = ? AND ${ACTIVE}`, [phase, id])).changes > 0;
     },
     async progress(id, done, total) {
-      return (await db.run("UPDATE backtests SET done = ?, total = ? WHERE id = ? AND status = 'running'", [done, total, id])).changes > 0;
+      return (await db.run("UPDATE backtests SET done = ?, total = ?, phase = 'screening' WHERE id = ? AND status = 'running'", [done, total, id])).changes > 0;
     },
     async finish(id, outcome) {
       if ('result' in outcome) {
-        await db.run(`UPDATE backtests SET status = 'completed', done = total, result_json = ?, finished_at = ? WHERE id = ? AND ${ACTIVE}`, [JSON.stringify(outcome.result), now(), id]);
+        await db.run(`UPDATE backtests SET status = 'completed', phase = NULL, done = total, result_json = ?, finished_at = ? WHERE id = ? AND ${ACTIVE}`, [JSON.stringify(outcome.result), now(), id]);
       } else {
-        await db.run(`UPDATE backtests SET status = 'failed', error = ?, finished_at = ? WHERE id = ? AND ${ACTIVE}`, [outcome.error, now(), id]);
+        await db.run(`UPDATE backtests SET status = 'failed', phase = NULL, error = ?, finished_at = ? WHERE id = ? AND ${ACTIVE}`, [outcome.error, now(), id]);
       }
     },
     async requeue(id, done = 0) {
-      await db.run("UPDATE backtests SET status = 'queued', done = ? WHERE id = ? AND status = 'running'", [done, id]);
+      await db.run("UPDATE backtests SET status = 'queued', phase = 'queued', done = ? WHERE id = ? AND status = 'running'", [done, id]);
     },
     async cancel(userId, id) {
-      const res = await db.run(`UPDATE backtests SET status = 'cancelled', finished_at = ? WHERE user_id = ? AND id = ? AND ${ACTIVE}`, [now(), userId, id]);
+      const res = await db.run(`UPDATE backtests SET status = 'cancelled', phase = NULL, finished_at = ? WHERE user_id = ? AND id = ? AND ${ACTIVE}`, [now(), userId, id]);
       return res.changes > 0;
     },
     async get(userId, id) {
-      const row = await db.get<Row>('SELECT id, status, done, total, request_json, result_json, error, created_at, finished_at FROM backtests WHERE user_id = ? AND id = ?', [userId, id]);
+      const row = await db.get<Row>('SELECT id, status, phase, done, total, request_json, result_json, error, created_at, finished_at FROM backtests WHERE user_id = ? AND id = ?', [userId, id]);
       return row && toRun(row);
     },
     async list(userId, limit) {
       const rows = await db.all<Row>(
-        'SELECT id, status, done, total, request_json, NULL AS result_json, error, created_at, finished_at FROM backtests WHERE user_id = ? ORDER BY created_at DESC, id LIMIT ?',
+        'SELECT id, status, phase, done, total, request_json, NULL AS result_json, error, created_at, finished_at FROM backtests WHERE user_id = ? ORDER BY created_at DESC, id LIMIT ?',
         [userId, limit],
       );
       return rows.map(toRun);

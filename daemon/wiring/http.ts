@@ -5,6 +5,7 @@
 import { createAlertService } from '../alerts/alert-service.js';
 import { buildApp, type BuiltApp, type RouteRegistrar } from '../http/app.js';
 import { createRateLimiter, type RateLimiter } from '../http/middleware/rate-limit.js';
+import { createIdempotencyStore } from '../http/idempotency.js';
 import { registerAdminExportRoute, registerAdminJobRoutes } from '../http/routes/admin-jobs.js';
 import { registerLoadtestExemptionRoutes } from '../http/routes/admin-loadtest.js';
 import { registerAdminTickRoutes } from '../http/routes/admin-ticks.js';
@@ -92,7 +93,7 @@ function registrarsOf(core: CoreParts, sources: HttpSources): RouteRegistrar[] {
     (api) => registerPresetRoutes(api, { presets, screens, onChange: (id) => screenAlerts.presetChanged(id) }),
     (api) => registerBacktestRoutes(api, { backtests }),
     (api) => registerAdminJobRoutes(api, {
-      jobs: sources.jobs, ...importRoots,
+      jobs: sources.jobs, ...importRoots, idempotency: createIdempotencyStore(core.commands, (...parts) => core.redis.key(...parts), 'admin-jobs'),
       marketState: async () => ({ content: await parts.market.content(), stocks: await parts.stocks.count() }),
     }),
     (api) => registerAdminUploadRoute(api, { dir: importRoots.uploadsDir, maxBytes: config.upload_max_bytes }),

@@ -103,7 +103,7 @@ export async function buildScreening(core: CoreParts, opened: ShutdownStep[] = [
     asOf, parseScreen: (body, caller) => screens.parse(body, caller), presetQuery: async (userId, id) => (await presets.get(userId, id))?.query,
     repo, riskFreeRate: config.risk_free_rate, onError: (err, id) => logger.warn({ err, backtest: id }, 'backtest failed'),
     checkCost: (query, signals, tier) => checkBacktestBudget(query, knownFields, signals, config.screen_limits[tier], tier),
-    queue: backtestJobs, limits: { perTier: config.backtest_limits, queued: config.backtest_queue_max },
+    queue: backtestJobs, limits: { perTier: config.backtest_limits, queued: config.backtest_queue_max }, planWaitMs: config.backtest_plan_wait_ms,
   });
   // Not waited for: with Redis unreachable the worker connects (and takes runs) once it is back.
   if (config.backtest_workers > 0) void startBacktestWorker({ backtests, backtestJobs, repo }, config.backtest_workers);

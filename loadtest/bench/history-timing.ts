@@ -48,11 +48,13 @@ function memoryRepo(): BacktestsRepo {
   const runs = new Map<string, StoredBacktest>();
   const set = (id: string, patch: Partial<StoredBacktest>) => void Object.assign(runs.get(id)!, patch);
   return {
-    async create(_u, id, request, total, status) {
-      runs.set(id, { id, status, done: 0, total, request, result: null, error: null, created_at: '', finished_at: null });
+    async create(_u, id, request, total, status, _caps, phase) {
+      runs.set(id, { id, status, phase: phase ?? (status === 'queued' ? 'queued' : 'reading_history'), done: 0, total, request, result: null, error: null, created_at: '', finished_at: null });
       return { ok: true };
     },
     claim: async (id) => (set(id, { status: 'running' }), true),
+    planned: async (id, total) => (set(id, { total }), true),
+    phase: async (id, phase) => (set(id, { phase }), true),
     progress: async () => true,
     async finish(id, outcome) {
       set(id, 'result' in outcome ? { status: 'completed', result: outcome.result } : { status: 'failed', error: outcome.error });

@@ -63,6 +63,9 @@ export async function startTestDaemon(label: string, config: Partial<ConfigInput
     rate_limit: { enabled: false },
     // Production hashes cost N=2^17 (test/security/passwords.test.ts proves the default); 2^12 keeps logins cheap here.
     password_scrypt_log_n: 12,
+    // A POST /screen/backtest waits for the history however busy the machine is, so a test reads the
+    // planned run (its total, or a 400) at once; tests of the phases before it set 0.
+    backtest_plan_wait_ms: 60_000,
     ...config,
   });
   const daemon = createDaemon(cfg, { logger: createLogger('silent'), ...overrides });

@@ -59,17 +59,45 @@ async function requestBody(session: Session, cmd: Command, f: BacktestFlags): Pr
   return { ...body, query };
 }
 
-/** Progress on stderr: a redrawn line on a terminal (queued, then the bar), a line per change otherwise. */
-export function progressSink(session: Session): (run: BacktestRun) => void {
+/** Where a followed run's progress goes; `close` once it ended (or following stopped). */
+export interface BacktestFollower {
+  update(run: BacktestRun): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Progress on stderr: on a terminal the Ink view (what the run is doing from the first second,
+ * then the bar, with the seconds since following began), a redrawn line when the output is not a
+ * terminal view, and a line per change when piped.
+ */
+export function progressSink(session: Session): BacktestFollower {
   const err = session.io.stderr;
+  if (session.out.mode === 'tty' && err.isTTY) {
+    const view = session.views.backtestProgress(err, session.out.color);
+    const started = Date.now();
+    return { update: (run) => view.update({ run, elapsedS: (Date.now() - started) / 1000 }), close: () => view.close() };
+  }
   let last = '';
-  return (run) => {
-    const text = progressText(run);
-    if (text === last) return;
-    const padded = text.padEnd(last.length);
-    last = text;
-    err.write(err.isTTY ? `\r${padded}${isActive(run) ? '' : '\n'}` : `${text}\n`);
+  return {
+    update(run) {
+      const text = progressText(run);
+      if (text === last) return;
+      const padded = text.padEnd(last.length);
+      last = text;
+      err.write(err.isTTY ? `\r${padded}${isActive(run) ? '' : '\n'}` : `${text}\n`);
+    },
+    close: async () => undefined,
   };
+}
+
+/** Follow `started` with the progress view (closed whatever happens). */
+export async function followWithProgress(session: Session, started: ApiResponse<BacktestRun>): Promise<ApiResponse<BacktestRun>> {
+  const sink = progressSink(session);
+  try {
+    return await followBacktest(session, started, (run) => sink.update(run));
+  } finally {
+    await sink.close();
+  }
 }
 
 /** A completed run: CSV, the API body (--json), or the summary table and chart. */
@@ -90,7 +118,7 @@ export function printResult(session: Session, res: ApiResponse<BacktestRun>, csv
 export function register(parent: Command, ctx: CliContext): void {
   const cmd = parent
     .command('backtest')
-    .description('Backtest a screen: at each rebalance date screen the market as known then, trade the top N at the next open (fees, the 0.20% sell tax, halts and price limits included), and compare with the index. Runs of more than 6 rebalance dates wait in a queue for a worker (shown as queued, then a progress bar); `backtest list|show|cancel` manage your runs');
+    .description('Backtest a screen: at each rebalance date screen the market as known then, trade the top N at the next open (fees, the 0.20% sell tax, halts and price limits included), and compare with the index. Runs of more than 6 rebalance dates wait in a queue for a worker; the progress says what the run is doing from the first second (queued, reading the market history, building indicator series), then a bar of rebalance dates; `backtest list|show|cancel` manage your runs');
   addScreenOptions(cmd, false)
     .option('--template <id>', 'backtest a predefined screen (see `stockscreen screen templates`)')
     .option('--preset <name|id>', 'backtest one of your saved presets')
@@ -120,7 +148,7 @@ export function register(parent: Command, ctx: CliContext): void {
         // Checked here, not by commander, so STOCKSCREEN_FROM counts too (env-options.ts).
         if (!flags.from) throw usageError('--from is required', 'e.g. --from 2025-01-01 (or STOCKSCREEN_FROM)');
         const run = await startBacktest(session, await requestBody(session, c, flags));
-        const done = await followBacktest(session, run, progressSink(session));
+        const done = await followWithProgress(session, run);
         printResult(session, done, flags.csv);
       }),
     );

@@ -1,10 +1,10 @@
 /** `stockscreen backtest show <id>`: one of your runs — its progress, or its result. */
 import { Option, type Command } from 'commander';
-import { followBacktest, getBacktest, isActive, runsTable } from '../../services/screening/backtest.js';
+import { getBacktest, isActive, runsTable } from '../../services/screening/backtest.js';
 import { printTable } from '../../services/output/print-table.js';
 import type { CliContext } from '../context.js';
 import { action, examples } from '../shared.js';
-import { printResult, progressSink } from './backtest.js';
+import { followWithProgress, printResult } from './backtest.js';
 
 /** Add `show` to the `backtest` command. */
 export function register(parent: Command, ctx: CliContext): void {
@@ -26,7 +26,7 @@ export function register(parent: Command, ctx: CliContext): void {
         // With globals: commander gives `--csv` after the subcommand to `backtest`, which has one too.
         const opts = cmd.optsWithGlobals<{ follow?: boolean; csv?: 'equity' | 'trades' }>();
         let res = await getBacktest(session, id);
-        if (opts.follow && isActive(res.data)) res = await followBacktest(session, res, progressSink(session));
+        if (opts.follow && isActive(res.data)) res = await followWithProgress(session, res);
         if (res.data.status === 'completed' && res.data.result) return printResult(session, res, opts.csv);
         if (session.out.mode === 'json') return session.out.json(res.body);
         printTable(session, res.body, runsTable([res.data]));

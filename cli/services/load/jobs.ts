@@ -3,6 +3,7 @@
  * follow one until it finishes by polling GET /admin/jobs/{id} (the job runs in a
  * worker process; its progress lives in Redis, so polling is the simple, honest way).
  */
+import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { JobRequest, JobRequestInput, JobView } from '../../../daemon/contract/jobs.js';
 import { API_PREFIX, type ApiResponse } from '../transport/api-client.js';
@@ -13,18 +14,22 @@ import type { Session } from '../session/session.js';
 export const FINISHED_STATES: readonly string[] = ['completed', 'failed'];
 
 /**
- * POST /admin/jobs. A 503 (the queue did not answer in time) or a refused connection is tried
- * again with backoff for up to `retryForMs`: the request either did not reach the queue or,
- * at worst, enqueues the load twice, which changes nothing (loads are idempotent).
+ * POST /admin/jobs, with one Idempotency-Key for this logical request, sent on every attempt: a
+ * try whose answer was lost (a timeout, a dropped connection) may have enqueued the job, and the
+ * daemon answers the retry with that same job instead of enqueueing a second one. So a 503 (the
+ * queue did not answer in time), a refused connection, a timeout, or the first try still being
+ * answered (409 in progress) is tried again with backoff for up to `retryForMs`.
  * @throws CliError FORBIDDEN for a non-admin, INVALID_REQUEST with field details, SERVICE_UNAVAILABLE after the retries
  */
 export async function enqueueJob(session: Session, request: JobRequestInput, retryForMs = 0, onBusy?: (message: string | null) => void): Promise<ApiResponse<JobView>> {
   const started = Date.now();
+  const headers = { 'Idempotency-Key': randomUUID() };
   for (let tries = 0; ; tries++) {
     try {
-      return await session.api.request<JobView>({ method: 'POST', path: `${API_PREFIX}/admin/jobs`, body: request });
+      return await session.api.request<JobView>({ method: 'POST', path: `${API_PREFIX}/admin/jobs`, body: request, headers });
     } catch (err) {
-      const retryable = err instanceof CliError && (err.status === 503 || err.code === 'ECONNREFUSED');
+      const retryable = err instanceof CliError
+        && (err.status === 503 || RETRIED_CODES.has(err.code) || (err.status === 409 && err.details.in_progress === true));
       if (!retryable || Date.now() - started >= retryForMs) throw err;
       const wait = backoffMs(tries);
       onBusy?.(busyText(wait));
@@ -32,6 +37,9 @@ export async function enqueueJob(session: Session, request: JobRequestInput, ret
     }
   }
 }
+
+/** Failures after which the request may or may not have reached the daemon: safe to send again with the same key. */
+const RETRIED_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'TIMEOUT']);
 
 /** The pause before try `tries + 1` while the daemon is busy: 0.5 s doubling to 4 s. */
 function backoffMs(tries: number): number {

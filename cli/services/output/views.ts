@@ -5,6 +5,7 @@
 import type { CliIO, CliOutput } from '../../io.js';
 import type { WsClient } from '../transport/ws-client.js';
 import type { ProgressSink } from '../load/job-progress.js';
+import type { BacktestProgressSink } from '../screening/backtest-progress.js';
 import type { LoadtestProgressSink } from '../loadtest/loadtest-progress.js';
 import type { MarketTableData } from './market-format.js';
 import type { RenderOptions, Renderers } from './output.js';
@@ -15,6 +16,8 @@ export interface Views extends Renderers {
   marketTable(data: MarketTableData, options: RenderOptions): string;
   /** A job's live progress, redrawn in place on `out` (stderr). */
   jobProgress(out: CliOutput, color: boolean): ProgressSink;
+  /** A backtest's live progress (what it is doing, then the bar), redrawn in place on `out` (stderr). */
+  backtestProgress(out: CliOutput, color: boolean): BacktestProgressSink;
   /** The live load-test view on `out` (stderr). */
   loadtestProgress(out: CliOutput, color: boolean): LoadtestProgressSink;
   /** The `screen --live` view on the terminal (keys from stdin when it is one). */

@@ -4,27 +4,15 @@
  * progress; then the summary rows, the CSVs (equity curve, trades) and the equity-vs-benchmark
  * chart. Also the list of your runs, one run, and cancelling one.
  */
-import type { BacktestStatus } from '../../../daemon/contract/backtests.js';
+import type { BacktestPhase } from '../../../daemon/contract/backtests.js';
+import { isActive, type BacktestResultWire, type BacktestRun } from './backtest-run.js';
 import { API_PREFIX, type ApiResponse } from '../transport/api-client.js';
 import { CliError } from '../session/errors.js';
 import type { TableData } from '../output/output.js';
 import type { Session } from '../session/session.js';
 
-/** A run as the API answers it (daemon/http/schemas/backtests.ts). */
-export interface BacktestRun {
-  id: string;
-  status: BacktestStatus;
-  done: number;
-  total: number;
-  error: string | null;
-  result: BacktestResultWire | null;
-  request: Record<string, unknown>;
-  created_at: string;
-  finished_at: string | null;
-}
-
-/** True while a worker may still change the run. */
-export const isActive = (run: BacktestRun) => run.status === 'queued' || run.status === 'running';
+export { isActive, type BacktestResultWire, type BacktestRun } from './backtest-run.js';
+export { backtestStepHint, backtestStepLabel, type BacktestProgressSink, type BacktestProgressSnapshot } from './backtest-progress.js';
 
 const runPath = (id: string) => `${API_PREFIX}/screen/backtests/${encodeURIComponent(id)}`;
 
@@ -56,18 +44,6 @@ export function runsTable(runs: BacktestRun[]): TableData {
   };
 }
 
-/** The result part the CLI reads. */
-export interface BacktestResultWire {
-  from: string;
-  to: string;
-  message?: string;
-  stats: Record<string, number | string | null> | null;
-  curve: { date: string; equity: number; benchmark: number | null }[];
-  trades: { date: string; code: string; side: string; shares: number; price: number; fee: number; tax: number; reason?: string }[];
-  rebalances: { signal_date: string; trade_date: string; selected: number; turnover: number; holdings: unknown[] }[];
-  rules: Record<string, unknown>;
-}
-
 /** Start a backtest; answers the run (completed when the server ran it directly). */
 export async function startBacktest(session: Session, body: Record<string, unknown>): Promise<ApiResponse<BacktestRun>> {
   return session.api.request<BacktestRun>({ method: 'POST', path: `${API_PREFIX}/screen/backtest`, body });
@@ -90,9 +66,20 @@ export async function followBacktest(session: Session, started: ApiResponse<Back
   return res;
 }
 
-/** `queued, waiting for a worker` or `[#####-----] 12/26 rebalances` for a progress line. */
+/** What each phase before the first screened date reads as. */
+const PHASE_TEXT: Partial<Record<BacktestPhase, string>> = {
+  reading_history: 'reading the market history (the first run after a start or a load takes a few seconds)',
+  building_series: 'building the indicator series the screen reads',
+};
+
+/**
+ * One progress line: `queued, waiting for a worker`, what the run does before its first date
+ * (reading the history, building series), then `[#####-----] 12/26 rebalances`.
+ */
 export function progressText(run: BacktestRun, width = 24): string {
   const head = `backtest ${run.id.slice(0, 8)}`;
+  const phase = isActive(run) && run.phase ? PHASE_TEXT[run.phase] : undefined;
+  if (phase) return `${head} ${phase}${run.total > 0 ? ` (${run.total} rebalances)` : ''}…`;
   if (run.status === 'queued') return `${head} queued, waiting for a worker (${run.total} rebalances)`;
   const filled = run.total > 0 ? Math.min(width, Math.floor((run.done / run.total) * width)) : 0;
   return `${head} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${run.done}/${run.total} rebalances${run.status === 'cancelled' ? ' (cancelled)' : ''}`;

@@ -26,6 +26,8 @@ export interface ApiRequest {
   query?: Record<string, string | number | undefined>;
   /** JSON body; a function is evaluated on every attempt (so a retry after renewal sees fresh state). */
   body?: unknown;
+  /** Extra request headers (e.g. Idempotency-Key), sent on every attempt. */
+  headers?: Readonly<Record<string, string>>;
   /** Send the bearer token (default true); without a saved token the call fails with exit code 4. */
   auth?: boolean;
   /** Return HTTP error responses instead of throwing (health probes read 503 bodies). */
@@ -82,7 +84,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   async function send(req: ApiRequest, token: string | undefined): Promise<RawResponse> {
     const url = buildUrl(baseUrl, req.path, req.query);
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { ...req.headers, accept: 'application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
     const bodyValue = typeof req.body === 'function' ? await (req.body as () => unknown)() : req.body;
     if (bodyValue !== undefined) headers['content-type'] = 'application/json';

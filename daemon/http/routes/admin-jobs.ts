@@ -9,6 +9,7 @@ import type { MarketJobs } from '../../jobs/market-jobs.js';
 import { jobRequestSchema, type JobPathInput, type JobRequest } from '../../jobs/types.js';
 import { findUpload } from '../../jobs/uploads.js';
 import type { ApiBuilder } from '../api.js';
+import { idempotencyHeaderSchema, idempotencyKeyOf, type IdempotencyStore } from '../idempotency.js';
 import { sendSuccess } from '../envelope.js';
 
 const idParams = z.object({ id: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be a job id') });
@@ -23,6 +24,8 @@ export interface AdminJobDeps {
   uploadsDir?: string;
   /** What the market tables hold (a load that would mix or merge markets is refused before it is enqueued). */
   marketState(): Promise<MarketState>;
+  /** Idempotency keys of POST /admin/jobs (absent: the header is validated, then ignored). */
+  idempotency?: IdempotencyStore;
 }
 
 /** GET /admin/market's answer. */
@@ -87,7 +90,8 @@ async function retryLater<T>(res: { setHeader(name: string, value: string): unkn
   try {
     return await work;
   } catch (err) {
-    if (isAppError(err) && err.code === 'SERVICE_UNAVAILABLE') res.setHeader('Retry-After', String(RETRY_AFTER_S));
+    // Also when the request with the same Idempotency-Key is still being answered: its answer comes in a moment.
+    if (isAppError(err) && (err.code === 'SERVICE_UNAVAILABLE' || err.details.in_progress === true)) res.setHeader('Retry-After', String(RETRY_AFTER_S));
     throw err;
   }
 }
@@ -100,14 +104,32 @@ export function registerAdminJobRoutes(api: ApiBuilder, deps: AdminJobDeps): voi
       method: 'post', path: '/admin/jobs', summary: 'Enqueue a market-data job (load files or folders, load the sample market, compute indicators)', tags, access: 'admin', body: jobRequestSchema, bodyLimit: 1024 * 1024, status: 202, errors: [409, 503],
       description: 'Inputs are uploads (POST /admin/uploads) or paths inside the daemon\'s import_dirs (400 otherwise, nothing read). Folders are planned: each file\'s kind is detected and files load in date order. The whole job commits at once. Progress: GET /admin/jobs/{id}. '
         + '409 when the load would surprise (details.flag names the field that does what was meant): real files over the sample market without `replace_sample`, the sample market over loaded files, or the sample market over the sample market without `replace` (it would merge into it). '
-        + 'Jobs belong to the daemon\'s database: daemons sharing a Redis but not a database never see each other\'s.',
+        + 'Jobs belong to the daemon\'s database: daemons sharing a Redis but not a database never see each other\'s. '
+        + 'A client that may send the request again (after a timeout) gives it an `Idempotency-Key`: the same key and body within 24 h answer the same job, never a second one.',
+      requestHeaders: idempotencyHeaderSchema,
     },
     async (req, res) => {
-      const request = await checkJobInputs(req.valid.body as z.output<typeof jobRequestSchema>, deps);
-      await refuseMixing(request, deps);
-      const job = await retryLater(res, deps.jobs.enqueue(request, req.user!.id));
-      res.setHeader('Location', `${req.baseUrl}/admin/jobs/${job.id}`);
-      sendSuccess(req, res, job, { status: 202 });
+      const body = req.valid.body as z.output<typeof jobRequestSchema>;
+      const key = idempotencyKeyOf(req.headers['idempotency-key']);
+      const claim = key && deps.idempotency ? await retryLater(res, deps.idempotency.claim(req.user!.id, key, body)) : undefined;
+      if (claim?.kind === 'replay') {
+        const job = claim.answer.data as { id: string };
+        res.setHeader('Idempotent-Replayed', 'true');
+        res.setHeader('Location', `${req.baseUrl}/admin/jobs/${job.id}`);
+        return sendSuccess(req, res, job, { status: claim.answer.status });
+      }
+      try {
+        const request = await checkJobInputs(body, deps);
+        await refuseMixing(request, deps);
+        const job = await retryLater(res, deps.jobs.enqueue(request, req.user!.id));
+        // Recorded before answering: a client retrying the moment it gives up finds the job.
+        await claim?.complete({ status: 202, data: job }).catch(() => undefined);
+        res.setHeader('Location', `${req.baseUrl}/admin/jobs/${job.id}`);
+        sendSuccess(req, res, job, { status: 202 });
+      } catch (err) {
+        await claim?.release();
+        throw err;
+      }
     },
   );
   api.route(

@@ -22,7 +22,9 @@ export function registerBacktestRoutes(api: ApiBuilder, deps: { backtests: Backt
       method: 'post', path: '/screen/backtest', summary: 'Backtest a screen: rebalance to its top N and trade at the next open', tags, access: 'user',
       description:
         'Runs with at most 6 rebalance dates answer 200 with the completed (or failed) run; longer ones answer 202 with the run (status queued): ' +
-        'a worker of any daemon runs it; follow it at GET /screen/backtests/{id} (queued → running with done/total → completed or failed). ' +
+        'a worker of any daemon runs it; follow it at GET /screen/backtests/{id} (queued → running with done/total → completed or failed; `phase` says what it is doing before its first date: reading_history, building_series, screening). ' +
+        'When this daemon has not read the market history yet (the first run after a start or a load), the answer does not wait for it beyond `backtest_plan_wait_ms`: ' +
+        '202 with the run queued in phase reading_history (total 0); the run is planned once the history is in, and a request it then refuses (dates outside the loaded history) fails with the reason in `error`. ' +
         'Each user may have `backtest_limits` (by tier: free 2, basic 3, pro 5, enterprise 10) runs queued or running: over → 403 FORBIDDEN with details {tier, limit, active}; ' +
         'a full queue (`backtest_queue_max`) or an unreachable one → 503. ' +
         'See daemon/backtest/README.md for the trading rules (next-open fills, halts, ±30% limits, delistings, fees and the 0.20% sell tax).',

@@ -1,6 +1,6 @@
 /** Wire schemas of backtest runs, for OpenAPI: every field of a run and its result. */
 import { z } from 'zod';
-import { BACKTEST_STATUSES } from '../../contract/backtests.js';
+import { BACKTEST_PHASES, BACKTEST_STATUSES } from '../../contract/backtests.js';
 
 const ratio = (description: string) => z.number().nullable().meta({ description });
 
@@ -66,8 +66,13 @@ export const backtestRunSchema = z.object({
   status: z.enum(BACKTEST_STATUSES).meta({
     description: 'queued: waiting for a worker; running: done/total rebalance dates screened; completed: result set; failed: error says why; cancelled: by its owner',
   }),
+  phase: z.enum(BACKTEST_PHASES).nullable().meta({
+    description: 'What an active run is doing, from the first second: queued (waiting for a worker, or for the history to be read before its dates are known: total 0), ' +
+      'reading_history (the market history is read into memory: the first run after a start or a load), building_series (the indicator series the screen reads are built over the whole history, ' +
+      'once per data version), screening (rebalance dates one after another: done/total). null once the run ended',
+  }),
   done: z.number().int().meta({ description: 'Rebalance dates screened so far (0 while queued; from 0 again when another daemon takes the run over)' }),
-  total: z.number().int().meta({ description: 'Rebalance dates of the run' }),
+  total: z.number().int().meta({ description: 'Rebalance dates of the run (0 while a run accepted before the history was read waits for it)' }),
   request: z.record(z.string(), z.unknown()),
   result: backtestResultSchema.nullable().meta({ description: 'Set once completed (null in lists)' }),
   error: z.string().nullable(),

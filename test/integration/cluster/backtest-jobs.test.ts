@@ -106,7 +106,7 @@ describe('backtest jobs across two daemons', () => {
 
   it('runs a run queued on one daemon on the other, showing it queued, its progress, then its result on both', async () => {
     let id = '';
-    const progress: { done: number; total: number }[] = [];
+    const progress: { phase: string; done: number; total: number }[] = [];
     events.on('progress', ({ jobId, data: p }) => jobId === id && progress.push(p as any));
     const completed = completion(() => id);
     const res = await post(a, LONG);
@@ -119,7 +119,9 @@ describe('backtest jobs across two daemons', () => {
     expect(onA).toMatchObject({ status: 'completed', done: 10, total: 10 });
     expect(onA.result.rebalances).toHaveLength(10);
     expect(onB.result).toEqual(onA.result);
-    expect(progress.map((p) => p.done)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    // What the run did before its first date, then each date screened
+    expect(progress.filter((p) => p.done === 0).map((p) => p.phase)).toEqual(['reading_history', 'building_series', 'screening']);
+    expect(progress.filter((p) => p.done > 0).map((p) => p.done)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     reference = onA.result;
   });
 
