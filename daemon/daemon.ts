@@ -21,6 +21,7 @@ import { buildHttp } from './wiring/http.js';
 import { buildJobs, buildScreening } from './wiring/market.js';
 import { buildNotify, type NotifyOverrides } from './wiring/notify.js';
 import { buildRealtime } from './wiring/realtime.js';
+import { buildSources, registerSourceMetrics } from './wiring/sources.js';
 import { createSnapshotVersionHandler } from './wiring/snapshot-version.js';
 import type { DaemonContext } from './wiring/context.js';
 
@@ -56,6 +57,10 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
   let preloadAsOf: () => Promise<void> = async () => undefined;
   try {
     const core = await buildCore(config, { clock, logger, connectionName: 'api' }, opened);
+    // First, so any part (a real-time feed) can register its status provider in sources.registry.
+    const sources = buildSources(core);
+    opened.push(['sources', () => sources.close()]);
+    registerSourceMetrics(core.metrics.registry, sources, () => clock.now());
     const auth = await buildAuth(core, opened);
     const screening = await buildScreening(core, opened);
     const notify = await buildNotify(core, screening, opened, overrides.notify);
@@ -75,10 +80,10 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
     });
     versions.listen();
     // This instance is up to date before the job completes; others hear it over pub/sub.
-    const jobs = await buildJobs(core, screening.parts, config.workers, (run) => versions.computedHere(run.version), opened);
-    const { http, limiter } = buildHttp(core, { auth, screening, realtime, jobs, notify, isDraining: () => draining, limiterClock: overrides.clock });
+    const jobs = await buildJobs(core, screening.parts, config.workers, (run) => versions.computedHere(run.version), opened, sources);
+    const { http, limiter } = buildHttp(core, { auth, screening, realtime, jobs, notify, sources, isDraining: () => draining, limiterClock: overrides.clock });
     app = http.app;
-    context = { ...core, ...auth, ...screening.parts, ...screening, ...realtime, jobs, http, limiter, notify };
+    context = { ...core, ...auth, ...screening.parts, ...screening, ...realtime, jobs, http, limiter, notify, sources };
   } catch (err) {
     await runShutdownSteps(opened.reverse(), logger, 'warn', 'cleanup after a failed start failed');
     throw err;
@@ -123,6 +128,7 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
       // Firings recorded above have queued their deliveries; the worker finishes (or gives back) its attempts.
       ['deliveries', () => ctx.notify.close()],
       ['jobs', () => ctx.jobs.close()],
+      ['sources', () => ctx.sources.close()],
       // A backtest under way stops at its next rebalance date and goes back to the queue, where
       // another daemon's worker takes it; then this daemon's worker and the queue close.
       ['backtests', async () => {

@@ -1,9 +1,10 @@
 /** Health endpoints on the wire (spec "Health responses"): GET /health, /health/db, /health/redis (bare bodies, no envelope). */
 
-/** GET /health: 200 healthy while the daemon serves. */
+/** GET /health: 200 healthy while the daemon serves; `degraded` (still 200) with its reasons while a data source is stale. */
 export interface DaemonHealth {
-  status: 'healthy' | 'unhealthy';
+  status: 'healthy' | 'degraded' | 'unhealthy';
   timestamp: string;
+  reasons?: string[];
 }
 
 /** GET /health/db: 503 with `disconnected` when the database does not answer. */

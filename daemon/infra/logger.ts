@@ -21,6 +21,13 @@ const REDACT = [
   '*.secret',
   'smtp_url',
   '*.smtp_url',
+  'krx_api_key',
+  '*.krx_api_key',
+  'dart_api_key',
+  '*.dart_api_key',
+  'AUTH_KEY',
+  '*.AUTH_KEY',
+  'headers.AUTH_KEY',
   'req.headers.authorization',
   'headers.authorization',
 ];

@@ -10,6 +10,7 @@ import { registerLoadtestExemptionRoutes } from '../http/routes/admin-loadtest.j
 import { registerAdminTickRoutes } from '../http/routes/admin-ticks.js';
 import { registerAdminUploadRoute } from '../http/routes/admin-uploads.js';
 import { registerAdminUserRoutes } from '../http/routes/admin-users.js';
+import { registerAdminSourceRoutes } from '../http/routes/admin-sources.js';
 import { registerAlertRoutes } from '../http/routes/alerts.js';
 import { registerAuthRoutes } from '../http/routes/auth.js';
 import { registerBacktestRoutes } from '../http/routes/backtests.js';
@@ -35,6 +36,7 @@ import { importRootsOf, type ScreeningParts } from './market.js';
 import type { RealtimeParts } from './realtime.js';
 import type { MarketJobs } from '../jobs/market-jobs.js';
 import type { NotifyParts } from './notify.js';
+import type { SourceParts } from './sources.js';
 
 /** The HTTP parts. */
 export interface HttpParts {
@@ -51,6 +53,8 @@ export interface HttpSources {
   jobs: MarketJobs;
   /** Notification channels, deliveries and digests. */
   notify: NotifyParts;
+  /** Data sources: their registry, job-run drivers and status. */
+  sources: SourceParts;
   /** True once shutdown began (new requests get 503). */
   isDraining: () => boolean;
   /** Injected by tests; production windows use Redis TIME (one clock for every daemon). */
@@ -94,6 +98,10 @@ function registrarsOf(core: CoreParts, sources: HttpSources): RouteRegistrar[] {
       jobs: sources.jobs, ...importRoots,
       marketState: async () => ({ content: await parts.market.content(), stocks: await parts.stocks.count() }),
     }),
+    (api) => registerAdminSourceRoutes(api, {
+      registry: sources.sources.registry, drivers: sources.sources.drivers, jobs: sources.jobs, now: () => clock.now(),
+      marketState: async () => ({ content: await parts.market.content(), stocks: await parts.stocks.count() }),
+    }),
     (api) => registerAdminUploadRoute(api, { dir: importRoots.uploadsDir, maxBytes: config.upload_max_bytes }),
     (api) => registerAdminExportRoute(api, parts),
     (api) => registerChannelRoutes(api, { channels: sources.notify.channelService }),
@@ -123,6 +131,7 @@ export function buildHttp(core: CoreParts, sources: HttpSources): HttpParts {
     metricsAccess: { public: config.metrics_public, token: config.metrics_token },
     docTags: [{ name: 'websocket', description: WS_PROTOCOL_DOC }],
     health: {
+      degraded: async () => (await sources.sources.registry.statuses()).filter((s) => s.stale).map((s) => `source ${s.name} stale: ${s.stale_reason ?? ''}`),
       pingDb: () => db.ping().then(() => true, () => false),
       pingRedis: async () => {
         if (commands.status !== 'ready') return false;

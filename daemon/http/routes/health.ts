@@ -7,9 +7,16 @@ import { errorEnvelope, type ApiBuilder } from '../api.js';
 export interface HealthDeps {
   pingDb(): Promise<boolean>;
   pingRedis(): Promise<boolean>;
+  /** Why the daemon serves degraded (a data source's data is stale), or none. */
+  degraded?(): Promise<string[]>;
 }
 
 const healthBody = z.object({ status: z.enum(['healthy', 'unhealthy']), timestamp: z.string() });
+const daemonBody = z.object({
+  status: z.enum(['healthy', 'degraded']).describe('degraded: serving, but a data source\'s latest data is older than the trading calendar says it should be'),
+  timestamp: z.string(),
+  reasons: z.array(z.string()).optional().describe('why it is degraded'),
+});
 const dbBody = healthBody.extend({ database: z.enum(['connected', 'disconnected']) }).meta({ id: 'DatabaseHealth' });
 const redisBody = healthBody.extend({ redis: z.enum(['connected', 'disconnected']) }).meta({ id: 'RedisHealth' });
 
@@ -26,11 +33,16 @@ export function registerHealthRoutes(api: ApiBuilder, deps: HealthDeps): void {
   const common = { tags: ['health'], access: 'public', raw: true, rateLimitExempt: true, errors: [503] } as const;
   api.route(
     {
-      ...common, method: 'get', path: '/health', summary: 'Liveness of the daemon', response: healthBody,
+      ...common, method: 'get', path: '/health', summary: 'Liveness of the daemon (degraded while a data source is stale)', response: daemonBody,
       errorBodies: { 503: { description: 'The daemon is shutting down (error envelope, code SERVICE_UNAVAILABLE)', schema: errorEnvelope } },
     },
-    (_req, res) => {
-      res.json({ status: 'healthy', timestamp: new Date().toISOString() } satisfies DaemonHealth);
+    async (_req, res) => {
+      // A status read that fails (Redis away) must not turn liveness into an error.
+      const reasons = await (deps.degraded?.() ?? Promise.resolve([])).catch(() => []);
+      const body: DaemonHealth = reasons.length > 0
+        ? { status: 'degraded', timestamp: new Date().toISOString(), reasons }
+        : { status: 'healthy', timestamp: new Date().toISOString() };
+      res.json(body);
     },
   );
   api.route(
