@@ -198,6 +198,8 @@ export async function runSourceSync(deps: SourceSyncDeps, job: SyncJob, token: s
     await job.updateData({ ...job.data, resume_after: unit });
     await report({ done: units.indexOf(unit) + 1, rows_ok: result.rows_ok, rows_rejected: result.rows_rejected, calls: summary.calls });
   }
+  // The dates are in: the run succeeded even if the extras below are refused.
+  await deps.status.recordSuccess(driver.name).catch(() => undefined);
   if (driver.fetchExtras) {
     try {
       const extras = await driver.fetchExtras(range.to);
@@ -207,10 +209,8 @@ export async function runSourceSync(deps: SourceSyncDeps, job: SyncJob, token: s
       if (!(err instanceof ProviderError)) throw err;
       await deps.status.recordError(driver.name, { code: err.code, message: err.message }).catch(() => undefined);
       deps.logger.warn({ source: driver.name, code: err.code }, 'source extras not loaded');
-      return;
     }
   }
-  await deps.status.recordSuccess(driver.name).catch(() => undefined);
 }
 
 /** After a run that loaded something: compute indicators (own transaction) and announce the run. */
