@@ -50,7 +50,7 @@ const endpointLimits = z
 const tierLimits = (perHour: number, perDay: number) =>
   z.strictObject({ per_hour: int(1, 1e9).default(perHour), per_day: int(1, 1e10).default(perDay) }).prefault({});
 
-/** Rate-limit settings (spec "Limits"); the spec's numbers are the defaults. */
+/** Rate-limit settings; the spec's numbers are the defaults. */
 const rateLimitSchema = z
   .strictObject({
     enabled: bool.default(true),
@@ -134,7 +134,7 @@ const backtestLimitsSchema = z
   })
   .prefault({});
 
-/** Live screens a tier may hold (issue 22), per WebSocket connection and per user across daemons. */
+/** Live screens a tier may hold, per WebSocket connection and per user across daemons. */
 const liveTier = (n: number) =>
   z.strictObject({ per_connection: int(0, 10_000).default(n), per_user: int(0, 100_000).default(n) }).prefault({});
 const liveScreenLimitsSchema = z
@@ -272,9 +272,9 @@ export const configSchema = z.object({
   risk_free_rate: z.coerce.number().min(0).max(1).default(0.03),
   alert_caps: alertCapsSchema,
   live_screen_limits: liveScreenLimitsSchema,
-  /** Backtests per user queued or running at once, by tier (issue 23). */
+  /** Backtests per user queued or running at once, by tier. */
   backtest_limits: backtestLimitsSchema,
-  /** Most backtests waiting in the queue, all users together; more → 503 (issue 23). */
+  /** Most backtests waiting in the queue, all users together; more → 503. */
   backtest_queue_max: int(1, 1_000_000).default(100),
   /**
    * Rebalance dates a queued backtest screens per turn; then it goes back to the queue behind the
@@ -285,7 +285,7 @@ export const configSchema = z.object({
   backtest_workers: int(0, 16).default(1),
   /**
    * Read the market history and build the common indicator series after start and after every new
-   * data version, so the first as-of screen or backtest does not pay for them (issue 23: ≈400 MB
+   * data version, so the first as-of screen or backtest does not pay for them (≈400 MB
    * and a few seconds of CPU per daemon on a full market; off: read on the first as-of request).
    */
   as_of_preload: bool.default(false),
@@ -309,10 +309,10 @@ export const configSchema = z.object({
   ws_max_connections_per_address: int(0, 1_000_000).default(50),
   /** Open WebSocket connections per user, across every daemon (0: no cap). */
   ws_max_connections_per_user: int(0, 1_000_000).default(20),
-  /** Log lines: `pretty` (coloured, one readable line each), `json` (pino), `auto` = pretty on a terminal, JSON otherwise (issue 20). */
+  /** Log lines: `pretty` (coloured, one readable line each), `json` (pino), `auto` = pretty on a terminal, JSON otherwise. */
   log_format: z.enum(['auto', 'pretty', 'json']).default('auto'),
   /**
-   * Directories load jobs may read server-side paths from (issue 19). Default none: path loads
+   * Directories load jobs may read server-side paths from. Default none: path loads
    * are off and operators upload files. Env: STOCKSCREEN_IMPORT_DIRS, separated by the OS path delimiter.
    */
   import_dirs: z.preprocess((v) => (typeof v === 'string' ? v.split(delimiter).filter(Boolean) : v), z.array(z.string().min(1)).max(100)).default([]),

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:request-path` (node dist/loadtest/bench-request-path.js): the request-path
- * bench of issue 16 on its own — load the sample market into a temp dir, start a daemon with
+ * bench on its own — load the sample market into a temp dir, start a daemon with
  * limits on, one with limits off (same data, same secret) and a bare express app, then run
  * interleaved rounds and print the table. BENCH_SCALE=quick for a smoke run; BENCH_CASES="screen hit"
  * (comma-separated parts of case names) runs only those, e.g. to profile one path with

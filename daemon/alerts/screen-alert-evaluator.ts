@@ -1,5 +1,5 @@
 /**
- * The screen alert evaluator (issue 22): `screen_enter`/`screen_exit` alerts on a preset fire
+ * The screen alert evaluator: `screen_enter`/`screen_exit` alerts on a preset fire
  * for each stock that enters or exits the preset's live screen, the very membership a live
  * screen subscriber sees (daemon/live: the preset's filters, sort and per_page on the live view).
  * Every active screen alert holds one subscription on this daemon's live-screen engine (alerts

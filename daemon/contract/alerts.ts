@@ -1,5 +1,5 @@
 /**
- * Alerts on the wire: price alerts (issue 7) and alerts on screens (issue 22):
+ * Alerts on the wire: price alerts and alerts on screens:
  * /alerts, /alerts/{id}, /alerts/events, /alerts/{id}/events.
  */
 import type { AlertType } from '../kernel/alert-types.js';

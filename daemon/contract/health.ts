@@ -1,4 +1,4 @@
-/** Health endpoints on the wire (spec "Health responses"): GET /health, /health/db, /health/redis (bare bodies, no envelope). */
+/** Health endpoints on the wire: GET /health, /health/db, /health/redis (bare bodies, no envelope). */
 
 /** GET /health: 200 healthy while the daemon serves; `degraded` (still 200) with its reasons while a data source is stale. */
 export interface DaemonHealth {

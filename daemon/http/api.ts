@@ -4,7 +4,7 @@
  * free when answered from a cache), and its OpenAPI description. The router, the rate limiter
  * and the OpenAPI document all read these declarations; nothing else recognises paths.
  *
- * Every route runs the same chain, cheapest refusal first (issue 16):
+ * Every route runs the same chain, cheapest refusal first:
  * size and media-type gate (413/415 from headers alone) → identify the caller (401, no body
  * read) → parse the JSON body (route limit) → validate → rate limit (counts the request and
  * reads the token's revocation mark in one Redis call) → confirm (revoked 401, admin 403) →
@@ -60,13 +60,13 @@ export interface RouteSpec {
   security?: 'bearer';
   /** Response headers of this route, set first (so its error answers carry them too): a page's CSP, no-store. */
   headers?: Readonly<Record<string, string>>;
-  /** Exempt from rate limiting (spec "Rate-limit rules" 5). */
+  /** Exempt from rate limiting: health, metrics, docs and the cached template list cost nothing worth counting. */
   rateLimitExempt?: boolean;
   /** The endpoint limit this route counts under, as a config key (default its own, e.g. 'POST /screen'). */
   limitAs?: string;
   /**
-   * True when this request will be answered without work worth counting (spec "Rate-limit
-   * rules" 4: a result-cache hit). Runs after validation, so it reads `req.valid`.
+   * True when this request will be answered without work worth counting (the spec does
+   * not count a result-cache hit). Runs after validation, so it reads `req.valid`.
    */
   freeWhen?: (req: Request, res: Response) => boolean | Promise<boolean>;
   /**
@@ -113,7 +113,7 @@ export interface ApiBuilder {
   route(spec: RouteSpec, ...handlers: RequestHandler[]): void;
 }
 
-/** The error envelope (spec "Errors"). */
+/** The error envelope. */
 export const errorEnvelope = z
   .object({
     status: z.literal('error'),

@@ -1,5 +1,5 @@
 /**
- * Cross-sectional values of the screening language (issue 21): rank, rank_asc, pct_rank and
+ * Cross-sectional values of the screening language: rank, rank_asc, pct_rank and
  * zscore of one value over a set of rows (the request's universe), optionally within groups.
  * A term's argument is sorted once (with its rows) and every group is ranked in one linear walk
  * over that order. A CrossSectionMemo remembers, per snapshot, the sorted order of each argument

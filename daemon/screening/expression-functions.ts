@@ -1,5 +1,5 @@
 /**
- * The functions of the screening language (issue 4 "Expressions", issue 21): scalar functions
+ * The functions of the screening language: scalar functions
  * of numbers, and cross-sectional functions that rank a value among the stocks of the
  * request's universe, optionally within each sector, industry or market (`by sector`).
  * One table, read by the parser (names and arity), the compiler and `GET /screen/fields`.

@@ -1,5 +1,5 @@
 /**
- * Screen queries and their execution over a snapshot (issue 4 "Engine"):
+ * Screen queries and their execution over a snapshot:
  * universe, inclusive range filters, an optional expression, a multi-key sort
  * with nulls last, and 1-based paging.
  */
@@ -74,7 +74,7 @@ export interface ExecuteOptions {
 /** Sort used when a request gives none: largest companies first. */
 export const DEFAULT_SORT: readonly SortKey[] = Object.freeze([Object.freeze({ field: 'market_cap', direction: 'desc' as const })]);
 
-/** Columns every item carries (issue 4 "Each item has …"). */
+/** Columns every item carries. */
 export const BASE_ITEM_FIELDS = ['code', 'name', 'market', 'sector', 'close', 'change_percent', 'market_cap'] as const;
 /** Text attributes that may be requested in `fields` besides indicators. */
 export const ATTRIBUTE_FIELDS = ['industry', 'name_english', 'board'] as const;
@@ -198,7 +198,7 @@ export function itemColumns(query: ScreenQuery, parsed?: ParsedExpression): stri
 
 /**
  * The indicator fields a query reads (its item columns, its expression's and formula columns'
- * fields), those of `known` only: what an as-of snapshot must hold to answer it (issue 23).
+ * fields), those of `known` only: what an as-of snapshot must hold to answer it.
  */
 export function indicatorFieldsOf(query: ScreenQuery, known: ReadonlySet<string>): string[] {
   const formulaFields = formulasOf(query).flatMap((f) => f.parsed.fields);
@@ -222,7 +222,7 @@ export function matchingRows(snapshot: Snapshot, query: ScreenQuery, opts: Execu
     const rows = filterRows(snapshot, query.universe, query.filters, predicate);
     return { rows: sortRows(snapshot, rows, query.sort), parsed, view: snapshot };
   }
-  // Issue 21: cross-sectional terms rank over the universe, before range filters and the expression.
+  // Cross-sectional terms rank over the universe, before range filters and the expression.
   const universe = filterRows(snapshot, query.universe, []);
   const context = { universe, memo: opts.memo, scope: universeKey(query.universe) };
   return filterDerived(snapshot, query, parsed, context, deriveView(snapshot, formulas, context));

@@ -3,13 +3,13 @@
  * and one null bitmap per indicator, dictionary-encoded market/sector/industry
  * and a flag bitmask per stock. Built once off the request path, never mutated
  * afterwards; the owner swaps the whole object atomically when indicators are
- * recomputed (issue 4 "Engine").
+ * recomputed.
  */
 
 import { MARKETS } from '../kernel/records.js';
 import type { Market } from '../kernel/records.js';
 
-/** Universe flags a stock may carry (issue 9 "exclude"). */
+/** Universe flags a stock may carry. */
 export const STOCK_FLAGS = ['administrative', 'spac', 'preferred', 'halted'] as const;
 /** One universe flag. */
 export type StockFlag = (typeof STOCK_FLAGS)[number];

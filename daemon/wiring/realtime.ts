@@ -36,9 +36,9 @@ export interface RealtimeParts {
   alertsRepo: AlertsRepo;
   alerts: AlertEvaluator;
   gateway: WsGateway;
-  /** Live screens (issue 22). */
+  /** Live screens. */
   live: LiveScreens;
-  /** Alerts on screens (issue 22). */
+  /** Alerts on screens. */
   screenAlerts: ScreenAlertEvaluator;
 }
 

@@ -36,7 +36,7 @@ import { collectStats, type WsStats } from './stats-report.js';
 import { createWsCounters } from './stats.js';
 import type { Universe } from './subscriptions.js';
 
-/** The WebSocket paths (spec "Endpoints"). */
+/** The WebSocket paths. */
 export const WS_PATHS = ['/v1/ws', '/api/v1/ws', '/ws/market'] as const;
 
 /**
@@ -127,7 +127,7 @@ export interface WsGatewayDeps {
   /** Prometheus registry for the gateway's instruments (a private one when absent). */
   registry?: Registry;
   options?: Partial<WsGatewayOptions>;
-  /** Live screens (issue 22); their connection's screens end when it closes. */
+  /** Live screens; their connection's screens end when it closes. */
   liveScreens?: LiveScreenHook;
   /** The client address of an upgrade request (default: the socket's peer; the daemon applies `trust_proxy`). */
   clientAddress?(req: IncomingMessage): string;

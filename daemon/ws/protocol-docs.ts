@@ -1,7 +1,7 @@
 /**
  * The WebSocket protocol as served in the API documentation (the `websocket` tag of
  * /openapi.json, rendered by /docs and /redoc): the spec's message tables and the
- * extensions, live screens (issue 22) in full.
+ * extensions, live screens in full.
  */
 
 /** Markdown description of the WebSocket protocol. */

@@ -1,6 +1,6 @@
 /**
- * Alert evaluation cost (issue 7: "ticks/s sustained with 10,000 active alerts over the
- * sample market, and added latency per tick"), in process: the daemon's own evaluator
+ * Alert evaluation cost (ticks/s sustained with 10,000 active alerts over the
+ * sample market, and the latency they add per tick), in process: the daemon's own evaluator
  * (daemon/alerts/evaluator.ts) with 10,000 active alerts of mixed types spread over every
  * stock of the bench daemon's market, fed a replayed random walk of ticks one at a time,
  * against the same replay with no alert. Storage and the bus are in-memory stand-ins

@@ -1,7 +1,7 @@
 /**
- * Screening engine time without HTTP (issue 4): build the snapshot from the bench daemon's
+ * Screening engine time without HTTP: build the snapshot from the bench daemon's
  * database exactly as the daemon does, parse the simple and complex screens of the load
- * scenarios, and time `executeQuery` over many iterations (mean, p50 and p99 in µs; issue 4's
+ * scenarios, and time `executeQuery` over many iterations (mean, p50 and p99 in µs; the engine's
  * target: under 2 ms, judged on the p99).
  */
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Live-screen evaluation cost (issue 22), in process: the daemon's own engine
+ * Live-screen evaluation cost, in process: the daemon's own engine
  * (daemon/live/engine.ts) over the bench daemon's market, fed the alert bench's replayed
  * random walk one tick at a time.
  * Every stock gets its first live tick before timing starts (steady state, not the opening).

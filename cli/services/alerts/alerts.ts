@@ -1,5 +1,5 @@
 /**
- * Price alerts over the REST API (issue 7): list, create, update, delete and the firing
+ * Price alerts over the REST API: list, create, update, delete and the firing
  * history, and how alerts and firings are shown (table rows, TSV rows, records).
  */
 import type { Alert, AlertFiring, AlertPatch, AlertType, NewAlert } from '../../../daemon/contract/alerts.js';

@@ -1,4 +1,4 @@
-/** Daemon health: GET /health, /health/db and /health/redis (spec "Health responses"). */
+/** Daemon health: GET /health, /health/db and /health/redis. */
 import type { DaemonHealth, DatabaseHealth, RedisHealth } from '../../../daemon/contract/health.js';
 import { createApiClient } from '../transport/api-client.js';
 

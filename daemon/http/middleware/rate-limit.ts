@@ -1,5 +1,5 @@
 /**
- * The rate limiter (spec "Limits"), one step of each limited route's chain (see api.ts):
+ * The rate limiter, one step of each limited route's chain (see api.ts):
  * it runs after the caller is identified and the request validated, so it never works for an
  * unauthenticated caller's body. It learns the route's endpoint limit and free-when-cached
  * test from the route table, checks every applicable counter in one Redis round trip (which
@@ -101,7 +101,7 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
     };
     return async (req, res, next) => {
       const { identity, probe } = await identify(req);
-      // Issue 20: an account with a load-test exemption in force is not counted (its revocation is checked by confirmCaller).
+      // An account with a load-test exemption in force is not counted (its revocation is checked by confirmCaller).
       if (req.rateLimitExempt === true) return next();
       const endpoint = rule && { rule, path: canonicalPrefix(req.baseUrl, API_PREFIXES) + route.template };
       const checks = planChecks(config, identity, endpoint, deps.key);

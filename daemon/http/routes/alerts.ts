@@ -1,5 +1,5 @@
 /**
- * Alert endpoints: price alerts (issue 7) and alerts on screens (issue 22, `screen_enter`/
+ * Alert endpoints: price alerts and alerts on screens (`screen_enter`/
  * `screen_exit` on a preset); CRUD scoped to the caller (another user's alert is a 404),
  * per-tier caps on active alerts (403), and the firing history.
  */

@@ -27,7 +27,7 @@ export interface ScreenRoutesDeps {
   screens: ScreenService;
   snapshot: SnapshotService;
   knownFields: ReadonlySet<string>;
-  /** The live view (issue 22): POST /screen?prices=live answers on it. */
+  /** The live view: POST /screen?prices=live answers on it. */
   liveSnapshot?: () => Snapshot;
 }
 
@@ -137,7 +137,7 @@ export function memoisedScreenParser(screens: ScreenService): (body: unknown, re
 }
 
 /**
- * The cached answer found by a route's `freeWhen` (spec "Rate-limit rules" 4: an answer from
+ * The cached answer found by a route's `freeWhen` (the spec: an answer from
  * the result cache counts against nothing), kept for the handler so the cache is read once.
  * undefined: not looked up (limits off); null: looked up, not cached.
  */
@@ -232,7 +232,7 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
         body: screenBody, parseBody: parseScreenBody, response: screenResponse, query: screenQueryParams,
         // A live-prices answer is never cached, so it always counts.
         freeWhen: (req, res) => (wantsLivePrices(req) ? false : cachedFree(req, res)),
-        // spec "Endpoint reference": /screening is /screen, so it shares the endpoint limit.
+        // The spec names /screening an alias of /screen, so it shares the endpoint limit.
         limitAs: 'POST /screen',
       },
       (req, res) => (liveSnapshot && wantsLivePrices(req) && !wantsCsv(req) ? answerLiveScreen(req, res, liveSnapshot, sendScreen) : answerScreen(req, res, deps.screens)),

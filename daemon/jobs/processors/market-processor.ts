@@ -3,7 +3,7 @@
  * load the sample market, compute indicators. Bad input fails at once with a readable
  * reason (UnrecoverableError); transient faults are retried by BullMQ with backoff.
  *
- * A whole job runs in one transaction (issue 19): every file (streamed NDJSON included),
+ * A whole job runs in one transaction: every file (streamed NDJSON included),
  * the sample market, the computed index and the indicators become visible together at
  * the commit, or not at all: a refused file, a failure or a worker killed at any point
  * leaves the database exactly as before, and BullMQ runs the job again from its start

@@ -1,5 +1,5 @@
 /**
- * The screen alert evaluator's firing rules (issue 22) on a real database and the real
+ * The screen alert evaluator's firing rules on a real database and the real
  * live-screen engine: baseline, one firing per entry (exit), one-shot vs recurring, per-stock
  * cooldown, new snapshots, preset changes, and exactly once across two instances that
  * evaluate the same ticks (as every daemon does from the shared tick stream).

@@ -50,7 +50,7 @@ describe('stockscreen alerts and portfolio', () => {
     expect(rows[0]![6]).toBe(fired.message);
     // And the one-shot alert is now inactive, having fired once
     const list = await h.cli(['alerts', 'list', '--code', a.code]);
-    // Piped: a header row like every list (issue 20), then the alert
+    // Piped: a header row like every list, then the alert
     const [header, line] = list.io.out().trimEnd().split('\n');
     expect(header).toBe('ID\tCODE\tNAME\tTYPE\tTHRESHOLD\tACTIVE\tRECURRING\tCOOLDOWN\tFIRED\tLAST FIRED\tNOTE\tPRESET\tCHANNELS');
     const row = line!.split('\t');

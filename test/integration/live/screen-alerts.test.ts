@@ -1,5 +1,5 @@
 /**
- * Alerts on screens through two real daemons sharing Redis and the database (issue 22):
+ * Alerts on screens through two real daemons sharing Redis and the database:
  * POST /alerts on a preset, ticks through POST /admin/ticks that push a stock in and out of
  * the preset's top-N, `alert` messages on the owner's sockets (one on each daemon) and the
  * firing history — each firing once although both daemons evaluate every tick; session

@@ -1,5 +1,5 @@
 /**
- * --trust-proxy (spec "Rate-limit rules": X-Forwarded-For only behind a configured proxy):
+ * --trust-proxy (the spec: X-Forwarded-For only behind a configured proxy):
  * with one trusted hop the client address is the entry the proxy appended (the rightmost),
  * so a client cannot pick its own address — and its anonymous quota — by forging entries.
  */

@@ -1,5 +1,5 @@
 /**
- * `GET /metrics` of a real daemon (issue 6 "Monitoring"): the Prometheus text holds HTTP
+ * `GET /metrics` of a real daemon: the Prometheus text holds HTTP
  * request counts and latency histograms by route and status, WebSocket connections,
  * messages and queue depth, rate-limit decisions, job counts by state (market-data and backtest queues) and event-loop
  * lag. Job counts fail soft: a scrape succeeds when they cannot be read.

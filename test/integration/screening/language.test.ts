@@ -1,5 +1,5 @@
 /**
- * The screening language end to end (issue 21) over a loaded sample market: cross-sectional
+ * The screening language end to end over a loaded sample market: cross-sectional
  * functions against an independent computation over the rows the API returns, formula columns
  * in filters, sort and CSV, the score against a computation from the returned factors,
  * presets round-trip, the new templates, GET /screen/fields, and 400s with positions.
