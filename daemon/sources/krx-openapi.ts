@@ -3,7 +3,7 @@
  * A key is issued per account and each service needs its own approval (이용신청); a call to a
  * service the key is not approved for answers HTTP 401 with
  * `{"respMsg":"Unauthorized API Call","respCode":"401"}` (seen for `sto/stk_isu_base_info` in
- * NomaDamas/k-skill issue 99). Requests are `GET <base>/<service>?basDd=YYYYMMDD` with the key in
+ * github.com/NomaDamas/k-skill/issues/99). Requests are `GET <base>/<service>?basDd=YYYYMMDD` with the key in
  * the `AUTH_KEY` header (kgcrom/cluefin `cluefin_openapi/krx/_client.py`); answers are
  * `{"OutBlock_1": [...]}`, every value a string. One call is one date of one whole market.
  * A day's data is published the next morning, never the same day. Terms quoted publicly:

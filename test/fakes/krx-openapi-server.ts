@@ -3,7 +3,7 @@
  * with the key in the `AUTH_KEY` header (kgcrom/cluefin `cluefin_openapi/krx/_client.py`), answers
  * `{"OutBlock_1": [...]}` with every value a string (field names as in cluefin's `_stock_types.py`
  * and `_index_types.py`, and KRX's service pages), and for a key not approved for a service HTTP 401
- * `{"respMsg":"Unauthorized API Call","respCode":"401"}` (NomaDamas/k-skill issue 99).
+ * `{"respMsg":"Unauthorized API Call","respCode":"401"}` (github.com/NomaDamas/k-skill/issues/99).
  *
  * It serves the repository's real KRX files (test/fixtures/krx, the FinanceDataReader cache copy)
  * mapped to the API's field names: listing/YYYY-MM-DD.csv → sto/stk_bydd_trd (KOSPI rows),
