@@ -134,7 +134,8 @@ async function waitForQuota(deps: SourceSyncDeps, job: SyncJob, token: string | 
   const until = nextKstDay(deps.now());
   await report({ waiting_until: new Date(until).toISOString() });
   if (!token) throw new Error('daily call budget used up');
-  await job.moveToDelayed(until, token);
+  // BullMQ schedules on the real clock: wait as long as the source's clock says is left.
+  await job.moveToDelayed(Date.now() + Math.max(0, until - deps.now()), token);
   throw new DelayedError();
 }
 

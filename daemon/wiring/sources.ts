@@ -7,6 +7,7 @@
 import { UnrecoverableError, type Queue } from 'bullmq';
 import { mixingProblem } from '../jobs/market-content.js';
 import { Gauge, type Registry } from 'prom-client';
+import type { SourceSyncRequest } from '../contract/jobs.js';
 import type { SourceStatus } from '../contract/sources.js';
 import type { MarketDataService } from '../market/market-data-service.js';
 import type { SourceDriver } from '../sources/driver.js';
@@ -92,6 +93,11 @@ export async function driverStatus(driver: SourceDriver, status: SourceStatusSto
   };
 }
 
+/** The data of a source's daily run: its range is decided when it runs (the published dates not stored yet). */
+export function scheduledRunData(source: string): SourceSyncRequest {
+  return { type: 'source-sync', source, from: '', to: '', compute: true, replace_sample: false, scheduled: true };
+}
+
 /** Register (or update) each configured source's daily run on the market queue. */
 export async function scheduleSources(queue: Queue, drivers: ReadonlyMap<string, SourceDriver>, config: CoreParts['config']): Promise<void> {
   if (!config.sources_schedule) return;
@@ -101,7 +107,7 @@ export async function scheduleSources(queue: Queue, drivers: ReadonlyMap<string,
     if (!driver.configured || !pattern) continue;
     await queue.upsertJobScheduler(`source-daily:${driver.name}`, { pattern, tz: 'Asia/Seoul' }, {
       name: 'source-sync',
-      data: { type: 'source-sync', source: driver.name, from: '', to: '', compute: true, replace_sample: false, scheduled: true },
+      data: scheduledRunData(driver.name),
       opts: { attempts: 3, backoff: { type: 'exponential', delay: 60_000 }, removeOnComplete: { count: 200 }, removeOnFail: { count: 200 } },
     });
   }
