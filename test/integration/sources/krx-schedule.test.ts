@@ -64,7 +64,7 @@ describe('KRX daily run', () => {
     // And the source is not stale: its latest date is what the calendar expects
     const status = (await a.daemon.context().sources.registry.statuses()).find((s) => s.name === 'krx');
     expect(status).toMatchObject({ last_success_date: '2026-03-13', stale: false });
-  });
+  }, 180_000); // each run computes indicators over the whole market (slow on a shared PostgreSQL)
 
   it('waits for the next KST day when the day\'s call budget is used up', async () => {
     // Given today's count already at the budget
