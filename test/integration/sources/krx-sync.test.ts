@@ -188,6 +188,28 @@ describe('KRX Open API backfill', () => {
     for (const body of bodies) expect(body).not.toContain(KEY);
   });
 
+  it('lists and tests a source that is not a job (a live feed registered its own status provider)', async () => {
+    // Given a feed registers its provider, and another whose status read fails
+    const registry = h.t.daemon.context().sources.registry;
+    registry.registerSourceStatus('kis', {
+      status: async () => ({ name: 'kis', kind: 'realtime', configured: true, last_success_at: null, last_success_date: null, last_error: { at: '2026-03-20T06:00:00.000Z', code: 'EGW00201', message: '초당 거래건수를 초과하였습니다' }, calls_today: 7, stale: false, stale_reason: null }),
+      test: async () => ({ name: 'kis', ok: false, checks: [{ service: 'oauth2/tokenP', ok: false, code: 'EGW00133', message: 'one token a minute', apply_for: null }] }),
+    });
+    registry.registerSourceStatus('broken', { status: async () => { throw new Error('redis away'); } });
+    // Then GET /admin/sources shows both beside krx, the broken one as an error
+    const list = ((await (await h.t.request('/api/v1/admin/sources', { token: h.token })).json()) as { data: SourceStatus[] }).data;
+    expect(list.map((s) => s.name)).toEqual(['krx', 'kis', 'broken']);
+    expect(list[1]).toMatchObject({ kind: 'realtime', calls_today: 7, last_error: { code: 'EGW00201' } });
+    expect(list[2]?.last_error?.code).toBe('STATUS_UNAVAILABLE');
+    // And its test runs through the same route
+    const test = (await (await h.t.request('/api/v1/admin/sources/kis/test', { method: 'POST', token: h.token })).json()) as { data: SourceTestResult };
+    expect(test.data.checks[0]).toMatchObject({ service: 'oauth2/tokenP', code: 'EGW00133' });
+    // A source without a test, or unknown: 404
+    expect((await h.t.request('/api/v1/admin/sources/broken/test', { method: 'POST', token: h.token })).status).toBe(404);
+    // Sync is only for job-run sources
+    expect((await h.t.request('/api/v1/admin/sources/kis/sync', { method: 'POST', json: {}, token: h.token })).status).toBe(404);
+  });
+
   it('refuses a non-admin (403), a bad range (400 with fields) and an unknown source (404)', async () => {
     const user = await h.t.login();
     expect((await h.t.request('/api/v1/admin/sources', { token: user.access_token })).status).toBe(403);
