@@ -6,9 +6,10 @@
  *
  * Every route runs the same chain, cheapest refusal first:
  * size and media-type gate (413/415 from headers alone) → identify the caller (401, no body
- * read) → parse the JSON body (route limit) → validate → rate limit (counts the request and
- * reads the token's revocation mark in one Redis call) → confirm (revoked 401, admin 403) →
- * handlers.
+ * read; a caller without a valid token is first counted as anonymous, one Redis call, and
+ * gets 429 instead once its address has spent the anonymous quota) → parse the JSON body
+ * (route limit) → validate → rate limit (counts the request and reads the token's revocation
+ * mark in one Redis call) → confirm (revoked 401, admin 403) → handlers.
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
@@ -168,16 +169,34 @@ function routeChain(spec: RouteSpec, guards: RouteGuards): RequestHandler[] {
   const takesBody = spec.body !== undefined || spec.parseBody !== undefined;
   const limit = Math.min(spec.bodyLimit ?? DEFAULT_ROUTE_BODY_LIMIT, guards.maxBodyBytes);
   if (takesBody) chain.push(bodyGate(limit));
-  if (spec.access !== 'public') chain.push(requireCaller(guards));
-  if (takesBody) chain.push(jsonBody(limit));
   const limiter = spec.rateLimitExempt ? undefined : guards.limiter?.({
     method: spec.method.toUpperCase(), template: toOpenApiPath(spec.path), limitAs: spec.limitAs, freeWhen: spec.freeWhen,
     weight: spec.weight, refusalWeight: spec.refusalWeight,
   });
+  if (spec.access !== 'public') chain.push(limiter ? countingUnauthenticated(requireCaller(guards), limiter) : requireCaller(guards));
+  if (takesBody) chain.push(jsonBody(limit));
   if (takesBody || spec.query || spec.params) chain.push(limiter && spec.refusalWeight ? countingRefusals(validate(spec), limiter) : validate(spec));
   if (limiter) chain.push(limiter);
   if (spec.access !== 'public') chain.push(confirmCaller(guards, spec.access));
   return chain;
+}
+
+/**
+ * `requireCaller`, but a caller it refuses (no token, or one that does not verify) passes the
+ * rate limiter first as an anonymous caller (marked `rateLimitUnauthenticated`): counted
+ * against its client address with weight 1 and nothing else looked at, then answered with its
+ * 401 carrying the rate-limit headers — or 429 once the address's quota is spent. Without this
+ * a protected route would refuse every unauthenticated request before any counting, and a
+ * flood of them would never be throttled.
+ */
+function countingUnauthenticated(identifyStep: RequestHandler, limiter: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    identifyStep(req, res, (err?: unknown) => {
+      if (!isAppError(err) || err.code !== 'UNAUTHORIZED') return next(err);
+      req.rateLimitUnauthenticated = true;
+      Promise.resolve(limiter(req, res, () => next(err))).catch(next);
+    });
+  };
 }
 
 /**

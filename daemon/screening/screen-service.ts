@@ -225,7 +225,11 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
       const hit = known === undefined ? await lookup(query) : known;
       if (hit) return { ...hit, ...extra };
       const { snap, as_of, result } = await guarded(query, work, isExpensive(query), async (snap, checkpoint, as_of) => ({
-        snap, as_of, result: await executeQuerySliced(snap, query, { memo }, checkpoint),
+        snap, as_of,
+        // Plain screens of the current snapshot are read off its presorted orders (built once per
+        // snapshot). As-of snapshots are cached by bytes that would not count the orders, and an
+        // as-of screen's cost is its history, not its sort: they take the general path.
+        result: await executeQuerySliced(snap, query, { memo, presorted: query.as_of === undefined }, checkpoint),
       }));
       const summary: ScreenSummary = {
         total: result.total,

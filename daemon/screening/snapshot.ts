@@ -160,6 +160,31 @@ export function valueAt(snapshot: Snapshot, field: string, row: number): number 
   return column.values[row] ?? null;
 }
 
+/** A stock's name and last-price fields as a snapshot holds them. */
+export interface SnapshotQuote {
+  name: string;
+  /** The `close` column: in a live view, the last traded price. */
+  price: number | null;
+  change_percent: number | null;
+  volume: number | null;
+}
+
+/**
+ * The name, price, change and volume of stock `code` in `snapshot`, or null for a stock the
+ * snapshot does not hold. Reads the columns through `valueAt`, so a null is exactly what the
+ * column's bitmap says (one bit per row) and nothing else.
+ */
+export function quoteAt(snapshot: Snapshot, code: string): SnapshotQuote | null {
+  const row = snapshot.rowByCode.get(code);
+  if (row === undefined) return null;
+  return {
+    name: snapshot.names[row] ?? code,
+    price: valueAt(snapshot, 'close', row),
+    change_percent: valueAt(snapshot, 'change_percent', row),
+    volume: valueAt(snapshot, 'volume', row),
+  };
+}
+
 /** True when the column's bitmap marks row `row` as null. */
 export function isNullAt(column: Column, row: number): boolean {
   return ((column.nulls[row >>> 3] ?? 0) & (1 << (row & 7))) !== 0;

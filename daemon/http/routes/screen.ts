@@ -5,6 +5,7 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { INDICATORS } from '../../indicators/registry.js';
+import { PERCENTILE_CONVENTION } from '../../kernel/percentile.js';
 import type { ScreenQuery } from '../../screening/query.js';
 import { parseTemplateOverrides } from '../../screening/request.js';
 import { screenRequestJsonSchema } from '../../screening/request-openapi.js';
@@ -210,6 +211,9 @@ function describeBudgets(screens: ScreenService) {
   };
 }
 
+/** Everything reported on the one percentile scale (kernel/percentile.ts). */
+const PERCENTILE_USERS = ['pct_rank', 'score', 'value_score', 'quality_score', 'growth_score', 'momentum_score'] as const;
+
 const EVALUATION_ORDER = 'universe (market, sectors, industries, codes, exclude) → columns in order → score → range filters and expression → sort → page; rank, pct_rank and zscore rank over the universe, before any filter';
 
 /** Register the screening routes. */
@@ -244,6 +248,7 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
       method: 'get', path: '/screen/fields', summary: 'Every screenable indicator with label, unit, category and definition', tags, access: 'user',
       description:
         'meta.functions documents the expression functions (scalar and cross-sectional, with `by` groups); meta.language the limits of columns and score, ' +
+        `the percentile convention (meta.language.percentile: ${PERCENTILE_CONVENTION}; used by ${PERCENTILE_USERS.join(', ')}), ` +
         'and the cost model: cost_weights (units = nodes + 25 × cross_terms + 20 × history_fields + cells / 50), budgets per tier (units, nodes, cross_terms, history_fields, cells, backtest_units; ' +
         'a request over any is a 400 whose details name the limit), rate_limit_weight (a screen counts as 1 + floor(units / unit) requests, a refused body 1 + floor(bytes / body_bytes), at most max) and deadline_ms.',
     },
@@ -251,6 +256,7 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
       const snap = deps.snapshot.current();
       const language = {
         by: GROUP_BY, max_columns: MAX_COLUMNS, max_score_factors: MAX_SCORE_FACTORS, max_cross_terms: MAX_CROSS_TERMS, evaluation_order: EVALUATION_ORDER,
+        percentile: { convention: PERCENTILE_CONVENTION, used_by: PERCENTILE_USERS },
         ...describeBudgets(deps.screens),
       };
       sendSuccess<ScreenField[]>(req, res, INDICATORS.map((d) => ({ ...d, coverage: snap.columns.get(d.id)?.count ?? 0 })), {

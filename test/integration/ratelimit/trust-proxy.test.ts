@@ -14,7 +14,7 @@ describe('rate-limit keying behind one trusted proxy', () => {
   });
   afterAll(() => t.close());
 
-  // A public route: anonymous calls to protected routes get their 401 before any counting.
+  // A public route with an endpoint limit of its own (10 an hour per address).
   const remaining = async (xff: string) => {
     const res = await t.request('/api/v1/auth/login', { method: 'POST', json: { email: 'nobody@example.com', password: 'wrong-password-1' }, headers: { 'x-forwarded-for': xff } });
     await res.arrayBuffer();

@@ -22,7 +22,7 @@ describe('GET /metrics on a running daemon', () => {
     // Rate limiting on, so its decisions are counted.
     // metrics_public: a scraper without credentials (the access rules are test/security/headers-and-access.test.ts's).
     t = await startTestDaemon('metrics', { rate_limit: { enabled: true }, metrics_public: true });
-    // Counted only once the caller is known: anonymous calls to protected routes get a 401 first.
+    // A signed-in caller's requests, counted against its user and allowed.
     const { access_token: token } = await t.login();
     await t.request('/api/v1/stocks/005930', { token });
     await t.request('/api/v1/screen/templates', { token });

@@ -124,6 +124,7 @@ describe('live screen engine', () => {
       const row = rows[Math.floor(r() * rows.length)]!;
       engine.onTicks([tickOf(row, Math.round((row.values.close as number) * (0.9 + r() * 0.2)), 1)]);
     }
+    engine.settle();
     expect(handle.members().map((m) => m.code)).toEqual(executeQuery(engine.view().snapshot, query).items.map((x) => x.code));
   });
 
