@@ -409,6 +409,30 @@ export const configSchema = z.object({
   digest_check_interval_ms: int(100, 3_600_000).default(30_000),
   /** How often deliveries left without a queued job (a daemon died between two steps) are queued again. */
   delivery_sweep_interval_ms: int(100, 3_600_000).default(30_000),
+  /** KRX Open API key (openapi.krx.co.kr; each service approved separately). Never logged, never answered. */
+  krx_api_key: z.string().min(1).max(512).optional(),
+  /** KRX Open API base URL (the production base; a local fake in tests). */
+  krx_api_url: z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL').transform((u) => u.replace(/\/+$/, '')).default('https://data-dbg.krx.co.kr/svc/apis'),
+  /** KST time (HH:MM) by which KRX has published the previous trading day's data. */
+  krx_publish_time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM').default('08:00'),
+  /** When the daily KRX run starts (cron, KST); it fetches every published date not stored yet. */
+  krx_schedule: z.string().min(9).max(100).default('30 8 * * *'),
+  /** Calls per KRX key per day (its terms: 10,000); a run waits for the next day rather than go over. */
+  krx_daily_calls: int(1, 1_000_000).default(10_000),
+  /** Least time between two KRX calls (ms). */
+  krx_min_interval_ms: int(0, 60_000).default(200),
+  /** Run the data sources' daily schedules (each daemon registers the same schedulers; one run per slot across daemons). */
+  sources_schedule: bool.default(true),
+  /** Minutes after a date's publication before its absence counts as stale (the daily run plus its retries). */
+  sources_stale_grace_min: int(0, 7 * 1440).default(240),
+  /** Most dates a daily run catches up on after an outage (more: use a backfill). */
+  sources_catch_up_days: int(1, 1000).default(10),
+  /** One provider call's hard limit (connect, headers, body), ms. */
+  source_timeout_ms: int(100, 600_000).default(30_000),
+  /** Further attempts of a provider call after a transient failure (5xx, timeout, an error page, an empty answer). */
+  source_retries: int(0, 20).default(4),
+  /** First retry delay of a provider call (ms); each further one doubles, with jitter. */
+  source_retry_base_ms: int(1, 600_000).default(2000),
 });
 
 /** Fully resolved, frozen daemon configuration. */

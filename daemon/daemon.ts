@@ -21,6 +21,8 @@ import { buildHttp } from './wiring/http.js';
 import { buildJobs, buildScreening } from './wiring/market.js';
 import { buildNotify, type NotifyOverrides } from './wiring/notify.js';
 import { buildRealtime } from './wiring/realtime.js';
+import { buildSources, registerSourceMetrics } from './wiring/sources.js';
+import { kisRegistryProvider } from './wiring/kis.js';
 import { createSnapshotVersionHandler } from './wiring/snapshot-version.js';
 import type { DaemonContext } from './wiring/context.js';
 
@@ -56,6 +58,10 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
   let preloadAsOf: () => Promise<void> = async () => undefined;
   try {
     const core = await buildCore(config, { clock, logger, connectionName: 'api' }, opened);
+    // First, so any part (a real-time feed) can register its status provider in sources.registry.
+    const sources = buildSources(core);
+    opened.push(['sources', () => sources.close()]);
+    registerSourceMetrics(core.metrics.registry, sources, () => clock.now());
     const auth = await buildAuth(core, opened);
     const screening = await buildScreening(core, opened);
     const notify = await buildNotify(core, screening, opened, overrides.notify);
@@ -65,6 +71,7 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
       firingRecorded: (tx, record) => notify.deliveries.recordFiringItems(tx, record),
       onFiring: (eventId) => notify.deliveries.onFiring(eventId),
     });
+    if (realtime.kis) sources.registry.registerSourceStatus('kis', kisRegistryProvider(realtime.kis.statusProvider));
     // as_of_preload: the history and common series are read in the background (not awaited: a job's completion does not wait for them).
     preloadAsOf = async () => {
       if (config.as_of_preload) void screening.asOf.warmed().catch((err: Error) => logger.warn({ err }, 'as-of preload failed'));
@@ -75,10 +82,10 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
     });
     versions.listen();
     // This instance is up to date before the job completes; others hear it over pub/sub.
-    const jobs = await buildJobs(core, screening.parts, config.workers, (run) => versions.computedHere(run.version), opened);
-    const { http, limiter } = buildHttp(core, { auth, screening, realtime, jobs, notify, isDraining: () => draining, limiterClock: overrides.clock });
+    const jobs = await buildJobs(core, screening.parts, config.workers, (run) => versions.computedHere(run.version), opened, sources);
+    const { http, limiter } = buildHttp(core, { auth, screening, realtime, jobs, notify, sources, isDraining: () => draining, limiterClock: overrides.clock });
     app = http.app;
-    context = { ...core, ...auth, ...screening.parts, ...screening, ...realtime, jobs, http, limiter, notify };
+    context = { ...core, ...auth, ...screening.parts, ...screening, ...realtime, jobs, http, limiter, notify, sources };
   } catch (err) {
     await runShutdownSteps(opened.reverse(), logger, { level: 'warn', message: 'cleanup after a failed start failed' });
     throw err;
@@ -130,6 +137,7 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
       ['deliveries', () => ctx.notify.close()],
       // A load under way stops at its next progress report, rolls back and goes back to the queue.
       ['jobs', (ms) => ctx.jobs.close(ms)],
+      ['sources', () => ctx.sources.close()],
       // A backtest under way stops at its next rebalance date and goes back to the queue, where
       // another daemon's worker takes it; then this daemon's worker and the queue close.
       ['backtests', async () => {

@@ -12,6 +12,7 @@ import { runShutdownSteps, type ShutdownStep } from './infra/shutdown.js';
 import { buildCore, SNAPSHOT_CHANNEL } from './wiring/core.js';
 import { buildWorkerBacktests } from './wiring/backtests.js';
 import { buildJobs, createMarketParts } from './wiring/market.js';
+import { buildSources } from './wiring/sources.js';
 
 /** A running worker process. */
 export interface WorkerProcess {
@@ -25,7 +26,9 @@ export async function startWorker(config: Config, logger: Logger = createConfigu
     const core = await buildCore(config, { clock: systemClock, logger, connectionName: 'worker-api' }, opened);
     const parts = createMarketParts(core.db);
     const workers = Math.max(1, config.workers);
-    await buildJobs(core, parts, workers, (run) => core.notifier.publish(SNAPSHOT_CHANNEL, run.version), opened);
+    const sources = buildSources(core);
+    opened.push(['sources', () => sources.close()]);
+    await buildJobs(core, parts, workers, (run) => core.notifier.publish(SNAPSHOT_CHANNEL, run.version), opened, sources);
     if (config.worker_backtests > 0) await buildWorkerBacktests(core, parts, config.worker_backtests, opened);
     logger.info({ workers, backtests: config.worker_backtests }, 'stockscreend worker ready');
   } catch (err) {

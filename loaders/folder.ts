@@ -35,7 +35,7 @@ export interface FolderPlan {
 
 /** Load-order rank per format (see the file comment). */
 export const LOAD_ORDER: Readonly<Record<LoaderFormat, number>> = {
-  ndjson: 0, 'listing-csv': 1, 'fdr-desc': 2, ohlcv: 3, 'fdr-listing': 4, 'krx-quotes': 4,
+  ndjson: 0, 'listing-csv': 1, 'fdr-desc': 2, ohlcv: 3, 'fdr-listing': 4, 'krx-quotes': 4, 'krx-openapi': 4,
   'fdr-index': 5, 'financials-csv': 6, 'dart-json': 7,
 };
 

@@ -81,6 +81,40 @@ export function parseQuoteFile(text: string, file: string, format: LoaderFormat,
   return enforceBadRowLimit(result, options);
 }
 
+/**
+ * Maps rows already split into named values (a JSON answer such as the KRX Open API's, every
+ * value a string) exactly as a quote file's rows are mapped. `line` of a rejected row is the
+ * row's 1-based position in `rows`; a row missing a column or holding a non-string value is
+ * rejected with its reason. The 5% rule is NOT applied here: the caller decides it over a
+ * whole date (several answers). @throws AppError INVALID_REQUEST when `tradeDate` is not a trading day
+ */
+export function parseQuoteRecords(
+  rows: readonly unknown[], file: string, format: LoaderFormat, names: QuoteColumnNames, tradeDate: string,
+  check?: (record: Record<string, unknown>) => string | null,
+): LoadResult {
+  if (!isTradingDay(tradeDate)) throw fileError(file, format, `${tradeDate} is not a KRX trading day`, { trade_date: tradeDate });
+  const keys = Object.keys(names) as (keyof QuoteColumnNames)[];
+  const cols = Object.fromEntries(keys.map((k, i) => [k, i])) as Cols;
+  const result = emptyResult(format, file);
+  rows.forEach((row, i) => {
+    const line = i + 1;
+    result.rows_total += 1;
+    if (typeof row !== 'object' || row === null || Array.isArray(row)) { reject(result, line, 'not an object'); return; }
+    const record = row as Record<string, unknown>;
+    const problem = check?.(record);
+    if (problem) { reject(result, line, problem); return; }
+    const fields: string[] = [];
+    for (const k of keys) {
+      const value = record[names[k]];
+      if (value === undefined && k === 'dept') { fields.push(''); continue; }
+      if (typeof value !== 'string') { reject(result, line, value === undefined ? `missing ${names[k]}` : `${names[k]} is not a string`); return; }
+      fields.push(value);
+    }
+    mapQuoteRow(fields, line, cols, tradeDate, result);
+  });
+  return result;
+}
+
 function mapQuoteRow(f: string[], line: number, c: Cols, tradeDate: string, result: LoadResult): void {
   const cell = (k: keyof Cols): string => (f[c[k]] ?? '').trim();
   const market = mapMarket(cell('market'));

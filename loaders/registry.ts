@@ -9,6 +9,7 @@ import { fdrDescLoader } from './fdr-desc.js';
 import { fdrIndexLoader } from './fdr-index.js';
 import { fdrListingLoader } from './fdr-listing.js';
 import { financialsCsvLoader } from './financials-csv.js';
+import { krxOpenApiLoader } from './krx-openapi.js';
 import { krxQuotesLoader } from './krx-quotes.js';
 import { listingCsvLoader } from './listing-csv.js';
 import { ndjsonLoader, streamNdjson } from './ndjson.js';
@@ -20,7 +21,7 @@ import { invalidRequest } from '../daemon/errors.js';
 
 /** All loaders in detection order (the more specific header signatures first). */
 export const LOADERS: readonly Loader[] = [
-  dartJsonLoader, ndjsonLoader, fdrListingLoader, krxQuotesLoader, fdrDescLoader, listingCsvLoader,
+  dartJsonLoader, krxOpenApiLoader, ndjsonLoader, fdrListingLoader, krxQuotesLoader, fdrDescLoader, listingCsvLoader,
   fdrIndexLoader, ohlcvLoader, financialsCsvLoader,
 ];
 

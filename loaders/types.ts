@@ -44,6 +44,7 @@ export const LOADER_FORMATS = [
   'fdr-desc',
   'fdr-index',
   'krx-quotes',
+  'krx-openapi',
   'ohlcv',
   'listing-csv',
   'dart-json',

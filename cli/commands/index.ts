@@ -59,6 +59,9 @@ import { register as deliveriesRedeliver } from './deliveries/redeliver.js';
 import { register as schedulesAdd } from './schedules/add.js';
 import { register as schedulesList } from './schedules/list.js';
 import { register as schedulesRm } from './schedules/rm.js';
+import { register as sourcesList } from './sources/list.js';
+import { register as sourcesSync } from './sources/sync.js';
+import { register as sourcesTest } from './sources/test.js';
 import { register as watch } from './realtime/watch.js';
 import { register as wsStats } from './realtime/ws-stats.js';
 import { examples } from './shared.js';
@@ -86,6 +89,10 @@ export const GROUPS: Record<string, { description: string; examples: string[] }>
   jobs: {
     description: 'Market-data jobs: loads and indicator computations (admin only)',
     examples: ['stockscreen jobs list', 'stockscreen jobs show 12'],
+  },
+  sources: {
+    description: 'Data sources (admin only): status, a test of the key and each approval, backfills. Without a subcommand: the status table',
+    examples: ['stockscreen sources', 'stockscreen sources test krx', 'stockscreen sources sync krx --from 2024-01-01 --wait', 'stockscreen sources --json'],
   },
   stocks: {
     description: 'Stocks: list, details with indicators, price, history with a chart, financials',
@@ -130,6 +137,9 @@ export const REGISTRATIONS: readonly Registration[] = [
   { group: ['load'], register: loadSample },
   { group: ['jobs'], register: jobsList },
   { group: ['jobs'], register: jobsShow },
+  { group: ['sources'], register: sourcesList },
+  { group: ['sources'], register: sourcesTest },
+  { group: ['sources'], register: sourcesSync },
   { group: ['stocks'], register: stocksList },
   { group: ['stocks'], register: stocksSectors },
   { group: ['stocks'], register: stocksShow },

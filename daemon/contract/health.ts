@@ -12,12 +12,13 @@ export interface FeedHealth {
   leader: boolean;
 }
 
-/** GET /health: 200 healthy while the daemon serves. */
+/** GET /health: 200 healthy while the daemon serves; `degraded` (still 200) with its reasons while a data source is stale. */
 export interface DaemonHealth {
-  status: 'healthy' | 'unhealthy';
+  status: 'healthy' | 'degraded' | 'unhealthy';
   timestamp: string;
   /** Present when a real feed is configured. */
   feed?: FeedHealth;
+  reasons?: string[];
 }
 
 /** GET /health/db: 503 with `disconnected` when the database does not answer. */

@@ -12,3 +12,4 @@ export * from './screening.js';
 export * from './stocks.js';
 export * from './users.js';
 export * from './ws.js';
+export * from './sources.js';

@@ -3,6 +3,7 @@
  * The daemon validates job requests with a zod schema (daemon/jobs/types.ts) whose output
  * must stay assignable to JobRequest here (checked at compile time there).
  */
+import type { SourceSyncSummary } from './sources.js';
 
 /** One file of a load-files job: a server-side path inside import_dirs, with optional hints. */
 export interface JobFileSpec {
@@ -30,7 +31,24 @@ export type JobPathInput = string | JobFileSpec | JobUploadSpec;
 export type JobRequest =
   | { type: 'load-files'; paths: JobPathInput[]; compute: boolean; replace_sample: boolean }
   | { type: 'load-sample'; seed: number; stocks?: number; days?: number; compute: boolean; replace: boolean }
-  | { type: 'compute-indicators' };
+  | { type: 'compute-indicators' }
+  | SourceSyncRequest;
+
+/**
+ * A data-source run (POST /admin/sources/{source}/sync, or the daily schedule): dates `from`…`to`,
+ * each committed on its own. `resume_after` is the last date an earlier attempt of this same
+ * job committed (it goes on after it); `scheduled` marks the daily run.
+ */
+export interface SourceSyncRequest {
+  type: 'source-sync';
+  source: string;
+  from: string;
+  to: string;
+  compute: boolean;
+  replace_sample: boolean;
+  scheduled?: boolean;
+  resume_after?: string;
+}
 
 /** Body of POST /admin/jobs as a client sends it (the server fills in defaults). */
 export type JobRequestInput =
@@ -48,12 +66,17 @@ export interface MarketStateView {
 
 /** Progress of a running job. */
 export interface JobProgress {
-  phase: 'queued' | 'plan' | 'load' | 'index' | 'indicators' | 'done';
+  /** `sync`: a data source fetching and committing dates (done/total count dates). */
+  phase: 'queued' | 'plan' | 'load' | 'sync' | 'index' | 'indicators' | 'done';
   file?: string;
   done: number;
   total: number;
   rows_ok: number;
   rows_rejected: number;
+  /** Provider calls made so far (data-source runs). */
+  calls?: number;
+  /** Set while a data-source run waits for the provider's daily quota to reset. */
+  waiting_until?: string;
 }
 
 /** Outcome of one file of a load. */
@@ -77,6 +100,8 @@ export interface JobResult {
   rows_rejected: number;
   indicators: { version: string; as_of: string | null; stocks: number; duration_ms: number } | null;
   duration_ms: number;
+  /** Data-source runs: what the run covered (each date is also one entry of `files`, named `krx:YYYY-MM-DD`). */
+  sync?: SourceSyncSummary;
 }
 
 /** BullMQ's job states (its JobState), plus the daemon's own two. */

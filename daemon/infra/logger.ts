@@ -33,6 +33,13 @@ const REDACT = [
   '*.secretkey',
   'approval_key',
   '*.approval_key',
+  'krx_api_key',
+  '*.krx_api_key',
+  'dart_api_key',
+  '*.dart_api_key',
+  'AUTH_KEY',
+  '*.AUTH_KEY',
+  'headers.AUTH_KEY',
   'req.headers.authorization',
   'headers.authorization',
 ];

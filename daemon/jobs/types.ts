@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { SAMPLE_UNIVERSE_SIZE } from '../../loaders/sample-market.js';
 import { LOADER_FORMATS } from '../../loaders/types.js';
 import { calendarDate } from '../field-schemas.js';
-import type { JobRequest as WireJobRequest } from '../contract/jobs.js';
+import type { JobRequest as WireJobRequest, SourceSyncRequest } from '../contract/jobs.js';
+
+export type { SourceSyncRequest } from '../contract/jobs.js';
 
 /** The market-data queue's name (a database's queue adds its identity: marketQueueName). */
 export const MARKET_QUEUE = 'market';
@@ -61,8 +63,16 @@ export const jobRequestSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('compute-indicators') }),
 ]);
 
-/** A job request after defaults. */
-export type JobRequest = z.output<typeof jobRequestSchema>;
+/** A job request after defaults: what POST /admin/jobs takes, or a data-source run (POST /admin/sources/{source}/sync, the daily schedule). */
+export type JobRequest = z.output<typeof jobRequestSchema> | SourceSyncRequest;
+
+/** Body of POST /admin/sources/{source}/sync (dates YYYY-MM-DD; `to` defaults to the last published trading day). */
+export const sourceSyncBodySchema = z.strictObject({
+  from: calendarDate().optional(),
+  to: calendarDate().optional(),
+  compute: z.boolean().default(true),
+  replace_sample: z.boolean().default(false),
+});
 
 /** Progress, file outcomes and results are wire types (daemon/contract/jobs.ts). */
 export type { FileOutcome, JobProgress, JobResult } from '../contract/jobs.js';

@@ -6,6 +6,7 @@ import type { HttpParts } from './http.js';
 import type { MarketParts, ScreeningParts } from './market.js';
 import type { NotifyParts } from './notify.js';
 import type { RealtimeParts } from './realtime.js';
+import type { SourceParts } from './sources.js';
 
 /** The built daemon's parts. */
-export type DaemonContext = CoreParts & AuthParts & MarketParts & Omit<ScreeningParts, 'parts'> & { parts: MarketParts } & RealtimeParts & HttpParts & { jobs: MarketJobs; notify: NotifyParts };
+export type DaemonContext = CoreParts & AuthParts & MarketParts & Omit<ScreeningParts, 'parts'> & { parts: MarketParts } & RealtimeParts & HttpParts & { jobs: MarketJobs; notify: NotifyParts; sources: SourceParts };

@@ -11,6 +11,7 @@ import { registerLoadtestExemptionRoutes } from '../http/routes/admin-loadtest.j
 import { registerAdminTickRoutes } from '../http/routes/admin-ticks.js';
 import { registerAdminUploadRoute } from '../http/routes/admin-uploads.js';
 import { registerAdminUserRoutes } from '../http/routes/admin-users.js';
+import { registerAdminSourceRoutes } from '../http/routes/admin-sources.js';
 import { registerAlertRoutes } from '../http/routes/alerts.js';
 import { registerAuthRoutes } from '../http/routes/auth.js';
 import { registerBacktestRoutes } from '../http/routes/backtests.js';
@@ -37,6 +38,7 @@ import type { RealtimeParts } from './realtime.js';
 import type { MarketJobs } from '../jobs/market-jobs.js';
 import { hasConditions } from '../live/engine.js';
 import type { NotifyParts } from './notify.js';
+import type { SourceParts } from './sources.js';
 
 /** The HTTP parts. */
 export interface HttpParts {
@@ -53,6 +55,8 @@ export interface HttpSources {
   jobs: MarketJobs;
   /** Notification channels, deliveries and digests. */
   notify: NotifyParts;
+  /** Data sources: their registry, job-run drivers and status. */
+  sources: SourceParts;
   /** True once shutdown began (new requests get 503). */
   isDraining: () => boolean;
   /** Injected by tests; production windows use Redis TIME (one clock for every daemon). */
@@ -96,6 +100,10 @@ function registrarsOf(core: CoreParts, sources: HttpSources): RouteRegistrar[] {
       jobs: sources.jobs, ...importRoots, idempotency: createIdempotencyStore(core.commands, (...parts) => core.redis.key(...parts), 'admin-jobs'),
       marketState: async () => ({ content: await parts.market.content(), stocks: await parts.stocks.count() }),
     }),
+    (api) => registerAdminSourceRoutes(api, {
+      registry: sources.sources.registry, drivers: sources.sources.drivers, jobs: sources.jobs, now: () => clock.now(),
+      marketState: async () => ({ content: await parts.market.content(), stocks: await parts.stocks.count() }),
+    }),
     (api) => registerAdminUploadRoute(api, { dir: importRoots.uploadsDir, maxBytes: config.upload_max_bytes }),
     (api) => registerAdminExportRoute(api, parts),
     (api) => registerChannelRoutes(api, { channels: sources.notify.channelService }),
@@ -135,6 +143,7 @@ export function buildHttp(core: CoreParts, sources: HttpSources): HttpParts {
           last_success_at: success ? new Date(success).toISOString() : null, leader: sources.realtime.feed.isLeader(),
         };
       },
+      degraded: async () => (await sources.sources.registry.statuses()).filter((s) => s.stale).map((s) => `source ${s.name} stale: ${s.stale_reason ?? ''}`),
       pingDb: () => db.ping().then(() => true, () => false),
       pingRedis: async () => {
         if (commands.status !== 'ready') return false;

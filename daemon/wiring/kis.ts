@@ -16,6 +16,7 @@ import { createInterestBoard, type InterestBoard } from '../market/feeds/kis/int
 import { createKisSource, type KisCounters } from '../market/feeds/kis/kis-source.js';
 import { createKisRest } from '../market/feeds/kis/rest-client.js';
 import { createKisStatusProvider, type SourceStatusProvider } from '../market/feeds/kis/status.js';
+import type { SourceStatusProvider as RegistryProvider } from '../sources/registry.js';
 import { freshnessOf, readKisStatus, type KisFreshness } from '../market/feeds/kis/status-record.js';
 import { createKisCredentials } from '../market/feeds/kis/token-cache.js';
 import type { Config } from '../config.js';
@@ -139,6 +140,23 @@ export function buildKis(deps: KisPartsDeps): KisParts {
     },
     async close() {
       clearInterval(timer);
+    },
+  };
+}
+
+/**
+ * The kis feed as the source registry lists and tests it: the same status, and each check of its
+ * test named by the provider service it called (a failed check has no provider code of its own).
+ */
+export function kisRegistryProvider(provider: SourceStatusProvider): RegistryProvider {
+  return {
+    status: () => provider.status(),
+    async test() {
+      const result = await provider.test!();
+      return {
+        name: 'kis', ok: result.ok,
+        checks: result.checks.map((c) => ({ service: c.name, ok: c.ok, code: c.ok ? null : 'CHECK_FAILED', message: c.detail, apply_for: null })),
+      };
     },
   };
 }

@@ -30,6 +30,7 @@ import { createPricesRepo } from '../store/prices-repo.js';
 import { createStocksRepo } from '../store/stocks-repo.js';
 import { startBacktestWorker } from './backtests.js';
 import type { CoreParts } from './core.js';
+import { scheduleSources, type SourceParts } from './sources.js';
 
 /** Build the market-data parts over an open database (the daemon, the worker and the benches). */
 export function createMarketParts(db: Db) {
@@ -125,6 +126,7 @@ export async function buildJobs(
   workers: number,
   onIndicatorsComputed: (run: IndicatorRun) => Promise<void>,
   opened: ShutdownStep[],
+  sources?: SourceParts,
 ): Promise<MarketJobs> {
   const { config, logger, redis, metrics } = core;
   const jobs = createMarketJobs({ redis, logger, lockMs: config.job_lock_ms, queueName: marketQueueName(core.databaseId) });
@@ -133,7 +135,11 @@ export async function buildJobs(
   // Let BullMQ finish its connection handshake so an early close() cannot interrupt it.
   await jobs.ready(2000);
   if (workers > 0) {
-    await jobs.startWorkers(workers, { market: parts.market, sample: sampleSource, logger, ...importRootsOf(config), onIndicatorsComputed });
+    await jobs.startWorkers(workers, { market: parts.market, sample: sampleSource, logger, ...importRootsOf(config), onIndicatorsComputed, sources: sources?.syncDeps(parts.market) });
+  }
+  if (sources) {
+    // Not waited for: with Redis unreachable the schedulers are registered by the next daemon start.
+    await scheduleSources(jobs.queue, sources.drivers, config).catch((err: Error) => logger.warn({ err: err.message }, 'data-source schedules not registered'));
   }
   return jobs;
 }

@@ -26,7 +26,7 @@ export interface ProgressSink {
   close(): void;
 }
 
-const PHASE_LABEL: Record<string, string> = { queued: 'queued', plan: 'planning', load: 'loading', index: 'index', indicators: 'indicators', done: 'done' };
+const PHASE_LABEL: Record<string, string> = { queued: 'queued', plan: 'planning', load: 'loading', sync: 'fetching', index: 'index', indicators: 'indicators', done: 'done' };
 
 /** The label of a job's current step: the BullMQ state until it runs, then the phase. */
 export function phaseLabel(state: string, progress: JobProgress | null): string {
@@ -40,6 +40,7 @@ export function phaseLabel(state: string, progress: JobProgress | null): string 
 /** What done/total count, in the phases that count something (files while loading, stocks while computing); else null. */
 export function progressUnit(progress: JobProgress | null): string | null {
   if (progress?.phase === 'load') return 'files';
+  if (progress?.phase === 'sync') return 'dates';
   if (progress?.phase === 'indicators') return 'stocks';
   return null;
 }

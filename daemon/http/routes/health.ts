@@ -9,6 +9,8 @@ export interface HealthDeps {
   pingRedis(): Promise<boolean>;
   /** The real feed's freshness (absent: no real feed configured). */
   feed?(): FeedHealth | null;
+  /** Why the daemon serves degraded (a data source's data is stale), or none. */
+  degraded?(): Promise<string[]>;
 }
 
 const healthBody = z.object({ status: z.enum(['healthy', 'unhealthy']), timestamp: z.string() });
@@ -19,7 +21,12 @@ const feedBody = z
   })
   .meta({ id: 'FeedHealth' })
   .describe('The real price feed: stale while no sweep succeeded within twice its cadence, its socket is silent, or no daemon feeds during a session');
-const daemonBody = healthBody.extend({ feed: feedBody.optional() });
+const daemonBody = z.object({
+  status: z.enum(['healthy', 'degraded']).describe('degraded: serving, but a data source\'s latest data is older than the trading calendar says it should be, or the real feed is stale'),
+  timestamp: z.string(),
+  reasons: z.array(z.string()).optional().describe('why it is degraded'),
+  feed: feedBody.optional(),
+});
 const dbBody = healthBody.extend({ database: z.enum(['connected', 'disconnected']) }).meta({ id: 'DatabaseHealth' });
 const redisBody = healthBody.extend({ redis: z.enum(['connected', 'disconnected']) }).meta({ id: 'RedisHealth' });
 
@@ -36,13 +43,19 @@ export function registerHealthRoutes(api: ApiBuilder, deps: HealthDeps): void {
   const common = { tags: ['health'], access: 'public', raw: true, rateLimitExempt: true, errors: [503] } as const;
   api.route(
     {
-      ...common, method: 'get', path: '/health', summary: 'Liveness of the daemon (and the real feed\'s freshness, when one is configured)', response: daemonBody,
+      ...common, method: 'get', path: '/health', summary: 'Liveness of the daemon (degraded while a data source is stale; the real feed\'s freshness when one is configured)', response: daemonBody,
       errorBodies: { 503: { description: 'The daemon is shutting down (error envelope, code SERVICE_UNAVAILABLE)', schema: errorEnvelope } },
     },
-    (_req, res) => {
+    async (_req, res) => {
+      // A status read that fails (Redis away) must not turn liveness into an error; a stale source or
+      // feed does not make the daemon unhealthy (it still serves): it says so, for monitors to alert on.
+      const reasons = await (deps.degraded?.() ?? Promise.resolve([])).catch(() => []);
       const feed = deps.feed?.() ?? null;
-      // A stale feed does not make the daemon unhealthy (it still serves): it says so, for monitors to alert on.
-      res.json({ status: 'healthy', timestamp: new Date().toISOString(), ...(feed ? { feed } : {}) } satisfies DaemonHealth);
+      const body: DaemonHealth = {
+        status: reasons.length > 0 ? 'degraded' : 'healthy', timestamp: new Date().toISOString(),
+        ...(reasons.length > 0 ? { reasons } : {}), ...(feed ? { feed } : {}),
+      };
+      res.json(body);
     },
   );
   api.route(

@@ -27,6 +27,8 @@ import { realRoots, resolveInsideRoots } from '../import-roots.js';
 import type { FileOutcome, JobPathInput, JobProgress, JobRequest, JobResult } from '../types.js';
 import { findUpload, removeUploads } from '../uploads.js';
 import { mixingProblem } from '../market-content.js';
+import { computeAfterSync, runSourceSync, type SourceSyncDeps } from '../../sources/sync.js';
+import type { SourceSyncRequest } from '../types.js';
 
 /** Produces the sample market in batches. */
 export type SampleSource = (options: { seed: number; stocks?: number; days?: number }) => AsyncIterable<RecordsBatch> | Iterable<RecordsBatch>;
@@ -44,6 +46,8 @@ export interface MarketProcessorDeps {
   importDirs?: readonly string[];
   /** Where uploaded files are kept (uploads.ts); none: uploads cannot be loaded. */
   uploadsDir?: string;
+  /** Data sources (source-sync jobs); none: such jobs fail. */
+  sources?: SourceSyncDeps;
 }
 
 interface PlannedInput {
@@ -225,7 +229,7 @@ class JobInterrupted extends Error {
 }
 
 /** The whole job inside one transaction; the indicator run it recorded, if any. */
-async function runAtomically(deps: MarketProcessorDeps, data: JobRequest, result: JobResult, reportProgress: Report, signal?: AbortSignal): Promise<IndicatorRun | null> {
+async function runAtomically(deps: MarketProcessorDeps, data: Exclude<JobRequest, SourceSyncRequest>, result: JobResult, reportProgress: Report, signal?: AbortSignal): Promise<IndicatorRun | null> {
   // Every phase reports progress often, before anything is committed: that is where a shutdown stops it.
   const report: Report = async (patch) => {
     if (signal?.aborted) throw new JobInterrupted();
@@ -281,6 +285,16 @@ export function createMarketProcessor(deps: MarketProcessorDeps) {
       .then(() => undefined, (err: Error) => void deps.logger.warn({ job: job.id, err: err.message }, 'job progress not recorded'));
     const result: JobResult = { files: [], unrecognised: [], rows_ok: 0, rows_rejected: 0, indicators: null, duration_ms: 0 };
     const data = job.data;
+    if (data.type === 'source-sync') {
+      // Each date commits on its own (sources/sync.ts), never the whole run in one transaction.
+      if (!deps.sources) throw new UnrecoverableError('data sources are not available to this worker');
+      await runSourceSync(deps.sources, job as Job<SourceSyncRequest & { requested_by?: string | null }, JobResult>, token, result, report);
+      if (data.compute && (result.sync?.loaded ?? 0) > 0) result.indicators = await computeAfterSync(deps.market, report, deps.onIndicatorsComputed);
+      result.duration_ms = Date.now() - started;
+      await report({ phase: 'done' });
+      deps.logger.info({ job: job.id, source: data.source, ...result.sync, ms: result.duration_ms }, 'source sync done');
+      return result;
+    }
     const run = await runAtomically(deps, data, result, report, signal).catch(async (err: unknown) => {
       if (err instanceof JobInterrupted) await handBack(job, token, deps.logger);
       // Never run again: its uploads are of no more use (the CLI uploads again for a new load).

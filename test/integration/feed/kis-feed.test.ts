@@ -88,15 +88,17 @@ describe('feed kis against the fake KIS API', () => {
   });
 
   it('reports the kis source in the registry shape, and its test checks the key, the token and one call of each kind', async () => {
-    const provider = a.daemon.context().kis!.statusProvider;
-    await vi.waitFor(async () => expect((await provider.status()).calls_today).toBeGreaterThan(0), { timeout: 5_000, interval: 100 });
-    const status = await provider.status();
+    // Listed and tested through the sources routes, beside the job-run sources
+    const sourceStatus = async () => ((await (await a.request('/api/v1/admin/sources', { token: admin })).json()) as any).data.find((s: any) => s.name === 'kis');
+    await vi.waitFor(async () => expect((await sourceStatus()).calls_today).toBeGreaterThan(0), { timeout: 5_000, interval: 100 });
+    const status = await sourceStatus();
     expect(Object.keys(status).sort()).toEqual(['calls_today', 'configured', 'kind', 'last_error', 'last_success_at', 'last_success_date', 'name', 'stale', 'stale_reason']);
     expect(status).toMatchObject({ name: 'kis', configured: true, stale: false, stale_reason: null });
     expect(Date.parse(status.last_success_at!)).toBeGreaterThan(0);
     const tokens = fake.stats.tokenIssues;
-    const result = await provider.test!();
-    expect(result.checks.map((c) => [c.name, c.ok])).toEqual([['key', true], ['token', true], ['multi_price', true], ['websocket', true]]);
+    const tested = await a.request('/api/v1/admin/sources/kis/test', { method: 'POST', token: admin });
+    const result = ((await tested.json()) as any).data;
+    expect(result.checks.map((c: any) => [c.service, c.ok])).toEqual([['key', true], ['token', true], ['multi_price', true], ['websocket', true]]);
     expect(result.ok).toBe(true);
     // The test reuses the shared token and the leader's session.
     expect(fake.stats.tokenIssues).toBe(tokens);

@@ -25,7 +25,8 @@ const ROOT_FILES = ['daemon/config.ts', 'daemon/validation.ts', 'daemon/field-sc
 const BELOW_DOMAIN = [...KERNEL, 'daemon/contract/', ...ROOT_FILES, 'daemon/infra/', 'daemon/store/'] as const;
 /** The domain folders (issue features add theirs here). */
 export const DOMAIN = ['daemon/market/', 'daemon/indicators/', 'daemon/screening/', 'daemon/history/', 'daemon/backtest/', 'daemon/live/', 'daemon/alerts/', 'daemon/auth/', 'daemon/portfolio/', 'daemon/ratelimit/', 'daemon/notify/'] as const;
-const TRANSPORTS = ['daemon/http/', 'daemon/ws/', 'daemon/jobs/'] as const;
+/** Transports, inbound (HTTP, WebSocket, job workers) and outbound (data sources: provider HTTP run inside jobs). */
+const TRANSPORTS = ['daemon/http/', 'daemon/ws/', 'daemon/jobs/', 'daemon/sources/'] as const;
 
 export const RULES: readonly DependencyRule[] = [
   {

@@ -15,7 +15,7 @@ import type { KisCredentials } from './token-cache.js';
 /** A data source's status (the source registry's contract). */
 export interface SourceStatus {
   name: string;
-  kind: string;
+  kind: 'realtime';
   configured: boolean;
   /** ISO time of the last successful call or frame. */
   last_success_at: string | null;
@@ -101,7 +101,7 @@ export function createKisStatusProvider(deps: KisStatusDeps): SourceStatusProvid
       const fresh = deps.configured ? freshnessOf(record, deps.session()) : { stale: false, stale_reason: null };
       const success = record?.last_success_at ?? null;
       return {
-        name: 'kis', kind: 'intraday', configured: deps.configured,
+        name: 'kis', kind: 'realtime', configured: deps.configured,
         last_success_at: iso(success), last_success_date: success ? kstDate(success) : null,
         last_error: record?.last_error ? { at: iso(record.last_error.at)!, code: record.last_error.code, message: record.last_error.message } : null,
         calls_today: await callsToday(deps.redis, deps.key, kstDate(deps.now())),
