@@ -48,7 +48,8 @@ export interface MarketStateView {
 
 /** Progress of a running job. */
 export interface JobProgress {
-  phase: 'queued' | 'plan' | 'load' | 'index' | 'indicators' | 'done';
+  /** `stage`: copying the live market into the load's staged copy; `tidy`: dropping the market it replaced (after the commit). */
+  phase: 'queued' | 'plan' | 'stage' | 'load' | 'index' | 'indicators' | 'tidy' | 'done';
   file?: string;
   done: number;
   total: number;
