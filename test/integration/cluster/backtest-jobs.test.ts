@@ -8,7 +8,7 @@ import { QueueEvents, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBacktestService, LOST_ERROR, type BacktestJob, type RunHooks } from '../../../daemon/backtest/backtest-service.js';
 import type { DailyBar } from '../../../daemon/kernel/records.js';
-import { BACKTEST_QUEUE, createBacktestJobs, redisPicksCheckpoint, type BacktestJobs } from '../../../daemon/jobs/backtest-jobs.js';
+import { backtestQueueName, createBacktestJobs, redisPicksCheckpoint, type BacktestJobs } from '../../../daemon/jobs/backtest-jobs.js';
 import { planBacktest } from '../../../daemon/backtest/plan.js';
 import { backtestRequestSchema } from '../../../daemon/backtest/request.js';
 import { executePlan, RunInterrupted } from '../../../daemon/backtest/run.js';
@@ -57,7 +57,7 @@ describe('backtest jobs across two daemons', () => {
    */
   async function victim(onFirstProgress: (stop: () => Promise<void>) => Promise<void>): Promise<{ jobs: BacktestJobs; midRun: Promise<void> }> {
     const ctx = a.daemon.context();
-    const jobs = createBacktestJobs({ redis: ctx.redis, logger: createLogger('silent'), lockMs: 1000 });
+    const jobs = createBacktestJobs({ redis: ctx.redis, logger: createLogger('silent'), lockMs: 1000, queueName: backtestQueueName(ctx.databaseId) });
     victims.push(jobs);
     const service = createBacktestService({
       asOf: ctx.asOf, parseScreen: (body, caller) => ctx.screens.parse(body, caller), presetQuery: async () => undefined,
@@ -91,7 +91,7 @@ describe('backtest jobs across two daemons', () => {
     }
     await b.daemon.context().snapshot.refresh();
     const ctx = a.daemon.context();
-    events = new QueueEvents(BACKTEST_QUEUE, { connection: ctx.redis.connect('bullmq', 'test-events'), prefix: `${ctx.redis.prefix}bull` });
+    events = new QueueEvents(backtestQueueName(ctx.databaseId), { connection: ctx.redis.connect('bullmq', 'test-events'), prefix: `${ctx.redis.prefix}bull` });
     await events.waitUntilReady();
     token = (await a.login()).access_token;
   }, 60_000);
@@ -238,7 +238,7 @@ describe('backtest jobs across two daemons', () => {
     // A job whose last attempt failed (no daemon worker saw it fail: taken and failed by hand)
     await ctx.backtestJobs.queue.add('backtest', { id: failed, user_id: me.id, preset_query: null }, { jobId: failed, attempts: 1 });
     const connection = ctx.redis.connect('bullmq', 'test-manual');
-    const manual = new Worker(BACKTEST_QUEUE, null, { connection, prefix: `${ctx.redis.prefix}bull` });
+    const manual = new Worker(backtestQueueName(ctx.databaseId), null, { connection, prefix: `${ctx.redis.prefix}bull` });
     try {
       const job = await manual.getNextJob('test-token');
       expect(job?.id).toBe(failed);

@@ -4,6 +4,7 @@
  * and value the portfolio.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tickSize } from '../../../daemon/kernel/tick-size.js';
 import { waitForJob } from '../../helpers/jobs.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 import { connect, type TestClient } from '../ws/client.js';
@@ -15,6 +16,7 @@ describe('real-time through the daemon', () => {
   let bob: { access_token: string };
   let code: string;
   let close: number;
+  let step: number;
   const clients: TestClient[] = [];
   const wsUrl = (token?: string) => `${t.url.replace('http', 'ws')}/v1/ws${token ? `?token=${token}` : ''}`;
   const tick = (price: number, volume: number) =>
@@ -28,11 +30,13 @@ describe('real-time through the daemon', () => {
     await waitForJob(t.daemon, ((await job.json()) as any).data.id);
     alice = await t.login();
     bob = await t.login();
-    // A stock priced between 10,000 and 20,000 KRW, where the tick size is 10.
+    // A stock whose prices up to 40 ticks above its close stay in one tick band, so every
+    // tick below lands on the KRX grid.
     const list = (await (await t.request('/api/v1/stocks?limit=500', { token: alice.access_token })).json()) as any;
-    const pick = list.data.find((s: any) => s.close >= 10_000 && s.close < 19_000) ?? list.data[0];
+    const pick = list.data.find((s: any) => tickSize(s.close) === tickSize(s.close + 40 * tickSize(s.close)));
     code = pick.code;
     close = pick.close;
+    step = tickSize(close);
   }, 120_000);
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
@@ -44,7 +48,7 @@ describe('real-time through the daemon', () => {
     clients.push(c);
     c.send({ type: 'subscribe', subscription_type: 'stock', targets: [code] });
     await c.next((m) => m.type === 'subscribed');
-    const price = close + 10 * 5;
+    const price = close + step * 5;
     expect((await tick(price, 1000)).status).toBe(202);
     const update = await c.next((m) => m.type === 'price_update');
     expect(update).toMatchObject({ code, price, volume: 1000 });
@@ -60,13 +64,13 @@ describe('real-time through the daemon', () => {
     const mine = await connect(wsUrl(alice.access_token));
     const theirs = await connect(wsUrl(bob.access_token));
     clients.push(mine, theirs);
-    const threshold = close + 10 * 20;
+    const threshold = close + step * 20;
     const created = await t.request('/api/v1/alerts', { method: 'POST', token: alice.access_token, json: { code, alert_type: 'price_above', threshold } });
     expect(created.status).toBe(201);
-    await tick(threshold + 10, 2000);
+    await tick(threshold + step, 2000);
     const alert = await mine.next((m) => m.type === 'alert');
-    expect(alert).toMatchObject({ code, alert_type: 'price_above', threshold, current_price: threshold + 10 });
-    await tick(threshold + 20, 3000); // still above: a one-shot alert does not fire again
+    expect(alert).toMatchObject({ code, alert_type: 'price_above', threshold, current_price: threshold + step });
+    await tick(threshold + step * 2, 3000); // still above: a one-shot alert does not fire again
     const events = (await (await t.request('/api/v1/alerts/events', { token: alice.access_token })).json()) as any;
     expect(events.data).toHaveLength(1);
     expect(theirs.messages.some((m) => m.type === 'alert')).toBe(false);
@@ -76,7 +80,7 @@ describe('real-time through the daemon', () => {
 
   it('values a holding at the live price', async () => {
     await t.request('/api/v1/portfolio/holdings', { method: 'POST', token: bob.access_token, json: { code, quantity: 10, average_price: close } });
-    const price = close + 10 * 30;
+    const price = close + step * 30;
     await tick(price, 4000);
     const p = (await (await t.request('/api/v1/portfolio', { token: bob.access_token })).json()) as any;
     const holding = p.data.holdings.find((h: any) => h.code === code);

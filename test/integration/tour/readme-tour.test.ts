@@ -24,6 +24,8 @@ import { fakeIO, tempEnv, type FakeIO, type TempEnv } from '../cli/fake-io.js';
 
 const ROOT = join(import.meta.dirname, '../../..');
 const ADMIN = { email: 'admin@example.com', password: 'admin-password-1' };
+/** A token in the Bot API's `<bot id>:<secret>` form: the tour adds the channel, nothing is sent to Telegram. */
+const TOUR_BOT_TOKEN = '123456789:AAH-tour-token-0000000000000000000000';
 const ME_PASSWORD = 'correct horse battery';
 
 /** The fenced `sh` block that follows `marker` in the README. */
@@ -152,9 +154,10 @@ describe('the README tour, as written, on the daemon of `npm run up`', () => {
         const redirect = cli.indexOf('>');
         const target = redirect >= 0 ? join(out, cli[redirect + 1]!) : undefined;
         if (redirect >= 0) cli = cli.slice(0, redirect);
-        // Prompts answered as typed: a password (twice to register)
+        // Prompts answered as typed: a password (twice to register), a Telegram bot token
         const password = cli.includes('admin@example.com') ? ADMIN.password : ME_PASSWORD;
-        const answers = cli.includes('register') ? [password, password] : cli.includes('login') ? [password] : [];
+        const answers = cli.includes('register') ? [password, password] : cli.includes('login') ? [password]
+          : cli.includes('telegram') ? [TOUR_BOT_TOKEN] : [];
         const untilCtrlC = cli[0] === 'watch' || cli.includes('--watch');
         const ctrlC = new AbortController();
         const io = target ? fakeIO() : terminal(answers, untilCtrlC ? ctrlC.signal : undefined);

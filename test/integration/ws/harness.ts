@@ -87,6 +87,8 @@ export interface WsStackOptions {
   clock?: Clock;
   options?: Partial<WsGatewayOptions>;
   maxLen?: number;
+  /** Redis command timeout of the stack's connections (the daemon's default when absent). */
+  redisCommandTimeoutMs?: number;
   snapshot?: (codes: string[]) => Promise<PriceEvent[]>;
   /** Current market status (gateway dep; absent: no market_status on subscribe). */
   marketStatus?: () => MarketStatusEvent[];
@@ -104,7 +106,7 @@ export async function startWsStack(label: string, opts: WsStackOptions = {}): Pr
   const url = testRedisUrl();
   const logger = createLogger('silent');
   const clock = opts.clock ?? systemClock;
-  const redis = createRedisFactory({ url, prefix, logger });
+  const redis = createRedisFactory({ url, prefix, logger, commandTimeoutMs: opts.redisCommandTimeoutMs });
   const commands = redis.connect('command', 'ws-test');
   await waitReady(commands, 5000);
   const bus = createMarketBus({ redis, logger, maxLen: opts.maxLen ?? 10_000 });

@@ -9,7 +9,10 @@ const HIGH_WATER = 64 * 1024;
 describe('slow consumer', () => {
   let s: WsStack;
   beforeAll(async () => {
-    s = await startWsStack('slow', { options: { highWaterBytes: HIGH_WATER, maxBehindFlushes: 20, batchIntervalMs: 10, closeGraceMs: 200 }, maxLen: 2000 });
+    s = await startWsStack('slow', { options: { highWaterBytes: HIGH_WATER, maxBehindFlushes: 20, batchIntervalMs: 10, closeGraceMs: 200 }, maxLen: 2000,
+      // Batches of 400 KB are published as fast as Redis takes them: a busy machine may need more
+      // than the daemon's fail-fast command timeout for one of them, which is not what is tested here.
+      redisCommandTimeoutMs: 10_000 });
   });
   afterAll(() => s.close());
 
