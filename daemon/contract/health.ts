@@ -1,9 +1,20 @@
 /** Health endpoints on the wire (spec "Health responses"): GET /health, /health/db, /health/redis (bare bodies, no envelope). */
 
+/** A market-data job running now, as its progress shows it (no file names, no ids). */
+export interface MarketLoadHealth {
+  type: 'load-files' | 'load-sample' | 'compute-indicators';
+  phase: string;
+  done: number;
+  total: number;
+  rows_ok: number;
+}
+
 /** GET /health: 200 healthy while the daemon serves. */
 export interface DaemonHealth {
   status: 'healthy' | 'unhealthy';
   timestamp: string;
+  /** On GET /health: the market load running now (null when none, absent when the queue cannot be read quickly). */
+  market_load?: MarketLoadHealth | null;
 }
 
 /** GET /health/db: 503 with `disconnected` when the database does not answer. */

@@ -34,6 +34,7 @@ import type { CoreParts } from './core.js';
 import { importRootsOf, type ScreeningParts } from './market.js';
 import type { RealtimeParts } from './realtime.js';
 import type { MarketJobs } from '../jobs/market-jobs.js';
+import type { MarketLoadHealth } from '../contract/health.js';
 import type { NotifyParts } from './notify.js';
 
 /** The HTTP parts. */
@@ -124,6 +125,7 @@ export function buildHttp(core: CoreParts, sources: HttpSources): HttpParts {
     docTags: [{ name: 'websocket', description: WS_PROTOCOL_DOC }],
     health: {
       pingDb: () => db.ping().then(() => true, () => false),
+      marketLoad: marketLoadProbe(sources.jobs),
       pingRedis: async () => {
         if (commands.status !== 'ready') return false;
         try {
@@ -136,6 +138,26 @@ export function buildHttp(core: CoreParts, sources: HttpSources): HttpParts {
   });
   for (const name of limiter.unusedEndpointLimits()) logger.warn({ endpoint: name }, 'rate_limit.endpoints names a route that does not exist: ignored');
   return { http, limiter };
+}
+
+/**
+ * The market load running now, for /health: read from the job queue at most once a second (health
+ * checks may come often) and within 300 ms (a slow Redis must not slow the liveness answer).
+ */
+function marketLoadProbe(jobs: MarketJobs): () => Promise<MarketLoadHealth | null | undefined> {
+  let cached: { at: number; value: Promise<MarketLoadHealth | null | undefined> } | undefined;
+  const read = async (): Promise<MarketLoadHealth | null> => {
+    const recent = await jobs.list(10);
+    const job = recent.find((j) => j.state === 'active') ?? recent.find((j) => j.state === 'waiting');
+    if (!job) return null;
+    const p = job.state === 'active' ? job.progress : null;
+    return { type: job.type, phase: p?.phase ?? (job.state === 'waiting' ? 'queued' : 'plan'), done: p?.done ?? 0, total: p?.total ?? 0, rows_ok: p?.rows_ok ?? 0 };
+  };
+  return () => {
+    const now = Date.now();
+    if (!cached || now - cached.at >= 1000) cached = { at: now, value: withTimeout(read(), 300).catch(() => undefined) };
+    return cached.value;
+  };
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -1,15 +1,21 @@
 /** Health endpoints at the root (spec "Health responses"); 503 with "unhealthy" when a dependency is down. */
 import { z } from 'zod';
-import type { DaemonHealth, DatabaseHealth, RedisHealth } from '../../contract/health.js';
+import type { DaemonHealth, DatabaseHealth, MarketLoadHealth, RedisHealth } from '../../contract/health.js';
 import { errorEnvelope, type ApiBuilder } from '../api.js';
 
 /** Probes the health routes call; each resolves true when the dependency answers. */
 export interface HealthDeps {
   pingDb(): Promise<boolean>;
   pingRedis(): Promise<boolean>;
+  /** The market load running now (null: none; undefined: the queue could not be read in time). */
+  marketLoad?(): Promise<MarketLoadHealth | null | undefined>;
 }
 
 const healthBody = z.object({ status: z.enum(['healthy', 'unhealthy']), timestamp: z.string() });
+const marketLoad = z.object({
+  type: z.enum(['load-files', 'load-sample', 'compute-indicators']),
+  phase: z.string(), done: z.number().int(), total: z.number().int(), rows_ok: z.number().int(),
+}).nullable().optional().describe('The market-data job running now (its progress, as the jobs API shows it to admins; no ids or file names); null when none, absent when the queue could not be read quickly. Writes are answered while it runs.');
 const dbBody = healthBody.extend({ database: z.enum(['connected', 'disconnected']) }).meta({ id: 'DatabaseHealth' });
 const redisBody = healthBody.extend({ redis: z.enum(['connected', 'disconnected']) }).meta({ id: 'RedisHealth' });
 
@@ -26,11 +32,12 @@ export function registerHealthRoutes(api: ApiBuilder, deps: HealthDeps): void {
   const common = { tags: ['health'], access: 'public', raw: true, rateLimitExempt: true, errors: [503] } as const;
   api.route(
     {
-      ...common, method: 'get', path: '/health', summary: 'Liveness of the daemon', response: healthBody,
+      ...common, method: 'get', path: '/health', summary: 'Liveness of the daemon, and the market load in progress', response: healthBody.extend({ market_load: marketLoad }),
       errorBodies: { 503: { description: 'The daemon is shutting down (error envelope, code SERVICE_UNAVAILABLE)', schema: errorEnvelope } },
     },
-    (_req, res) => {
-      res.json({ status: 'healthy', timestamp: new Date().toISOString() } satisfies DaemonHealth);
+    async (_req, res) => {
+      const load = await deps.marketLoad?.();
+      res.json({ status: 'healthy', timestamp: new Date().toISOString(), ...(load === undefined ? {} : { market_load: load }) } satisfies DaemonHealth);
     },
   );
   api.route(
