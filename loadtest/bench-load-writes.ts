@@ -8,8 +8,9 @@
  * `BENCH_LOAD_CLIENTS` (4) users each loop over login, token refresh, preset save and alert
  * create (a pause of `BENCH_LOAD_PAUSE_MS`, 100 ms, after each), every request bounded by 150 s.
  * Reported: each operation's count, p50, p99, max, and answers other than 2xx (a 503 is the
- * bounded wait refusing, a timeout a request that got no answer), then the load's wall time
- * (the job's start to its end, as the jobs API reports it).
+ * bounded wait refusing, "no answer" a request that got none within 150 s), then the load's wall
+ * time (the job's start to its end, as the jobs API reports it). `BENCH_LOAD_CLIENTS=0` times the
+ * load alone.
  *
  * `BENCH_DAEMON_ROOT` runs another checkout's build (its `bin/stockscreend`, e.g. main's in a
  * temporary worktree) with the same workload: the before/after comparison. Accounts hash their
@@ -58,7 +59,8 @@ async function startDaemon(root: string, config: object, dir: string): Promise<{
 await runBenchProgram(async (io, env) => {
   const here = fileURLToPath(new URL('.', import.meta.url));
   const root = resolve(env.BENCH_DAEMON_ROOT ?? join(here, '../..'));
-  const CLIENTS = num(env.BENCH_LOAD_CLIENTS, 4);
+  // 0 writers: the load alone (its wall time without the writers' work competing for the CPU).
+  const CLIENTS = env.BENCH_LOAD_CLIENTS === '0' ? 0 : num(env.BENCH_LOAD_CLIENTS, 4);
   const PAUSE_MS = num(env.BENCH_LOAD_PAUSE_MS, 100);
   const DAYS = num(env.BENCH_LOAD_DAYS, 500);
   const STOCKS = env.BENCH_LOAD_STOCKS ? Number(env.BENCH_LOAD_STOCKS) : undefined;
@@ -129,7 +131,8 @@ await runBenchProgram(async (io, env) => {
       for (let n = 0; loading; n++) {
         const login = await call('POST', '/auth/login', undefined, { email: u.email, password: u.password });
         record('login', login);
-        if (login.status === 200) u.token = login.body.access_token;
+        // A refresh token is single-use: after a failed refresh the login's fresh one carries on.
+        if (login.status === 200) (u.token = login.body.access_token, u.refresh = login.body.data.refresh_token);
         const refresh = await call('POST', '/auth/refresh', undefined, { refresh_token: u.refresh });
         record('refresh', refresh);
         if (refresh.status === 200) u.refresh = refresh.body.data.refresh_token;

@@ -1,6 +1,7 @@
 /**
  * Market data domain service: writes loader output to storage (one transaction per
- * file, however many batches it streams in: nothing half-written), derives quarters
+ * file, however many batches it streams in, or a staged copy of the market published in one
+ * short commit: nothing half-written is ever visible), derives quarters
  * from filed statements across files, computes the cap-weighted index when none was
  * loaded (a day at a time), and runs the full-market indicator computation in small
  * chunks, so the event loop is never blocked for more than a few milliseconds.
@@ -115,7 +116,8 @@ export interface MarketDataService {
   /**
    * Run `fn` with a service whose every read and write (nested `apply`/`applyAll`, the
    * indicator run) belongs to one transaction: its rows become visible together at the
-   * commit, or never (a throw, or the process killed at any point). Issue 19.
+   * commit, or never (a throw, or the process killed at any point). It holds the database's
+   * writer throughout: loads use `staged` instead.
    */
   atomically<T>(fn: (market: MarketDataService) => Promise<T>): Promise<T>;
   /**

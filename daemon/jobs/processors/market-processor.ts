@@ -3,10 +3,11 @@
  * load the sample market, compute indicators. Bad input fails at once with a readable
  * reason (UnrecoverableError); transient faults are retried by BullMQ with backoff.
  *
- * A whole job runs in one transaction (issue 19): every file (streamed NDJSON included),
- * the sample market, the computed index and the indicators become visible together at
- * the commit, or not at all: a refused file, a failure or a worker killed at any point
- * leaves the database exactly as before, and BullMQ runs the job again from its start
+ * A whole load is all or nothing: every file (streamed NDJSON included), the sample market,
+ * the computed index and the indicators are written into a staged copy of the market in short
+ * transactions and become visible together at one short final commit, or not at all: a refused
+ * file, a failure or a worker killed at any point leaves the live market exactly as before (other
+ * writers never wait for the load meanwhile), and BullMQ runs the job again from its start
  * (loading the same rows twice changes nothing). Rows for stocks with no stock record
  * are rejected, and the 5% rule is decided per whole file before the commit.
  *
@@ -38,7 +39,7 @@ export interface MarketProcessorDeps {
   logger: Logger;
   /** Called after a computation so every daemon swaps in the new screening snapshot. */
   onIndicatorsComputed(run: IndicatorRun): Promise<void>;
-  /** NDJSON lines per streamed batch (default 50,000; the file is still one transaction). */
+  /** NDJSON lines per streamed batch (default 50,000; each a short transaction into the staged market). */
   chunkRows?: number;
   /** Directories server-side paths must lie in (none: path loads are off). */
   importDirs?: readonly string[];
@@ -129,7 +130,7 @@ export function refusedFileError(path: string, err: AppError): UnrecoverableErro
   return new UnrecoverableError([head, ...lines].join('\n'));
 }
 
-/** Load one file in one transaction; `onRows` gets the file's running totals. */
+/** Load one file into `deps.market` (a staged market: a transaction per batch); `onRows` gets the file's running totals. */
 async function loadFile(deps: MarketProcessorDeps, f: PlannedInput, onRows: (ok: number, rejected: number) => Promise<unknown>): Promise<FileOutcome> {
   let outcome = outcomeOf(f.path, f.format ?? 'auto');
   // Up to REASONS_LISTED rejected rows with their file, for the error if the file is refused.
