@@ -25,7 +25,7 @@ export async function run(argv: string[], io: CliIO = processIO(), env: NodeJS.P
   } catch (err) {
     // Commander already printed its message (usage errors) or the help/version text.
     if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
-    // With --json, scripts read the failure from stdout too (issue 19); people read stderr.
+    // With --json, scripts read the failure from stdout too; people read stderr.
     if (program?.opts<{ json?: boolean }>().json === true || /^(1|true|yes|on)$/i.test(env.STOCKSCREEN_JSON ?? '')) io.stdout.write(`${JSON.stringify(jsonError(err))}\n`);
     io.stderr.write(formatError(err));
     if (env.STOCKSCREEN_DEBUG && err instanceof Error && err.stack) io.stderr.write(err.stack + '\n');

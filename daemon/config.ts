@@ -50,7 +50,7 @@ const endpointLimits = z
 const tierLimits = (perHour: number, perDay: number) =>
   z.strictObject({ per_hour: int(1, 1e9).default(perHour), per_day: int(1, 1e10).default(perDay) }).prefault({});
 
-/** Rate-limit settings (spec "Limits"); the spec's numbers are the defaults. */
+/** Rate-limit settings; the spec's numbers are the defaults. */
 const rateLimitSchema = z
   .strictObject({
     enabled: bool.default(true),
@@ -134,7 +134,7 @@ const backtestLimitsSchema = z
   })
   .prefault({});
 
-/** Live screens a tier may hold (issue 22), per WebSocket connection and per user across daemons. */
+/** Live screens a tier may hold, per WebSocket connection and per user across daemons. */
 const liveTier = (n: number) =>
   z.strictObject({ per_connection: int(0, 10_000).default(n), per_user: int(0, 100_000).default(n) }).prefault({});
 const liveScreenLimitsSchema = z
@@ -229,6 +229,25 @@ const screenLimitsSchema = z
   .prefault({});
 
 /** The validated configuration schema (also documents every setting). */
+/**
+ * The defaults of the WebSocket settings, written once: the config schema below defaults to them
+ * and so does a gateway built without them (daemon/ws/gateway.ts DEFAULT_WS_OPTIONS), so a
+ * daemon and a gateway in a test enforce the same limits unless told otherwise.
+ */
+export const WS_DEFAULTS = Object.freeze({
+  batch_interval_ms: 30,
+  rate_limit: 100,
+  max_subscriptions: 200,
+  max_targets_per_request: 50,
+  session_ttl_s: 300,
+  heartbeat_ms: 30_000,
+  replay_max_messages: 5000,
+  /** Open connections per client address of anonymous callers, across daemons (0: no cap). */
+  max_connections_per_address: 50,
+  /** Open connections per user, across daemons (0: no cap). */
+  max_connections_per_user: 20,
+});
+
 export const configSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
   port: int(0, 65535).default(8000),
@@ -268,18 +287,24 @@ export const configSchema = z.object({
   feed_interval_ms: int(10, 60000).default(1000),
   /** Simulator: trades per stock per second on average, whatever feed_interval_ms (above one per step: several per step). */
   feed_updates_per_stock_per_s: z.coerce.number().positive().max(100).default(1),
-  ws_batch_interval_ms: int(0, 10000).default(30),
-  ws_rate_limit: int(1, 100000).default(100),
-  ws_max_subscriptions: int(1, 100000).default(200),
-  ws_max_targets_per_request: int(1, 10000).default(50),
-  ws_session_ttl_s: int(1, 86400).default(300),
+  ws_batch_interval_ms: int(0, 10000).default(WS_DEFAULTS.batch_interval_ms),
+  ws_rate_limit: int(1, 100000).default(WS_DEFAULTS.rate_limit),
+  ws_max_subscriptions: int(1, 100000).default(WS_DEFAULTS.max_subscriptions),
+  ws_max_targets_per_request: int(1, 10000).default(WS_DEFAULTS.max_targets_per_request),
+  ws_session_ttl_s: int(1, 86400).default(WS_DEFAULTS.session_ttl_s),
   screen_cache_ttl_s: int(0, 86400).default(300),
   risk_free_rate: z.coerce.number().min(0).max(1).default(0.03),
   alert_caps: alertCapsSchema,
   live_screen_limits: liveScreenLimitsSchema,
-  /** Backtests per user queued or running at once, by tier (issue 23). */
+  /** Share of one core the live screens' whole-list re-runs (ranks, scores, formula columns) may take, however many there are. */
+  live_rerun_share: z.coerce.number().min(0.01).max(1).default(0.2),
+  /** Time one slice of whole-list re-runs may take before the event loop is given back (0: one re-run per slice). */
+  live_rerun_slice_ms: int(0, 1000).default(8),
+  /** Least time between two re-runs of one whole list. */
+  live_rerun_every_ms: int(1, 60_000).default(25),
+  /** Backtests per user queued or running at once, by tier. */
   backtest_limits: backtestLimitsSchema,
-  /** Most backtests waiting in the queue, all users together; more → 503 (issue 23). */
+  /** Most backtests waiting in the queue, all users together; more → 503. */
   backtest_queue_max: int(1, 1_000_000).default(100),
   /**
    * Rebalance dates a queued backtest screens per turn; then it goes back to the queue behind the
@@ -290,7 +315,7 @@ export const configSchema = z.object({
   backtest_workers: int(0, 16).default(1),
   /**
    * Read the market history and build the common indicator series after start and after every new
-   * data version, so the first as-of screen or backtest does not pay for them (issue 23: ≈400 MB
+   * data version, so the first as-of screen or backtest does not pay for them (≈400 MB
    * and a few seconds of CPU per daemon on a full market; off: read on the first as-of request).
    */
   as_of_preload: bool.default(false),
@@ -299,8 +324,8 @@ export const configSchema = z.object({
   /** Events kept in the Redis stream for fan-out and session replay. */
   ws_history: int(1000, 10_000_000).default(200_000),
   /** Most messages replayed to a restored session; a larger gap gets a snapshot instead (history_truncated). */
-  ws_replay_max_messages: int(0, 1_000_000).default(5000),
-  ws_heartbeat_ms: int(100, 600_000).default(30_000),
+  ws_replay_max_messages: int(0, 1_000_000).default(WS_DEFAULTS.replay_max_messages),
+  ws_heartbeat_ms: int(100, 600_000).default(WS_DEFAULTS.heartbeat_ms),
   rate_limit: rateLimitSchema,
   /** Screening cost budgets by tier, rate-limit weights, deadline and fair share (JSON in STOCKSCREEN_SCREEN_LIMITS). */
   screen_limits: screenLimitsSchema,
@@ -311,13 +336,13 @@ export const configSchema = z.object({
   /** A static bearer token for Prometheus scrapers of /metrics. */
   metrics_token: z.string().min(32, 'must be at least 32 characters').max(256).optional(),
   /** Open WebSocket connections per client address of anonymous callers, across every daemon (0: no cap). */
-  ws_max_connections_per_address: int(0, 1_000_000).default(50),
+  ws_max_connections_per_address: int(0, 1_000_000).default(WS_DEFAULTS.max_connections_per_address),
   /** Open WebSocket connections per user, across every daemon (0: no cap). */
-  ws_max_connections_per_user: int(0, 1_000_000).default(20),
-  /** Log lines: `pretty` (coloured, one readable line each), `json` (pino), `auto` = pretty on a terminal, JSON otherwise (issue 20). */
+  ws_max_connections_per_user: int(0, 1_000_000).default(WS_DEFAULTS.max_connections_per_user),
+  /** Log lines: `pretty` (coloured, one readable line each), `json` (pino), `auto` = pretty on a terminal, JSON otherwise. */
   log_format: z.enum(['auto', 'pretty', 'json']).default('auto'),
   /**
-   * Directories load jobs may read server-side paths from (issue 19). Default none: path loads
+   * Directories load jobs may read server-side paths from. Default none: path loads
    * are off and operators upload files. Env: STOCKSCREEN_IMPORT_DIRS, separated by the OS path delimiter.
    */
   import_dirs: z.preprocess((v) => (typeof v === 'string' ? v.split(delimiter).filter(Boolean) : v), z.array(z.string().min(1)).max(100)).default([]),

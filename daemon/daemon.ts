@@ -1,7 +1,7 @@
 /**
  * buildDaemon(config) wires every part, area by area (daemon/wiring/), without listening;
- * `listen()` is a separate step and `close()` shuts down in the written order (CONVENTIONS
- * "Lifecycle"). createDaemon(config) → { start, close, url, address } wraps both for
+ * `listen()` is a separate step and `close()` shuts down in the order written in
+ * daemon/infra/shutdown.ts (every step runs, whatever the ones before it did). createDaemon(config) → { start, close, url, address } wraps both for
  * main.ts and the tests (port 0, a temp data dir, their own Redis prefix).
  */
 import { createServer, type Server } from 'node:http';

@@ -4,7 +4,7 @@
  * server, job processors, CLI main) translate it into a wire format.
  */
 
-/** Stable error codes and the HTTP status each maps to (spec "Errors"). */
+/** Stable error codes and the HTTP status each maps to. */
 export const ERROR_CODES = {
   INVALID_REQUEST: 400,
   UNAUTHORIZED: 401,
@@ -26,7 +26,7 @@ export const ERROR_CODES = {
 /** One of the stable REST error codes. */
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** WebSocket error codes carried in an `error` message (spec "WebSocket error codes"). */
+/** WebSocket error codes carried in an `error` message. */
 export const WS_ERROR_CODES = {
   INVALID_MESSAGE: 'INVALID_MESSAGE',
   INVALID_TOKEN: 'INVALID_TOKEN',

@@ -1,7 +1,7 @@
 /**
  * Fields shared by request schemas: the stock code, and the one date schema of every request: real calendar dates (no 2026-02-31) in a sane
  * range (1900-01-01 … 2100-12-31), optionally not in the future (trades, acquisitions).
- * "Today" is Korea's (the markets' day, spec "Market hours"); a date-time may run at most
+ * "Today" is Korea's (the markets' day); a date-time may run at most
  * a minute ahead of the server clock (client clock skew).
  */
 import { z } from 'zod';

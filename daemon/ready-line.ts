@@ -1,5 +1,5 @@
 /**
- * The line `stockscreend` prints when it is ready to use (issue 20): URL, how many stocks and
+ * The line `stockscreend` prints when it is ready to use: URL, how many stocks and
  * daily bars it serves, and the next command, on stderr (stdout carries the log, possibly JSON).
  * With `--sample` on an empty database it waits for the sample load to finish first.
  */

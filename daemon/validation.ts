@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import { invalidRequest, type AppError } from './errors.js';
 
-/** At most this many fields are listed in a 400's details; the rest are counted (issue 16). */
+/** At most this many fields are listed in a 400's details; the rest are counted. */
 export const MAX_DETAILS = 50;
 
 /** The key under which details count the problems left out after MAX_DETAILS. */

@@ -5,7 +5,7 @@
  * - `financial_reports`: every mapped amount as filed, per (bsns_year, reprt_code).
  *   Storage keeps them and derives the quarters of a year from all its reports
  *   loaded so far, so one report per file (how the API returns them) works in any
- *   order (daemon/market/financial-reports.ts);
+ *   order (daemon/kernel/financial-reports.ts);
  * - `financials`: the quarters derivable from this file alone —
  *   Q1/Q2/Q3 flow items: the report's three-month thstrm_amount;
  *   Q4 flow items: annual − (Q1 + Q2 + Q3), or annual − Q3's year-to-date

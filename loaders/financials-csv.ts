@@ -3,7 +3,7 @@
  * followed by any FinancialQuarter field names as columns (revenue,
  * operating_profit, net_profit, total_assets, equity, gross_profit, …).
  * Flow items are for the quarter alone; an optional `disclosed_on` (YYYY-MM-DD) is the
- * date the statement became public (issue 23). Blank cells and absent columns give
+ * date the statement became public. Blank cells and absent columns give
  * null; unknown columns are ignored.
  */
 import type { FinancialQuarter } from '../daemon/kernel/records.js';
@@ -60,7 +60,7 @@ function parseFinancials(text: string, file: string): LoadResult {
       return Number.isNaN(v);
     });
     if (bad) { reject(result, row.line, `non-numeric ${bad} ${JSON.stringify(cell(bad))}`); continue; }
-    // Issue 23: the date the statement became public (as-of screens use it from then on).
+    // The date the statement became public (as-of screens use it from then on).
     const disclosed = (cell('disclosed_on') ?? '').trim();
     if (disclosed !== '' && !/^\d{4}-\d{2}-\d{2}$/.test(disclosed)) { reject(result, row.line, `disclosed_on ${JSON.stringify(disclosed)} is not a date YYYY-MM-DD`); continue; }
     if (disclosed !== '') fq.disclosed_on = disclosed;

@@ -7,11 +7,16 @@
  * RSS < 1 GB, no 5xx.
  *
  * 1. live: 10 anonymous WebSocket connections, each subscribing a distinct 40 KB live screen of
- *    formula columns and ranks (refused → the 600-byte chained one, c00…c13, each `c+c+c`).
+ *    formula columns and ranks (refused → the 600-byte chained one, c00…c13, each `c+c+c`;
+ *    refused → the value-composite template, a whole list too), then unsubscribing and
+ *    subscribing it again in a loop (each subscribe and close read members); and a pro account
+ *    holding 20 distinct in-budget screens of chained columns and ranks by sector on one
+ *    connection (20 whole lists re-run as the simulator ticks).
  * 2. chain: 576-byte screens of columns each using the previous one three times, 4 loops, and
  *    5 parallel CSV exports of such a query.
  * 3. alerts: 10 `screen_enter` alerts on 10 presets with heavy columns and ranks, no client
- *    (refused → the heaviest preset the tier accepts).
+ *    (refused → the heaviest preset the tier accepts), then one live screen on the first preset
+ *    (sharing its list with the alert); the same for a pro account with 20 presets and alerts.
  * 4. as-of: screens of every field, per_page 500, a new as_of each time (2 loops), two weekly
  *    backtests of that query, and the other user's 10-date backtest: how long it waits.
  * 5. refused: 4 loops of a 40 KB body with an unknown sort field, then 10 valid heavy screens at
@@ -50,9 +55,12 @@ const PROBE_TIMEOUT_MS = 5000;
 
 type Json = Record<string, any>;
 
-/** c00…c(n-1), each using the previous `uses` times; a distinct c00 per seed (no cache, no memo). */
-function chain(n: number, seed: number, uses = 3): Record<string, string> {
-  const columns: Record<string, string> = { c00: `roe + ${seed}` };
+/**
+ * c00…c(n-1), each using the previous `uses` times; a distinct c00 per seed (no cache, no memo).
+ * `base` per (a price-dependent field): a live screen of it is re-run as the market ticks.
+ */
+function chain(n: number, seed: number, uses = 3, base = 'roe'): Record<string, string> {
+  const columns: Record<string, string> = { c00: `${base} + ${seed}` };
   for (let i = 1; i < n; i++) {
     const p = `c${String(i - 1).padStart(2, '0')}`;
     columns[`c${String(i).padStart(2, '0')}`] = Array(uses).fill(p).join(' + ');
@@ -72,9 +80,9 @@ function heavy(n: number, chars: number, seed: number): Record<string, string> {
   return columns;
 }
 
-/** The heaviest screen of columns and ranks a free budget accepts (about 1,400 nodes, 12 ranks). */
-function heaviestFree(seed: number): Json {
-  return { columns: { ...chain(18, seed), r: Array.from({ length: 12 }, (_, i) => `pct_rank(c17 * ${i + 1}) by sector`).join(' + ') }, expression: 'r > 10', sort: 'r:desc', per_page: 50 };
+/** The heaviest screen of columns and ranks a free budget accepts (about 1,400 nodes, 12 ranks); on per: re-run as the market ticks. */
+function heaviestFree(seed: number, base = 'roe'): Json {
+  return { columns: { ...chain(18, seed, 3, base), r: Array.from({ length: 12 }, (_, i) => `pct_rank(c17 * ${i + 1}) by sector`).join(' + ') }, expression: 'r > 10', sort: 'r:desc', per_page: 50 };
 }
 
 const percentile = (xs: number[], p: number): number => {
@@ -166,6 +174,8 @@ interface Context {
   url: string;
   attacker: string;
   attackerId: string;
+  /** A pro account of the attacker's (more live screens and alerts, bigger budgets). */
+  pro: string;
   other: string;
   until: number;
   statuses: Map<number, number>;
@@ -183,37 +193,89 @@ async function login(url: string, email: string, password: string): Promise<{ to
   return { token, id: me.body.data.id as string };
 }
 
-/** Attack 1: anonymous live screens. */
+/** A WebSocket client of the bench: open, and subscribe/unsubscribe screens awaiting their answers. */
+async function screenClient(ctx: Context, token?: string) {
+  const ws = new WebSocket(`${ctx.url.replace('http', 'ws')}/v1/ws${token ? `?token=${token}` : ''}`);
+  ws.on('error', () => undefined);
+  await new Promise<void>((r) => {
+    ws.once('open', () => r());
+    ws.once('close', () => r());
+  });
+  /** Send `message`; resolves with the first answer of one of `types` (or 'timeout' after 60 s). */
+  const ask = (message: Json, types: string[]) => new Promise<Json>((done) => {
+    if (ws.readyState !== WebSocket.OPEN) return done({ type: 'closed' });
+    const timer = setTimeout(() => done({ type: 'timeout' }), 60_000);
+    const onMessage = (data: WebSocket.RawData) => {
+      const m = JSON.parse(String(data)) as Json;
+      const all = m.type === 'batch' ? (m.messages as Json[]) : [m];
+      const hit = all.find((x) => types.includes(x.type as string));
+      if (!hit) return;
+      clearTimeout(timer);
+      ws.off('message', onMessage);
+      done(hit);
+    };
+    ws.on('message', onMessage);
+    ws.send(JSON.stringify(message));
+  });
+  return {
+    ws,
+    subscribe: (target: Json) => ask({ type: 'subscribe', subscription_type: 'screen', ...target }, ['subscribed', 'error']),
+    unsubscribe: (id: string) => ask({ type: 'unsubscribe', subscription_type: 'screen', targets: [id] }, ['unsubscribed', 'error']),
+  };
+}
+
+/** Attack 1: anonymous live screens (then churned), and a pro account's 20 whole-list live screens. */
 async function attackLive(ctx: Context): Promise<void> {
   const sockets: WebSocket[] = [];
   let heavyOk = 0;
   let fallbackOk = 0;
+  let templateOk = 0;
   let refused = 0;
-  await Promise.all(Array.from({ length: 10 }, async (_, i) => {
-    const ws = new WebSocket(`${ctx.url.replace('http', 'ws')}/v1/ws`);
-    sockets.push(ws);
-    ws.on('error', () => undefined);
-    const answer = (query: Json) => new Promise<string>((done) => {
-      const timer = setTimeout(() => done('timeout'), 60_000);
-      const onMessage = (data: WebSocket.RawData) => {
-        const m = JSON.parse(String(data)) as Json;
-        if (m.type === 'subscribed' || m.type === 'error') {
-          clearTimeout(timer);
-          ws.off('message', onMessage);
-          done(m.type as string);
-        }
-      };
-      ws.on('message', onMessage);
-      ws.send(JSON.stringify({ type: 'subscribe', subscription_type: 'screen', query }));
-    });
-    await new Promise<void>((r) => ws.once('open', () => r()));
-    if ((await answer({ columns: heavy(20, 1990, i), expression: 'pct_rank(h19) > 50' })) === 'subscribed') heavyOk++;
+  let churned = 0;
+  const reasons = new Set<string>();
+  const anonymous = Array.from({ length: 10 }, async (_, i) => {
+    const c = await screenClient(ctx);
+    sockets.push(c.ws);
+    let answer = await c.subscribe({ query: { columns: heavy(20, 1990, i), expression: 'pct_rank(h19) > 50' } });
+    if (answer.type === 'subscribed') heavyOk++;
     else {
       refused++;
-      if ((await answer({ columns: chain(14, i), expression: 'pct_rank(c13) > 50' })) === 'subscribed') fallbackOk++;
+      reasons.add(String(answer.details?.reason ?? answer.type));
+      answer = await c.subscribe({ query: { columns: chain(14, i, 3, 'per'), expression: 'pct_rank(c13) > 50' } });
+      if (answer.type === 'subscribed') fallbackOk++;
+      else {
+        reasons.add(String(answer.details?.reason ?? answer.type));
+        answer = await c.subscribe({ targets: ['template:value-composite'] });
+        if (answer.type === 'subscribed') templateOk++;
+      }
     }
-  }));
-  ctx.notes.push(`40 KB live screens subscribed ${heavyOk}, refused ${refused}; 600-byte chained ones subscribed ${fallbackOk}`);
+    // Every close and every subscribe reads members: in a loop, while the simulator ticks.
+    let id = answer.screen_id as string | undefined;
+    const again = answer.type === 'subscribed' ? (answer.source === 'query' ? { query: { columns: chain(14, i, 3, 'per'), expression: 'pct_rank(c13) > 50' } } : { targets: [answer.source] }) : null;
+    while (running(ctx) && id && again) {
+      await c.unsubscribe(id);
+      const next = await c.subscribe(again);
+      id = next.screen_id as string | undefined;
+      if (next.type === 'subscribed') churned++;
+    }
+  });
+  // A pro account: 20 distinct screens of chained columns and 12 ranks by sector, on one connection.
+  let proOk = 0;
+  let proRefused = 0;
+  const proScreens = (async () => {
+    const c = await screenClient(ctx, ctx.pro);
+    sockets.push(c.ws);
+    for (let k = 0; k < 20 && running(ctx); k++) {
+      const answer = await c.subscribe({ query: heaviestFree(1000 + k, 'per') });
+      if (answer.type === 'subscribed') proOk++;
+      else proRefused++;
+    }
+  })();
+  await Promise.all([...anonymous, proScreens]);
+  ctx.notes.push(
+    `anonymous: 40 KB subscribed ${heavyOk}, refused ${refused}; 600-byte chained subscribed ${fallbackOk}; template subscribed ${templateOk}` +
+      ` (refusals: ${[...reasons].join(', ')}); ${churned} unsubscribe+subscribe rounds answered; pro: ${proOk} whole-list screens subscribed, ${proRefused} refused`,
+  );
   while (running(ctx)) await new Promise((r) => setTimeout(r, 250));
   for (const ws of sockets) ws.terminate();
 }
@@ -236,26 +298,42 @@ async function attackChain(ctx: Context): Promise<void> {
   await Promise.all([...csv, ...loops]);
 }
 
-/** Attack 3: screen alerts on heavy presets, nobody watching. */
+/** Attack 3: screen alerts on heavy presets, nobody watching (then one live screen on the first), as a free and a pro account. */
 async function attackAlerts(ctx: Context): Promise<void> {
-  let heavyPresets = 0;
-  let fallback = 0;
-  let alerts = 0;
-  for (let i = 0; i < 10; i++) {
-    let res = await call(ctx.url, '/api/v1/screen/presets', { method: 'POST', token: ctx.attacker, json: { name: `h${i}`, query: { columns: heavy(8, 1500, i), expression: 'pct_rank(h7) > 50' } } });
-    if (res.status === 201) heavyPresets++;
-    else {
-      res = await call(ctx.url, '/api/v1/screen/presets', { method: 'POST', token: ctx.attacker, json: { name: `f${i}`, query: heaviestFree(i) } });
-      if (res.status === 201) fallback++;
+  const sockets: WebSocket[] = [];
+  const one = async (token: string, n: number, seed: number) => {
+    let heavyPresets = 0;
+    let fallback = 0;
+    let alerts = 0;
+    let first: string | undefined;
+    for (let i = 0; i < n && running(ctx); i++) {
+      let res = await call(ctx.url, '/api/v1/screen/presets', { method: 'POST', token, json: { name: `h${seed + i}`, query: { columns: heavy(8, 1500, seed + i), expression: 'pct_rank(h7) > 50' } } });
+      if (res.status === 201) heavyPresets++;
+      else {
+        res = await call(ctx.url, '/api/v1/screen/presets', { method: 'POST', token, json: { name: `f${seed + i}`, query: heaviestFree(seed + i, 'per') } });
+        if (res.status === 201) fallback++;
+      }
+      count(ctx, res.status);
+      if (res.status !== 201) continue;
+      first ??= res.body.data.id as string;
+      // The default membership and dwell (the attack is about the re-runs, not the firings).
+      const a = await call(ctx.url, '/api/v1/alerts', { method: 'POST', token, json: { alert_type: 'screen_enter', preset_id: res.body.data.id, recurring: true } });
+      count(ctx, a.status);
+      if (a.status === 201) alerts++;
     }
-    count(ctx, res.status);
-    if (res.status !== 201) continue;
-    const a = await call(ctx.url, '/api/v1/alerts', { method: 'POST', token: ctx.attacker, json: { alert_type: 'screen_enter', preset_id: res.body.data.id, recurring: true } });
-    count(ctx, a.status);
-    if (a.status === 201) alerts++;
-  }
-  ctx.notes.push(`heavy presets saved ${heavyPresets}, in-budget fallbacks ${fallback}, screen alerts ${alerts}`);
+    let live = 'no live screen';
+    if (first) {
+      const c = await screenClient(ctx, token);
+      sockets.push(c.ws);
+      const answer = await c.subscribe({ targets: [`preset:${first}`] });
+      live = answer.type === 'subscribed' ? 'a live screen on the first preset' : `live screen ${answer.details?.reason ?? answer.type}`;
+    }
+    return `heavy presets saved ${heavyPresets}, in-budget fallbacks ${fallback}, screen alerts ${alerts}, ${live}`;
+  };
+  const [free, pro] = await Promise.all([one(ctx.attacker, 10, 0), one(ctx.pro, 20, 100)]);
+  ctx.notes.push(`free: ${free}; pro: ${pro}`);
   while (running(ctx)) await new Promise((r) => setTimeout(r, 250));
+  for (const ws of sockets) ws.terminate();
 }
 
 /** Attack 4: as-of screens of every field, heavy backtests, and the other user's short backtest. */
@@ -344,9 +422,13 @@ async function runAttack(attack: number, build: { name: string; dir: string }, b
     const adminToken = (admin.body.data?.access_token ?? admin.body.access_token) as string;
     const attacker = await login(daemon.url, `attacker-${attack}@example.com`, 'correct horse battery');
     const other = await login(daemon.url, `other-${attack}@example.com`, 'correct horse battery');
+    const pro = await login(daemon.url, `attacker-pro-${attack}@example.com`, 'correct horse battery');
+    await call(daemon.url, `/api/v1/admin/users/${pro.id}`, { method: 'PATCH', token: adminToken, json: { tier: 'pro' } });
+    // The tier is read at login: log in again as pro.
+    const proToken = (await login(daemon.url, `attacker-pro-${attack}@example.com`, 'correct horse battery')).token;
     // The other user is exempt from rate limits: its probes measure latency, not quota.
     await call(daemon.url, `/api/v1/admin/users/${other.id}/loadtest-exemption`, { method: 'PUT', token: adminToken, json: { duration_s: 3600 } });
-    const ctx: Context = { url: daemon.url, attacker: attacker.token, attackerId: attacker.id, other: other.token, until: Date.now() + SECONDS * 1000, statuses: new Map(), notes: [] };
+    const ctx: Context = { url: daemon.url, attacker: attacker.token, attackerId: attacker.id, pro: proToken, other: other.token, until: Date.now() + SECONDS * 1000, statuses: new Map(), notes: [] };
     const health: number[] = [];
     const screens: number[] = [];
     let healthTimeouts = 0;

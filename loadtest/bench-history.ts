@@ -1,5 +1,5 @@
 /**
- * `npm run bench:history` (node dist/loadtest/bench-history.js): issue 23's figures alone — load
+ * `npm run bench:history` (node dist/loadtest/bench-history.js): the as-of screen and backtest figures alone — load
  * a sample market into a temp dir (BENCH_HISTORY_STOCKS, default 2,700; BENCH_HISTORY_DAYS,
  * default 520: two years and a bit), then time the history read, as-of screens cold and warm,
  * and template backtests (see bench/history-timing.ts). Prints the rows as a table.

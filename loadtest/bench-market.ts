@@ -1,5 +1,5 @@
 /**
- * Market-data benchmark as a program (issues 3 and 9): `npm run bench` runs the same steps
+ * Market-data benchmark as a program: `npm run bench` runs the same steps
  * (bench/market-load.ts); this entry runs them alone, e.g. on PostgreSQL or at another size.
  *
  *   node dist/loadtest/bench-market.js [--stocks 2700] [--days 500] [--krx test/fixtures/krx] [--database-url postgres://…]
@@ -21,7 +21,7 @@ Options:
   --days N             trading days per stock (default 500)
   --krx DIR            also load this KRX folder (e.g. test/fixtures/krx)
   --database-url URL   PostgreSQL instead of a temporary sqlite file (a schema is created and dropped)
-  --per-batch          a transaction per batch (before issue 19) instead of the load job's one transaction
+  --per-batch          a transaction per batch (as loads ran before the one-transaction load job) instead of the load job's one transaction
   --json               print the figures as JSON
   -h, --help           this text
 

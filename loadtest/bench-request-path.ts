@@ -1,6 +1,6 @@
 /**
  * `npm run bench:request-path` (node dist/loadtest/bench-request-path.js): the request-path
- * bench of issue 16 on its own — load the sample market into a temp dir, start a daemon with
+ * bench on its own — load the sample market into a temp dir, start a daemon with
  * limits on, one with limits off (same data, same secret) and a bare express app, then run
  * interleaved rounds and print the table. BENCH_SCALE=quick for a smoke run; BENCH_CASES="screen hit"
  * (comma-separated parts of case names) runs only those, e.g. to profile one path with
@@ -19,6 +19,7 @@ import { benchDaemonConfig, planFor } from './bench/plan.js';
 import { runBenchProgram } from './bench/program.js';
 import { deletePrefix, ensureBenchRedis } from './bench/redis.js';
 import { runRequestPathBench } from './bench/request-path.js';
+import { screenEngineRows } from './bench/engine-timing.js';
 import { complexBodies } from './scenarios/screen-bodies.js';
 
 /** Every tier lifted so that only the work of counting is measured, never a 429. */
@@ -50,11 +51,13 @@ await runBenchProgram(async (io, env, signal) => {
     children.push(bare);
     const rounds = plan.name === 'full' ? 5 : 2;
     io.err(`request path: ${rounds} interleaved rounds of ${plan.rest.duration} s, ${plan.rest.connections} connections\n`);
+    // The engine alone on the same market, before the load runs (it is part of a cache miss's CPU).
+    const engine = await screenEngineRows(dataDir, plan.engineIterations);
     const rows = await runRequestPathBench({ on, off, bare, token }, { rounds, duration: plan.rest.duration, connections: plan.rest.connections, signal, progress: io.err, only: env.BENCH_CASES?.split(',').map((c) => c.trim()) });
     const now = new Date().toISOString();
     io.out(formatReport({
       url: on.urls.http!, started_at: now, finished_at: now, aborted: signal.aborted, pass: runVerdict([], rows),
-      environment: { node: process.version, platform: process.platform, cpus: 0, memory_mb: 0, open_files_limit: null }, options: { plan: plan.name }, scenarios: [], rows, notes: [],
+      environment: { node: process.version, platform: process.platform, cpus: 0, memory_mb: 0, open_files_limit: null }, options: { plan: plan.name }, scenarios: [], rows: [...engine, ...rows], notes: [],
     }));
     return signal.aborted ? 2 : 0;
   } finally {

@@ -1,6 +1,6 @@
 /**
  * Report rows of a REST run: requests, throughput, latency percentiles and the failed
- * share. A run with more than 1 % failed requests is FAILED (issue 8): its latency target
+ * share. A run with more than 1 % failed requests is FAILED: its latency target
  * fails whatever the figure, since fast errors prove nothing.
  */
 import type { HttpLoadResult } from './http-load.js';

@@ -4,7 +4,7 @@
  * compares it with the requests the scenario plans to send. A bench user lifted by an admin
  * has about 10⁹ left; a free or basic login (100 or 1,000 an hour) would turn most of the
  * run into 429s, so the scenario stops at once with a hint instead of wasting the run
- * (issue 8: "a bench user whose tier does not throttle the run").
+ * (a throttled run would measure the rate limiter, not the daemon).
  */
 import type { ApiClient } from './api.js';
 

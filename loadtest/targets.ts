@@ -5,7 +5,7 @@
  */
 import type { ReportRow, Target } from './types.js';
 
-/** The spec's targets (spec "Other limits and targets"). */
+/** The spec's targets. */
 export const SPEC_TARGETS = {
   simpleScreenP95Ms: { op: '<', value: 200, source: 'spec' },
   complexScreenP99Ms: { op: '<', value: 500, source: 'spec' },
@@ -16,22 +16,22 @@ export const SPEC_TARGETS = {
 } as const satisfies Record<string, Target>;
 
 /**
- * Targets our issues set beyond the spec: engine time per query (issue 4), the rate
- * limiter's cost (issue 5), and the whole bench's wall time on 2 cores (issue 8).
+ * Targets set beyond the spec: engine time per query, the rate
+ * limiter's cost, and the whole bench's wall time on 2 cores.
  */
 export const ISSUE_TARGETS = {
   engineQueryP99Us: { op: '<', value: 2000, source: 'issue' },
-  // Issue 21: two pct_rank-by-sector terms and a three-factor score add at most 1 ms of engine time.
+  // Two pct_rank-by-sector terms and a three-factor score add at most 1 ms of engine time.
   languageAddedUs: { op: '<=', value: 1000, source: 'issue' },
   limiterP50AddedMs: { op: '<', value: 0.5, source: 'issue' },
   limiterThroughputCostPercent: { op: '<', value: 15, source: 'issue' },
   benchWallTimeS: { op: '<', value: 600, source: 'issue' },
-  /** Issue 24: daemon CPU per WebSocket message delivered at 10,000 clients, and the load generator under one core. */
+  /** Daemon CPU per WebSocket message delivered at 10,000 clients, and the load generator under one core. */
   wsDaemonCpuPerMessageUs: { op: '<=', value: 2, source: 'issue' },
   wsGeneratorCpuPercent: { op: '<', value: 100, source: 'issue' },
 } as const satisfies Record<string, Target>;
 
-/** A run with more failed requests (non-2xx, timeouts, socket errors) than this share is FAILED (issue 8). */
+/** A run with more failed requests (non-2xx, timeouts, socket errors) than this share is FAILED. */
 export const MAX_FAILED_PERCENT = 1;
 
 /** A correctness target. */

@@ -61,7 +61,7 @@ export function dateArg(value: string): string {
   return value;
 }
 
-/** `--retry-for <duration>`: how long following a job waits out an unreachable or busy daemon (issue 19). */
+/** `--retry-for <duration>`: how long following a job waits out an unreachable or busy daemon. */
 export function retryForOption(): Option {
   return new Option('--retry-for <duration>', 'while following a job, wait out an unreachable or busy daemon this long (0 = give up at once)')
     .argParser(durationArg(0, 24 * 3_600_000))

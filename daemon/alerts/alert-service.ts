@@ -6,7 +6,7 @@
  * change is handed to `onChange` so the evaluators of every daemon instance pick it up. An
  * alert may name notification channels of its owner (`channels`) its firings are delivered to.
  */
-import type { NewAlert, NewPriceAlert } from '../contract/alerts.js';
+import { DEFAULT_DWELL_S, type NewAlert, type NewPriceAlert, type ScreenMembership } from '../contract/alerts.js';
 import type { Tier } from '../kernel/roles.js';
 import { AppError, invalidRequest, isAppError, notFound } from '../errors.js';
 import type { Alert, AlertFilter, AlertFiringRecord, AlertInsert, AlertPatch, AlertsRepo, AlertWrite } from '../store/alerts-repo.js';
@@ -53,8 +53,12 @@ export interface AlertServiceDeps {
   onChange?(alertId: string): Promise<void> | void;
   /** Notification channels (absent: alerts take none). */
   channels?: AlertChannelLinks;
-  /** Checks a screening body against a tier's cost budget (ScreenService.parse). @throws AppError INVALID_REQUEST naming the limit */
-  checkScreen?(query: Record<string, unknown>, tier: Tier): void;
+  /**
+   * Checks a screening body against a tier's cost budget (ScreenService.parse) and says whether
+   * it has conditions (filters or an expression) beyond its universe and sort.
+   * @throws AppError INVALID_REQUEST naming the limit
+   */
+  checkScreen?(query: Record<string, unknown>, tier: Tier): { conditions: boolean };
 }
 
 /** Alert service. */
@@ -100,10 +104,13 @@ export function createAlertService(deps: AlertServiceDeps): AlertService {
     if (problem) throw invalidRequest('Invalid threshold', { threshold: `${problem} for ${type}` });
   }
 
-  /** A screen alert re-runs its preset's screen on every tick, unattended: the preset must fit the owner's budget. */
-  function checkPresetCost(owner: AlertOwner, query: Record<string, unknown>): void {
+  /**
+   * A screen alert re-runs its preset's screen on every tick, unattended: the preset must fit
+   * the owner's budget. Answers whether it has conditions (true when unknown).
+   */
+  function checkPresetCost(owner: AlertOwner, query: Record<string, unknown>): boolean {
     try {
-      deps.checkScreen?.(query, owner.tier);
+      return deps.checkScreen?.(query, owner.tier).conditions ?? true;
     } catch (err) {
       if (!isAppError(err)) throw err;
       throw new AppError('INVALID_REQUEST', `The preset's screen cannot be watched: ${err.message}`, {
@@ -112,18 +119,46 @@ export function createAlertService(deps: AlertServiceDeps): AlertService {
     }
   }
 
+  /**
+   * A screen alert's membership: as asked, or by default the preset's conditions when it has
+   * any (a preset of a sort alone, "the top 50 by volume", has only its page).
+   * @throws AppError INVALID_REQUEST for `conditions` on a preset without conditions (nothing would ever enter or leave)
+   */
+  function membershipOf(asked: ScreenMembership | undefined, conditions: boolean): ScreenMembership {
+    if (asked === undefined) return conditions ? 'conditions' : 'page';
+    if (asked === 'conditions' && !conditions) {
+      throw invalidRequest('The preset has no conditions (filters or an expression): every stock meets them, so none would ever enter or leave', {
+        membership: 'use "page" for a preset that only sorts (its first page, the top-N cut), or add a filter or an expression to the preset',
+      });
+    }
+    return asked;
+  }
+
   /** The row to insert: a price alert on a listed stock, or a screen alert on one of the owner's presets. */
   async function insertOf(owner: AlertOwner, input: AlertRequest): Promise<AlertInsert> {
     const common = { alert_type: input.alert_type, recurring: input.recurring ?? false, cooldown_s: input.cooldown_s ?? 0, note: input.note ?? null };
     if ('preset_id' in input) {
       const preset = await deps.presets.get(owner.id, input.preset_id);
       if (!preset) throw invalidRequest('Unknown preset', { preset_id: 'no preset of yours has this id' });
-      checkPresetCost(owner, preset.query);
-      return { ...common, code: null, preset_id: input.preset_id, threshold: null };
+      const conditions = checkPresetCost(owner, preset.query);
+      const membership = membershipOf(input.membership, conditions);
+      return { ...common, code: null, preset_id: input.preset_id, threshold: null, membership, dwell_s: input.dwell_s ?? DEFAULT_DWELL_S };
     }
     checkThreshold(input, input.threshold);
     if (!(await deps.stocks.get(input.code))) throw invalidRequest('Unknown stock', { code: `no listed stock has the code ${input.code}` });
-    return { ...common, code: input.code, preset_id: null, threshold: input.threshold };
+    return { ...common, code: input.code, preset_id: null, threshold: input.threshold, membership: null, dwell_s: null };
+  }
+
+  /** A patch's membership and dwell: screen alerts only; `conditions` needs a preset with conditions. */
+  async function checkScreenPatch(owner: AlertOwner, current: Alert, patch: AlertPatch): Promise<void> {
+    if (patch.membership === undefined && patch.dwell_s === undefined) return;
+    if (current.preset_id === null) {
+      const fields = Object.fromEntries((['membership', 'dwell_s'] as const).filter((k) => patch[k] !== undefined).map((k) => [k, `only for screen_enter and screen_exit`]));
+      throw invalidRequest('A price alert has no membership or dwell', fields);
+    }
+    if (patch.membership !== 'conditions') return;
+    const preset = await deps.presets.get(owner.id, current.preset_id);
+    if (preset) membershipOf('conditions', checkPresetCost(owner, preset.query));
   }
 
   async function get(userId: string, id: string): Promise<Alert> {
@@ -167,6 +202,7 @@ export function createAlertService(deps: AlertServiceDeps): AlertService {
     async update(owner, id, { channels, ...patch }) {
       const current = await get(owner.id, id);
       checkThreshold(current, patch.threshold);
+      await checkScreenPatch(owner, current, patch);
       await checkChannels(owner.id, channels);
       const alert = Object.keys(patch).length > 0 ? await settle(owner, await deps.alerts.update(owner.id, id, patch, deps.caps[owner.tier]), id) : current;
       if (channels !== undefined && deps.channels) await deps.channels.set(id, channels);

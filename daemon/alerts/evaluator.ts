@@ -2,7 +2,7 @@
  * The alert evaluator: keeps every active alert in memory, indexed by stock code, and
  * checks the alerts of each ticked stock on every tick (no database read per tick).
  *
- * State machine of one alert (issue 7):
+ * State machine of one alert:
  * - armed and the condition is met and the cooldown has passed → fire: a one-shot alert
  *   becomes inactive; a recurring one is disarmed;
  * - disarmed and the condition is false → re-armed (so a price that stays above the

@@ -29,18 +29,6 @@ export interface ScreenAlertCauses {
   afterTick(): void;
   /** `tick:<bus id>` while a tick is evaluated, else `snapshot:<version>` (a swap noticed by a timer or a subscription). */
   cause(): string;
-  /**
-   * Call `listener` with the second `s` (of the bus ids' millisecond clock) whenever the first tick
-   * of a later second arrives, before that tick is applied: every daemon has then applied exactly
-   * the ticks of the stream up to the end of second `s`, so what it computes then is the same.
-   */
-  onSecond(listener: (second: number) => void): void;
-}
-
-/** The second of a bus id (`<ms>-<seq>`, Redis stream ids), or null for another form. */
-function secondOf(id: string): number | null {
-  const ms = Number(id.split('-', 1)[0]);
-  return Number.isFinite(ms) ? Math.floor(ms / 1000) : null;
 }
 
 /**
@@ -52,23 +40,15 @@ function secondOf(id: string): number | null {
  */
 export function createScreenAlertCauses(snapshotVersion: () => string): ScreenAlertCauses {
   let tick: string | null = null;
-  let second: number | null = null;
-  const listeners: ((second: number) => void)[] = [];
   return {
     beforeTick(id, flush) {
       tick = null;
       flush();
-      const now = secondOf(id);
-      if (now !== null && second !== null && now > second) for (const l of listeners) l(second);
-      if (now !== null) second = now;
       tick = id;
     },
     afterTick() {
       tick = null;
     },
     cause: () => (tick === null ? `snapshot:${snapshotVersion()}` : `tick:${tick}`),
-    onSecond(listener) {
-      listeners.push(listener);
-    },
   };
 }

@@ -4,7 +4,7 @@
  *
  * A token verified once is not verified again until it expires (a bounded map from the exact
  * token text to its claims): HMAC and JSON work are most of an authenticated request's cost
- * besides the handler (issue 16). Revocations heard over pub/sub (`markRevoked`) drop the
+ * besides the handler. Revocations heard over pub/sub (`markRevoked`) drop the
  * entry and are refused here at once, even while Redis cannot be asked.
  */
 import { randomUUID } from 'node:crypto';

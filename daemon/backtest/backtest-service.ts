@@ -1,5 +1,5 @@
 /**
- * Backtests as a use case (issue 23): validate a request against the loaded history, then run
+ * Backtests as a use case: validate a request against the loaded history, then run
  * it — directly when it has at most DIRECT_MAX_SIGNALS rebalance dates (the answer carries the
  * result), else as a job on the backtest queue, which a worker of any daemon runs, storing its
  * progress so `GET /screen/backtests/{id}` on any daemon can follow it. Runs are kept per

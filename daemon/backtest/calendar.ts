@@ -1,5 +1,5 @@
 /**
- * Rebalance dates (issue 23): the first signal is the trading day `from` resolves to; after it,
+ * Rebalance dates: the first signal is the trading day `from` resolves to; after it,
  * the last trading day of every week (ISO, Monday first), month or quarter, before `to`. Each
  * signal's screen uses data up to and including the signal day; its trades execute at the next
  * trading day's open (no look-ahead).

@@ -1,5 +1,5 @@
 /**
- * Summary figures of an equity curve (issue 23). Daily simple returns; volatility is their
+ * Summary figures of an equity curve. Daily simple returns; volatility is their
  * sample standard deviation × √252; Sharpe = (mean daily return × 252 − risk-free rate) /
  * volatility; CAGR over calendar days (365.25 a year); max drawdown = the largest fall from a
  * running peak, with the peak's and the trough's dates.

@@ -1,5 +1,5 @@
 /**
- * A backtest request resolved against the loaded history (issue 23): which screen (a query, a
+ * A backtest request resolved against the loaded history: which screen (a query, a
  * preset's query or a template), the first and last day, how many rebalance dates, the rules.
  * Done when a run is asked for (to answer 400 at once) and again by the worker that runs it.
  */

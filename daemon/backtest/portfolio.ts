@@ -1,5 +1,5 @@
 /**
- * The simulated account of a backtest (issue 23): cash, whole-share positions, and the trading
+ * The simulated account of a backtest: cash, whole-share positions, and the trading
  * rules of one execution day. Orders fill at the day's open ± slippage; a stock with no bar
  * that day (halted) is neither bought nor sold and is valued at its last close; KRX price
  * limits (±30% of the previous close, on the tick grid) block buying at the upper limit and

@@ -1,5 +1,5 @@
 /**
- * The body of `POST /screen/backtest` (issue 23): which screen (exactly one of a query, a saved
+ * The body of `POST /screen/backtest`: which screen (exactly one of a query, a saved
  * preset or a template), the period, and the trading rules, with their defaults and bounds.
  */
 import { z } from 'zod';

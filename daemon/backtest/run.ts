@@ -1,5 +1,5 @@
 /**
- * One run of a resolved plan (issue 23): at each rebalance date the screen runs on an as-of
+ * One run of a resolved plan: at each rebalance date the screen runs on an as-of
  * snapshot holding only the fields it reads, and `simulate` trades toward its first `top`.
  * Between dates it checks whether to stop (the daemon is stopping) and reports progress
  * (which may throw RunCancelled when the owner cancelled the run).

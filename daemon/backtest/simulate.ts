@@ -1,5 +1,5 @@
 /**
- * A backtest run over the market's history (issue 23): at each signal day the screen runs as
+ * A backtest run over the market's history: at each signal day the screen runs as
  * of that day (`select`), the portfolio trades toward it at the next trading day's open, and
  * it is valued at every close through `to`. A held stock whose data ends before the market's
  * (delisted) is sold at its last close on its last day. Pure apart from awaiting `select`.

@@ -1,5 +1,5 @@
 /**
- * The vocabulary of backtests (issue 23): what a run is asked, what it answers. Plain data.
+ * The vocabulary of backtests: what a run is asked, what it answers. Plain data.
  */
 import type { Market } from '../kernel/records.js';
 

@@ -1,5 +1,5 @@
 /**
- * Alerts on the wire: price alerts (issue 7) and alerts on screens (issue 22):
+ * Alerts on the wire: price alerts and alerts on screens:
  * /alerts, /alerts/{id}, /alerts/events, /alerts/{id}/events.
  */
 import type { AlertType } from '../kernel/alert-types.js';
@@ -20,6 +20,10 @@ export interface Alert {
   threshold: number | null;
   recurring: boolean;
   cooldown_s: number;
+  /** A screen alert's membership: `conditions` (meets the preset's filters and expression) or `page` (on its first page); null for a price alert. */
+  membership: ScreenMembership | null;
+  /** Seconds an entry or exit must hold before a screen alert counts it; null for a price alert. */
+  dwell_s: number | null;
   note: string | null;
   active: boolean;
   /** False after a firing until the condition has been false again (price alerts; screen alerts stay armed). */
@@ -63,10 +67,27 @@ export interface NewPriceAlert {
   channels?: string[];
 }
 
+/**
+ * What makes a stock a member of a preset's screen for its alerts: `conditions` — it meets the
+ * preset's filters and expression, wherever its sort puts it; `page` — it is on the preset's
+ * first page (its sort and per_page: a top-N cut).
+ */
+export type ScreenMembership = 'conditions' | 'page';
+/** The membership kinds. */
+export const SCREEN_MEMBERSHIPS = ['conditions', 'page'] as const;
+/** A screen alert's dwell when the request gives none (seconds). */
+export const DEFAULT_DWELL_S = 30;
+/** Longest dwell (seconds). */
+export const MAX_DWELL_S = 3600;
+
 /** Body of POST /alerts for an alert on a preset's live screen. */
 export interface NewScreenAlert {
   preset_id: string;
   alert_type: 'screen_enter' | 'screen_exit';
+  /** Default `conditions` when the preset has conditions (filters or an expression), else `page`. */
+  membership?: ScreenMembership;
+  /** Default DEFAULT_DWELL_S. */
+  dwell_s?: number;
   recurring?: boolean;
   cooldown_s?: number;
   note?: string | null;
@@ -78,4 +99,15 @@ export interface NewScreenAlert {
 export type NewAlert = NewPriceAlert | NewScreenAlert;
 
 /** Body of PUT /alerts/{id} (at least one field; `threshold` only for price alerts). */
-export type AlertPatch = Partial<{ threshold: number; active: boolean; recurring: boolean; note: string | null; cooldown_s: number; channels: string[] }>;
+export type AlertPatch = Partial<{
+  threshold: number;
+  active: boolean;
+  recurring: boolean;
+  note: string | null;
+  cooldown_s: number;
+  channels: string[];
+  /** Screen alerts only. */
+  membership: ScreenMembership;
+  /** Screen alerts only. */
+  dwell_s: number;
+}>;

@@ -1,5 +1,5 @@
 /**
- * Backtest runs on the wire (issue 23): POST /screen/backtest, GET /screen/backtests[/{id}],
+ * Backtest runs on the wire: POST /screen/backtest, GET /screen/backtests[/{id}],
  * DELETE /screen/backtests/{id}. The run's full shape is documented by the OpenAPI schema
  * (daemon/http/schemas/backtests.ts); its states are written here once.
  */

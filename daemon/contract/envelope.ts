@@ -1,4 +1,4 @@
-/** The response envelope every REST endpoint answers with (spec "Response envelope"). */
+/** The response envelope every REST endpoint answers with. */
 import type { ErrorCode, ErrorDetails } from '../errors.js';
 
 /** Envelope `meta`: always the time and request id, plus paging or other extra fields. */
@@ -15,7 +15,7 @@ export interface Envelope<T> {
   meta: EnvelopeMeta;
 }
 
-/** The error envelope (spec "Errors"): a stable code, a message and field-level details. */
+/** The error envelope: a stable code, a message and field-level details. */
 export interface ErrorEnvelope {
   status: 'error';
   error: { code: ErrorCode; message: string; details: ErrorDetails };

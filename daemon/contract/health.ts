@@ -1,4 +1,4 @@
-/** Health endpoints on the wire (spec "Health responses"): GET /health, /health/db, /health/redis (bare bodies, no envelope). */
+/** Health endpoints on the wire: GET /health, /health/db, /health/redis (bare bodies, no envelope). */
 
 /** A market-data job running now, as its progress shows it (no file names, no ids). */
 export interface MarketLoadHealth {

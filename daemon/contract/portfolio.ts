@@ -1,4 +1,4 @@
-/** The portfolio on the wire (issue 7): GET /portfolio, /portfolio/performance, holdings and transactions. */
+/** The portfolio on the wire: GET /portfolio, /portfolio/performance, holdings and transactions. */
 import type { Market } from '../kernel/records.js';
 
 /** A stored lot (GET/PUT /portfolio/holdings/{id}). */

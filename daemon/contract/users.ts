@@ -11,13 +11,13 @@ export interface PublicUser {
   tier: Tier;
   role: Role;
   rate_limit_per_hour: number | null;
-  /** End (ISO time) of a load-test exemption in force (issue 20), else null. */
+  /** End (ISO time) of a load-test exemption in force, else null. */
   loadtest_exempt_until: string | null;
   created_at: string;
   updated_at: string;
 }
 
-/** The token response of login and refresh (spec "Token response") with the rotating refresh token. */
+/** The token response of login and refresh with the rotating refresh token. */
 export interface TokenPair {
   access_token: string;
   token_type: 'bearer';
@@ -35,7 +35,7 @@ export interface AdminUserPatch {
   rate_limit_per_hour?: number | null;
 }
 
-/** One load-test exemption (issue 20) as GET /admin/loadtest-exemptions and PUT …/loadtest-exemption show it. */
+/** One load-test exemption as GET /admin/loadtest-exemptions and PUT …/loadtest-exemption show it. */
 export interface LoadtestExemption {
   user_id: string;
   email: string;

@@ -1,5 +1,5 @@
 /**
- * The WebSocket protocol on the wire (spec "Events"): client messages, every server message
+ * The WebSocket protocol on the wire: client messages, every server message
  * and GET /ws/stats. Every server message carries the session's next `sequence` number; a
  * `batch` frame takes its number before its inner messages (daemon/ws/protocol.ts).
  */
@@ -7,13 +7,13 @@ import type { WS_ERROR_CODES } from '../errors.js';
 import type { MarketStatus } from '../kernel/events.js';
 import type { Market } from '../kernel/records.js';
 
-/** The kinds of subscription (spec "Client to server"). */
+/** The kinds of subscription. */
 export const SUBSCRIPTION_TYPES = ['stock', 'market', 'sector'] as const;
 /** A subscription kind. */
 export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number];
 /** Targets per subscription kind (the `restored_subscriptions` shape). */
 export type SubscriptionMap = Record<SubscriptionType, string[]>;
-/** A WebSocket error code (spec "WebSocket error codes"). */
+/** A WebSocket error code. */
 export type WsErrorCode = keyof typeof WS_ERROR_CODES;
 
 /** `subscribe` / `unsubscribe` sent by a client. */
@@ -96,7 +96,7 @@ export type AlertMessage = ServerMessageBase & {
   type: 'alert';
   code: string;
   alert_type: string;
-  /** The price alert's threshold; null for an alert on a screen (`screen_enter`/`screen_exit`, issue 22). */
+  /** The price alert's threshold; null for an alert on a screen (`screen_enter`/`screen_exit`). */
   threshold: number | null;
   current_price: number;
   message: string;
@@ -141,7 +141,7 @@ export type BatchMessage = ServerMessageBase & {
   batch_size: number;
   messages: ServerMessage[];};
 
-/** A live screen as its `subscribed` message describes it (issue 22). */
+/** A live screen as its `subscribed` message describes it. */
 export interface ScreenInfo {
   screen_id: string;
   /** `preset:<id>`, `template:<id>` or `query`. */
@@ -245,7 +245,7 @@ export interface WsStats {
   memory: MemoryFigures;
   /**
    * Mean of what each connection holds itself (socket send buffer + session state as saved);
-   * null without connections (issue 20).
+   * null without connections.
    */
   bytes_per_connection: number | null;
   topics: number;

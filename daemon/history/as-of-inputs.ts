@@ -1,5 +1,5 @@
 /**
- * The per-date as-of computation (issue 23), kept as the reference the series are tested
+ * The per-date as-of computation, kept as the reference the series are tested
  * against and as the source of the cells the series take from the daily code (halt days, days
  * without a bar): one stock's inputs as known on a date, and every stock's indicators on a date
  * computed by indicators/compute.ts over the last 300 bars — ≈1.2 ms of CPU a stock.

@@ -1,5 +1,5 @@
 /**
- * As-of snapshots on demand (issue 23): the market's history is read once per data version
+ * As-of snapshots on demand: the market's history is read once per data version
  * (reloaded when the live snapshot's version changes); each indicator's series over the whole
  * history is built once per data version (field-series.ts: on first use, and for the fields
  * most screens read in the background right after the history is read), so a date's snapshot

@@ -1,5 +1,5 @@
 /**
- * An as-of snapshot (issue 23): the same indicator registry the daily computation fills,
+ * An as-of snapshot: the same indicator registry the daily computation fills,
  * computed from what was known on one trading date — bars up to and including it, statements
  * disclosed by then, the halt record of that day — and built into the engine's columnar
  * Snapshot, so the unchanged engine screens the past. Stocks not yet listed on the date are

@@ -1,5 +1,5 @@
 /**
- * Per-bar series of the price indicators (issue 23): for one stock, each field's value on every
+ * Per-bar series of the price indicators: for one stock, each field's value on every
  * bar e as the daily computation (indicators/technical-values.ts) gives it over the last WINDOW
  * bars up to e, on a day the stock traded (not halted). Each group replays the daily code's
  * arithmetic in its order over the same bars, so the values are EQUAL, not just close:

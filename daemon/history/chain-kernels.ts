@@ -1,6 +1,6 @@
 /**
  * The recursive ("chain") indicators of the daily computation — EMA/MACD, Wilder's RSI, ATR and
- * DMI/ADX — over typed columns, for as-of series (issue 23). The daily computation reads the last
+ * DMI/ADX — over typed columns, for as-of series. The daily computation reads the last
  * WINDOW bars and seeds each chain at the first of them, so a chain's value on bar e depends on
  * where its window starts: a chain run once over the whole history differs from it by up to
  * ~1e-9 relative (EMA 26: (25/27)^274). To give EQUAL values these kernels replay the same

@@ -1,5 +1,5 @@
 /**
- * When a statement becomes usable in an as-of screen (issue 23). A loaded disclosure date wins;
+ * When a statement becomes usable in an as-of screen. A loaded disclosure date wins;
  * without one, the statutory deadline of the Financial Investment Services and Capital Markets
  * Act (자본시장법 §159-160): a quarterly or half-year report within 45 days of the quarter's
  * end, the annual report within 90 days of the fiscal year's end.

@@ -1,5 +1,5 @@
 /**
- * Per-field indicator series over the whole history (issue 23): for a field, one Float64Array of
+ * Per-field indicator series over the whole history: for a field, one Float64Array of
  * dates × stocks (value of stock s as of date d at [d·S + s], NaN = null) holding what the daily
  * computation over the last 300 bars up to d gives. Built per field on first use (or in the
  * background, as-of-service.ts), O(bars × small window) per stock (bar-series.ts,

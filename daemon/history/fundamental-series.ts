@@ -1,5 +1,5 @@
 /**
- * Per-bar series of the statement-based indicators and the price side (issue 23): market cap,
+ * Per-bar series of the statement-based indicators and the price side: market cap,
  * shares, turnover, valuation, profitability, growth, Piotroski and Altman, on each day the stock
  * traded (not halted), from the statements known on that day. The statement side is computed
  * once per disclosure (the financial view, profitability, growth, scores, valuationBasis); each

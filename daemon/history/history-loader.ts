@@ -2,7 +2,7 @@
  * Reads the stored market into a MarketHistory (market-history.ts): the bars of 100 stocks per
  * read, as columns (PricesRepo.barColumns: a few strings per stock, not an object per bar), with
  * a turn for the event loop after each, so loading years of history never blocks the daemon
- * (issue 3).
+ * for more than one read.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { MARKETS, type DailyBar, type DesignationRecord, type FinancialQuarter, type HaltRecord, type IndexBar, type Market, type StockRecord } from '../kernel/records.js';

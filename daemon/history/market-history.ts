@@ -1,5 +1,5 @@
 /**
- * The whole stored market held in memory for screening through time (issue 23): every
+ * The whole stored market held in memory for screening through time: every
  * trading date, each stock's bars as typed columns (≈70 bytes a bar: a full sample market of
  * 2,700 stocks × 500 days is ≈95 MB), its halt days, and its statements with the date each
  * became known. Plain data and pure look-ups; loading is in history-loader.ts.

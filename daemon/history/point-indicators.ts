@@ -1,5 +1,5 @@
 /**
- * "Point" as-of values (issue 23): the indicators that need no price history beyond the day's
+ * "Point" as-of values: the indicators that need no price history beyond the day's
  * own bar — close, market cap, shares and everything computed from the statements — for screens
  * (backtests) that read nothing else. Computed the way indicators/compute.ts computes them (its
  * close, shares and market-cap rules), without building the ~100 price series per stock, so a

@@ -4,11 +4,12 @@
  * free when answered from a cache), and its OpenAPI description. The router, the rate limiter
  * and the OpenAPI document all read these declarations; nothing else recognises paths.
  *
- * Every route runs the same chain, cheapest refusal first (issue 16):
+ * Every route runs the same chain, cheapest refusal first:
  * size and media-type gate (413/415 from headers alone) → identify the caller (401, no body
- * read) → parse the JSON body (route limit) → validate → rate limit (counts the request and
- * reads the token's revocation mark in one Redis call) → confirm (revoked 401, admin 403) →
- * handlers.
+ * read; a caller without a valid token is first counted as anonymous, one Redis call, and
+ * gets 429 instead once its address has spent the anonymous quota) → parse the JSON body
+ * (route limit) → validate → rate limit (counts the request and reads the token's revocation
+ * mark in one Redis call) → confirm (revoked 401, admin 403) → handlers.
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
@@ -60,13 +61,13 @@ export interface RouteSpec {
   security?: 'bearer';
   /** Response headers of this route, set first (so its error answers carry them too): a page's CSP, no-store. */
   headers?: Readonly<Record<string, string>>;
-  /** Exempt from rate limiting (spec "Rate-limit rules" 5). */
+  /** Exempt from rate limiting: health, metrics, docs and the cached template list cost nothing worth counting. */
   rateLimitExempt?: boolean;
   /** The endpoint limit this route counts under, as a config key (default its own, e.g. 'POST /screen'). */
   limitAs?: string;
   /**
-   * True when this request will be answered without work worth counting (spec "Rate-limit
-   * rules" 4: a result-cache hit). Runs after validation, so it reads `req.valid`.
+   * True when this request will be answered without work worth counting (the spec does
+   * not count a result-cache hit). Runs after validation, so it reads `req.valid`.
    */
   freeWhen?: (req: Request, res: Response) => boolean | Promise<boolean>;
   /**
@@ -113,7 +114,7 @@ export interface ApiBuilder {
   route(spec: RouteSpec, ...handlers: RequestHandler[]): void;
 }
 
-/** The error envelope (spec "Errors"). */
+/** The error envelope. */
 export const errorEnvelope = z
   .object({
     status: z.literal('error'),
@@ -168,16 +169,34 @@ function routeChain(spec: RouteSpec, guards: RouteGuards): RequestHandler[] {
   const takesBody = spec.body !== undefined || spec.parseBody !== undefined;
   const limit = Math.min(spec.bodyLimit ?? DEFAULT_ROUTE_BODY_LIMIT, guards.maxBodyBytes);
   if (takesBody) chain.push(bodyGate(limit));
-  if (spec.access !== 'public') chain.push(requireCaller(guards));
-  if (takesBody) chain.push(jsonBody(limit));
   const limiter = spec.rateLimitExempt ? undefined : guards.limiter?.({
     method: spec.method.toUpperCase(), template: toOpenApiPath(spec.path), limitAs: spec.limitAs, freeWhen: spec.freeWhen,
     weight: spec.weight, refusalWeight: spec.refusalWeight,
   });
+  if (spec.access !== 'public') chain.push(limiter ? countingUnauthenticated(requireCaller(guards), limiter) : requireCaller(guards));
+  if (takesBody) chain.push(jsonBody(limit));
   if (takesBody || spec.query || spec.params) chain.push(limiter && spec.refusalWeight ? countingRefusals(validate(spec), limiter) : validate(spec));
   if (limiter) chain.push(limiter);
   if (spec.access !== 'public') chain.push(confirmCaller(guards, spec.access));
   return chain;
+}
+
+/**
+ * `requireCaller`, but a caller it refuses (no token, or one that does not verify) passes the
+ * rate limiter first as an anonymous caller (marked `rateLimitUnauthenticated`): counted
+ * against its client address with weight 1 and nothing else looked at, then answered with its
+ * 401 carrying the rate-limit headers — or 429 once the address's quota is spent. Without this
+ * a protected route would refuse every unauthenticated request before any counting, and a
+ * flood of them would never be throttled.
+ */
+function countingUnauthenticated(identifyStep: RequestHandler, limiter: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    identifyStep(req, res, (err?: unknown) => {
+      if (!isAppError(err) || err.code !== 'UNAUTHORIZED') return next(err);
+      req.rateLimitUnauthenticated = true;
+      Promise.resolve(limiter(req, res, () => next(err))).catch(next);
+    });
+  };
 }
 
 /**

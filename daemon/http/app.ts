@@ -1,7 +1,7 @@
 /**
  * The express application: request id, drain guard, metrics, root routes (health, docs,
- * metrics), and one versioned router mounted at both `/api/v1` and `/v1` (spec "Path
- * prefix"). Bodies are parsed per route, after authentication (see api.ts), never here.
+ * metrics), and one versioned router mounted at both `/api/v1` and `/v1` (the spec
+ * serves both prefixes). Bodies are parsed per route, after authentication (see api.ts), never here.
  */
 import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';

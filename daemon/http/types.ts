@@ -26,6 +26,8 @@ declare global {
       rateLimitExempt?: boolean;
       /** Set when validation refused the request and the rate limiter counts it anyway (RouteSpec.refusalWeight). */
       rateLimitRefusal?: boolean;
+      /** Set when a protected route refused the caller's credentials and the rate limiter counts it as anonymous before the 401. */
+      rateLimitUnauthenticated?: boolean;
       /** Parsed and validated inputs (set by `validate`). */
       valid: { body?: unknown; query?: unknown; params?: unknown };
     }

@@ -26,7 +26,7 @@ export interface StockSeries {
   shares_outstanding: number | null;
   /** For stocks halted today whose last bar is older. */
   last_close: number | null;
-  /** The halt record's market cap, as the file gives it (preferred while halted, issue 9). */
+  /** The halt record's market cap, as the file gives it (preferred while halted). */
   market_cap?: number | null;
   halted: boolean;
 }

@@ -4,12 +4,14 @@
  * formula rank. Works on the per-stock value objects, so it can run after the
  * per-stock pass, however that pass was chunked.
  */
+import { averageRankPercentile } from '../kernel/percentile.js';
 import type { IndicatorId, IndicatorValues } from './registry.js';
 
 /**
- * Percentile rank 0–100 of each non-null value among the non-null values:
- * (number below + (number equal − 1) / 2) / (count − 1) × 100, so the lowest is
- * 0, the highest 100 and ties share their mid-rank; a lone value gets 50.
+ * Percentile rank of each non-null value among the non-null values, on the product's one scale
+ * (kernel/percentile.ts, shared with the screening language's pct_rank): 100 × average
+ * ascending rank / count, so the highest is 100, the lowest 100 / count, ties share their
+ * average rank and a lone value gets 100.
  */
 export function percentileRanks(values: readonly (number | null)[]): (number | null)[] {
   const out: (number | null)[] = new Array<number | null>(values.length).fill(null);
@@ -29,7 +31,7 @@ export function percentileRanks(values: readonly (number | null)[]): (number | n
   while (start < m) {
     let end = start;
     while (end + 1 < m && vals[order[end + 1]!] === vals[order[start]!]) end++;
-    const pct = m === 1 ? 50 : ((start + (end - start) / 2) / (m - 1)) * 100;
+    const pct = averageRankPercentile(start, end - start + 1, m);
     for (let k = start; k <= end; k++) out[order[k]!] = pct;
     start = end + 1;
   }

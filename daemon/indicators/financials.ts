@@ -6,6 +6,7 @@
  * summing non-consecutive quarters.
  */
 import type { FinancialQuarter } from '../kernel/records.js';
+import { totalLiabilities, type BalanceSheet } from './balance-sheet.js';
 
 /** Items reported for the quarter alone (summed over four quarters for TTM). */
 export type FlowField =
@@ -96,9 +97,13 @@ export function averageWithYearAgo(view: FinancialView, field: BalanceField): nu
 
 /** Total liabilities of the quarter `lag` back, else total assets − equity when both are known. */
 export function liabilities(view: FinancialView, lag = 0): number | null {
-  const reported = view.at('total_liabilities', lag);
-  if (reported != null) return reported;
-  const assets = view.at('total_assets', lag);
-  const equity = view.at('equity', lag);
-  return assets == null || equity == null ? null : assets - equity;
+  return totalLiabilities(balanceSheetAt(view, lag));
+}
+
+/** The balance-sheet figures of the quarter `lag` back (what the statement ratios read). */
+export function balanceSheetAt(view: FinancialView, lag = 0): BalanceSheet {
+  return {
+    total_liabilities: view.at('total_liabilities', lag), total_assets: view.at('total_assets', lag), equity: view.at('equity', lag),
+    current_assets: view.at('current_assets', lag), current_liabilities: view.at('current_liabilities', lag),
+  };
 }

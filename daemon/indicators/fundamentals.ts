@@ -2,7 +2,8 @@
  * Valuation, profitability and growth indicators from quarterly statements
  * (TTM = last four consecutive quarters) and the latest price.
  */
-import { averageWithYearAgo, liabilities, type FinancialView } from './financials.js';
+import { currentRatio, debtRatio, equityRatio, marginPercent } from './balance-sheet.js';
+import { averageWithYearAgo, balanceSheetAt, type FinancialView } from './financials.js';
 import type { IndicatorPatch } from './registry.js';
 import { safeDiv } from './series.js';
 
@@ -115,18 +116,17 @@ export function profitabilityIndicators(view: FinancialView): IndicatorPatch {
   const revenue = positive(view.ttm('revenue'));
   const netProfit = view.ttm('net_profit');
   const avgAssets = positive(averageWithYearAgo(view, 'total_assets'));
-  const equity = view.at('equity');
-  const assets = positive(view.at('total_assets'));
+  const sheet = balanceSheetAt(view);
   return {
     roe: percent(netProfit, positive(averageWithYearAgo(view, 'equity'))),
     roa: percent(netProfit, avgAssets),
-    operating_margin: percent(view.ttm('operating_profit'), revenue),
-    net_margin: percent(netProfit, revenue),
-    gross_margin: percent(view.ttm('gross_profit'), revenue),
+    operating_margin: marginPercent(view.ttm('operating_profit'), revenue),
+    net_margin: marginPercent(netProfit, revenue),
+    gross_margin: marginPercent(view.ttm('gross_profit'), revenue),
     asset_turnover: safeDiv(revenue, avgAssets),
-    debt_ratio: percent(liabilities(view), positive(equity)),
-    equity_ratio: percent(equity, assets),
-    current_ratio: percent(view.at('current_assets'), positive(view.at('current_liabilities'))),
+    debt_ratio: debtRatio(sheet),
+    equity_ratio: equityRatio(sheet),
+    current_ratio: currentRatio(sheet),
     return_on_capital: percent(view.ttm('operating_profit'), positive(capitalEmployed(view))),
   };
 }

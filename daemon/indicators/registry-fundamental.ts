@@ -36,8 +36,8 @@ export const PROFITABILITY_INDICATORS = [
   profit('gross_margin', '매출총이익률', 'Gross margin', '%', 0, 'TTM gross profit / TTM revenue × 100; null when revenue ≤ 0.'),
   profit('asset_turnover', '총자산회전율', 'Asset turnover', 'ratio', 0, 'TTM revenue / mean of latest and year-ago total assets.'),
   profit('debt_ratio', '부채비율', 'Debt ratio', '%', 0, 'Total liabilities (else total assets − equity) / equity × 100; null when equity ≤ 0.'),
-  profit('equity_ratio', '자기자본비율', 'Equity ratio', '%', 0, 'Equity / total assets × 100.'),
-  profit('current_ratio', '유동비율', 'Current ratio', '%', 0, 'Current assets / current liabilities × 100.'),
+  profit('equity_ratio', '자기자본비율', 'Equity ratio', '%', 0, 'Equity / total assets × 100; null when total assets ≤ 0.'),
+  profit('current_ratio', '유동비율', 'Current ratio', '%', 0, 'Current assets / current liabilities × 100; null when current liabilities ≤ 0.'),
   profit('return_on_capital', '자본이익률(ROC)', 'Return on capital', '%', 0, 'TTM operating profit / capital employed × 100; capital = total assets − current liabilities (equity + long-term debt when current liabilities are unknown); null when capital ≤ 0.'),
 ] as const;
 
@@ -54,10 +54,10 @@ export const GROWTH_INDICATORS = [
 export const SCORE_INDICATORS = [
   score('piotroski_f_score', '피오트로스키 F-스코어', 'Piotroski F-score', 'score', 0, 'Sum of 9 pass/fail tests on TTM vs year-ago TTM (ROA > 0, CFO > 0, ΔROA > 0, CFO > net profit, leverage down, current ratio up, no new shares, gross margin up, asset turnover up); a test whose inputs are missing counts as failed; null without TTM net profit and total assets.'),
   score('altman_z', '알트만 Z-스코어', "Altman Z''-score", 'score', 0, "Z'' (non-manufacturers/emerging markets) = 6.56·WC/TA + 3.26·RE/TA + 6.72·EBIT/TA + 1.05·equity/liabilities; < 1.1 distress, > 2.6 safe; null when any input is missing."),
-  score('value_score', '가치 점수', 'Value score', 'score', 1, 'Percentile (0–100) of the mean percentile of earnings_yield, 1/pbr, 1/psr and dividend_yield; needs at least 2 of them.', CROSS),
-  score('quality_score', '퀄리티 점수', 'Quality score', 'score', 0, 'Percentile (0–100) of the mean percentile of roe, roa, operating_margin, piotroski_f_score and low debt_ratio; needs at least 3 of them.', CROSS),
-  score('growth_score', '성장 점수', 'Growth score', 'score', 0, 'Percentile (0–100) of the mean percentile of revenue, operating profit and net profit YoY growth and revenue QoQ growth; needs at least 2 of them.', CROSS),
-  score('momentum_score', '모멘텀 점수', 'Momentum score', 'score', 127, 'Percentile (0–100) of the mean percentile of return_3m, return_6m, momentum_12_1 and dist_52w_high; needs at least 2 of them.', CROSS),
+  score('value_score', '가치 점수', 'Value score', 'score', 1, 'Percentile (0–100, the scale of pct_rank: 100 × average ascending rank / n, the lowest 100 / n) of the mean percentile of earnings_yield, 1/pbr, 1/psr and dividend_yield; needs at least 2 of them.', CROSS),
+  score('quality_score', '퀄리티 점수', 'Quality score', 'score', 0, 'Percentile (0–100, the scale of pct_rank: 100 × average ascending rank / n, the lowest 100 / n) of the mean percentile of roe, roa, operating_margin, piotroski_f_score and low debt_ratio; needs at least 3 of them.', CROSS),
+  score('growth_score', '성장 점수', 'Growth score', 'score', 0, 'Percentile (0–100, the scale of pct_rank: 100 × average ascending rank / n, the lowest 100 / n) of the mean percentile of revenue, operating profit and net profit YoY growth and revenue QoQ growth; needs at least 2 of them.', CROSS),
+  score('momentum_score', '모멘텀 점수', 'Momentum score', 'score', 127, 'Percentile (0–100, the scale of pct_rank: 100 × average ascending rank / n, the lowest 100 / n) of the mean percentile of return_3m, return_6m, momentum_12_1 and dist_52w_high; needs at least 2 of them.', CROSS),
   score('overall_score', '종합 점수', 'Overall score', 'score', 0, 'Rounded mean of the available value, quality, growth and momentum scores (integer 0–100); needs at least 2 of them.', CROSS),
   score('magic_formula_rank', '마법공식 순위', 'Magic formula rank', 'rank', 1, 'Greenblatt: rank of earnings yield (EBIT/EV) + rank of return_on_capital, ranked again (1 = best), among stocks with both and positive EBIT.', CROSS),
 ] as const;

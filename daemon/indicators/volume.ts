@@ -29,7 +29,7 @@ export function obv(closes: readonly number[], volumes: readonly number[]): Seri
  * each down close over the last `period` daily changes. A running total from the
  * first bar held depends on how much history happens to be loaded, so it would
  * not compare across stocks or loads; the window fixes that. Null with fewer than
- * period + 1 bars (issue 9: never computed on a partial window).
+ * period + 1 bars (never computed on a partial window).
  */
 export function obvWindow(closes: readonly number[], volumes: readonly number[], period = 20): number | null {
   const n = closes.length;

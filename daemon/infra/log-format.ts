@@ -1,5 +1,5 @@
 /**
- * Human log lines for a terminal (issue 20: `npm run up` ended in raw JSON): pino writes its
+ * Human log lines for a terminal (`npm run up` ended in raw JSON): pino writes its
  * JSON line to this destination, which prints `12:45:01 INFO  message  key=value …`, the level
  * coloured. A few lines of code instead of a pino-pretty dependency.
  */

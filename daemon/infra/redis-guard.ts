@@ -1,8 +1,8 @@
 /**
  * Decides when Redis is unavailable for the checks that fail open (rate limits, token
  * revocation), from the connection's state and failed commands — never from a deadline
- * measured on our own busy event loop (CONVENTIONS: "time limits measure the thing, not our
- * lateness"; issue 16).
+ * measured on our own busy event loop (a deadline that starts while the loop is blocked would report our
+ * own load as Redis's outage).
  *
  * - Connection not ready: unavailable at once (nothing is sent).
  * - A reply is late only if it is still missing after the event loop has read its sockets:

@@ -1,5 +1,5 @@
 /**
- * Redis connections by role (CONVENTIONS "Lifecycle"): API-side commands fail fast
+ * Redis connections by role: API-side commands fail fast
  * (no offline queue), BullMQ connections retry forever, subscribers get their own.
  * Every key the service writes goes through `keys()` so one prefix isolates a deployment.
  */

@@ -1,5 +1,5 @@
 /**
- * Closing in a written order (CONVENTIONS "Lifecycle"): every step runs, in order, whatever the
+ * Closing in a written order: every step runs, in order, whatever the
  * ones before it did; a failure is logged with the step's name and the next step still runs.
  * The daemon's shutdown, its clean-up after a failed start, and the worker process share it.
  */

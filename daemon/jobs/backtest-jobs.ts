@@ -1,5 +1,5 @@
 /**
- * The backtest queue (BullMQ, issue 23): `POST /screen/backtest` enqueues a long run (job id =
+ * The backtest queue (BullMQ): `POST /screen/backtest` enqueues a long run (job id =
  * run id); a worker inside a daemon — which already holds the market history as-of snapshots
  * are built from — runs it and reports progress. Every daemon of a deployment shares the queue
  * (same Redis prefix), so any daemon runs a run another enqueued; the `backtests` row is the

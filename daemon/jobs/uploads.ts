@@ -1,5 +1,5 @@
 /**
- * Uploaded market-data files (issue 19): `stockscreen load FILE` streams each file to the
+ * Uploaded market-data files: `stockscreen load FILE` streams each file to the
  * daemon, which keeps it under `<data_dir>/uploads/<id>/<name>` (the name as the operator
  * gave it, relative to the folder they named, so format detection and folder planning see
  * the same names as on their machine) with a `.meta.json` beside it (size, sha256). A

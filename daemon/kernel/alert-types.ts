@@ -1,8 +1,8 @@
 /** The alert types a user may create (shared vocabulary; imports nothing). */
 
-/** Price alerts (issue 7): on one stock, with a threshold. */
+/** Price alerts: on one stock, with a threshold. */
 export const PRICE_ALERT_TYPES = ['price_above', 'price_below', 'change_percent_above', 'change_percent_below', 'volume_above'] as const;
-/** Alerts on screens (issue 22): on a preset's live screen, firing for the stock that enters or exits it. */
+/** Alerts on screens: on a preset's live screen, firing for the stock that enters or exits it. */
 export const SCREEN_ALERT_TYPES = ['screen_enter', 'screen_exit'] as const;
 /** Every alert type. */
 export const ALERT_TYPES = [...PRICE_ALERT_TYPES, ...SCREEN_ALERT_TYPES] as const;

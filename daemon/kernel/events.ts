@@ -5,7 +5,7 @@
  */
 import type { Market } from './records.js';
 
-/** Market session state, per market (issue 6: pre-open, regular, closing auction, closed). */
+/** Market session state, per market (pre-open, regular, closing auction, closed). */
 export type MarketStatus = 'pre_open' | 'open' | 'closing_auction' | 'closed';
 
 /** A trade/quote update of one stock. */
@@ -62,12 +62,12 @@ export interface AlertEvent {
   event_id?: string;
   code: string;
   alert_type: string;
-  /** The price alert's threshold; null for an alert on a screen (issue 22). */
+  /** The price alert's threshold; null for an alert on a screen. */
   threshold: number | null;
   current_price: number;
   message: string;
   ts: number;
-  /** The preset of a `screen_enter`/`screen_exit` alert (issue 22). */
+  /** The preset of a `screen_enter`/`screen_exit` alert. */
   preset_id?: string;
 }
 

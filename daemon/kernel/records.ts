@@ -4,7 +4,7 @@
  * ("Stock", "Daily price record", "Quarterly financial statement").
  */
 
-/** The two markets the service covers (spec "Stock.market"). */
+/** The two markets the service covers. */
 export const MARKETS = ['KOSPI', 'KOSDAQ'] as const;
 /** A market the service covers. */
 export type Market = (typeof MARKETS)[number];
@@ -12,7 +12,7 @@ export type Market = (typeof MARKETS)[number];
 /** KRX issue codes: 6 characters, digits or upper-case letters (e.g. 005930, 0126Z0). */
 export const STOCK_CODE_PATTERN = /^[0-9A-Z]{6}$/;
 
-/** A listed issue (spec "Stock"), plus KRX board/designation flags from real listings. */
+/** A listed issue, plus KRX board/designation flags from real listings. */
 export interface StockRecord {
   code: string;
   name: string;
@@ -32,7 +32,7 @@ export interface StockRecord {
   is_preferred: boolean;
 }
 
-/** One trading day of one issue (spec "Daily price record"). Prices are > 0. */
+/** One trading day of one issue. Prices are > 0. */
 export interface DailyBar {
   stock_code: string;
   /** YYYY-MM-DD, a KRX trading day. */
@@ -62,7 +62,7 @@ export interface HaltRecord {
 }
 
 /**
- * What a dated source said of an issue's designation on one trading day (issue 23: as-of
+ * What a dated source said of an issue's designation on one trading day (as-of
  * screens use the designation in force on their date). Only days a source stated it are
  * recorded; KOSPI rows of the KRX daily files leave it blank (unknown), so they record none.
  */
@@ -89,7 +89,7 @@ export const OPTIONAL_FINANCIAL_FIELDS = [
   'dividends_per_share',
 ] as const;
 
-/** One fiscal quarter of one issue (spec "Quarterly financial statement"). Flow items are for the quarter alone, not year-to-date. */
+/** One fiscal quarter of one issue. Flow items are for the quarter alone, not year-to-date. */
 export interface FinancialQuarter {
   stock_code: string;
   fiscal_year: number;
@@ -111,7 +111,7 @@ export interface FinancialQuarter {
   shares_outstanding: number | null;
   /** Dividends per share declared in the quarter (KRW). */
   dividends_per_share: number | null;
-  /** YYYY-MM-DD the statement became public, when the source gives it (issue 23). */
+  /** YYYY-MM-DD the statement became public, when the source gives it. */
   disclosed_on?: string | null;
 }
 

@@ -1,6 +1,6 @@
 /** Who a caller is: account tiers and roles (shared vocabulary; imports nothing). */
 
-/** Account tiers (spec "Tier limits"). */
+/** Account tiers. */
 export const TIERS = ['free', 'basic', 'pro', 'enterprise'] as const;
 /** An account tier. */
 export type Tier = (typeof TIERS)[number];

@@ -9,14 +9,16 @@
  *   read a price-dependent field. A tick writes the stock's live values into the view and
  *   re-checks that stock against those lists only.
  * - Lists with formula columns or cross-sectional terms (whole-list.ts) re-run whole; a tick
- *   marks them and they re-run at most every 25 ms, and before anything reads a screen or the
- *   view (POST /screen?prices=live included), so no reader sees them behind the view.
+ *   marks them and the re-run scheduler (rerun-scheduler.ts) runs them in slices, within a
+ *   share of a core however many there are. Nothing that reads a screen or the view forces a
+ *   re-run: a whole list's members are those of its last re-run (a subscription, a close or a
+ *   screen alert costs the same with one whole list or a thousand).
  * - A new indicator snapshot builds a new view (live prices re-applied) and re-runs every list.
  * - Identical queries (after normalisation) share one screen; each subscriber gets the diffs
  *   through its own listener.
  */
 import type { PriceEvent } from '../kernel/events.js';
-import { buildItem, type ScreenItem, type ScreenQuery } from '../screening/query.js';
+import { buildItem, expressionOf, type ScreenItem, type ScreenQuery } from '../screening/query.js';
 import { normalizeQuery } from '../screening/request.js';
 import type { Snapshot } from '../screening/snapshot.js';
 import { createLiveScreen, type LiveScreen, type MembershipDiff } from './live-screen.js';
@@ -31,6 +33,11 @@ export interface LiveScreenChange {
   count: number;
   /** Stocks matching the screen (every page). */
   total: number;
+  /**
+   * True when a whole list's scheduled re-run caused the change (no tick or snapshot names it:
+   * the moment differs from daemon to daemon).
+   */
+  rerun?: boolean;
 }
 
 /** A member row: the POST /screen item of the stock at live prices, plus `price`. */
@@ -50,18 +57,40 @@ export interface LiveScreenHandle {
 }
 
 /**
- * A handle as a watcher of membership needs it (the screen alerts): whether the screen is a
- * whole list (re-run on the engine's timer, not per tick) and its members' codes now (bringing
- * a due re-run forward).
+ * A handle as a watcher of membership needs it (the screen alerts): its members' codes as they
+ * stand (a whole list's as of its last re-run: reading them re-runs nothing).
  */
-export function membershipWatch(handle: LiveScreenHandle): { close(): void; wholeList: boolean; codes(): readonly string[] } {
-  return { close: () => handle.close(), wholeList: !handle.screen.list.perRow, codes: () => (handle.total(), handle.screen.codes()) };
+export function membershipWatch(handle: LiveScreenHandle): { close(): void; codes(): readonly string[] } {
+  return { close: () => handle.close(), codes: () => handle.screen.codes() };
+}
+
+/** True when `query` has conditions (filters or an expression) beyond its universe and sort: membership by them means something. */
+export function hasConditions(query: ScreenQuery): boolean {
+  return query.filters.length > 0 || expressionOf(query) !== undefined;
+}
+
+/** A page larger than any market: a screen whose page is every match. */
+const EVERY_MATCH = 1_000_000;
+
+/**
+ * The query whose members are a screen alert's: `page` — the query itself (its page, the
+ * top-N cut of its sort); `conditions` — every stock that matches, wherever its sort puts it
+ * (the same list of matches, so it shares the list and its re-runs with the query's live screens).
+ */
+export function membershipQuery(query: ScreenQuery, membership: 'conditions' | 'page'): ScreenQuery {
+  return membership === 'page' ? query : { ...query, page: 1, per_page: EVERY_MATCH };
 }
 
 /** The engine. */
 export interface LiveScreenEngine {
-  /** The current live view (POST /screen?prices=live answers on `view().snapshot`). */
+  /** The current live view (POST /screen?prices=live answers on `view().snapshot`); re-runs nothing. */
   view(): LiveView;
+  /** Re-run every whole list ticks have made stale, now, in one go: for benches and tests comparing with the engine. */
+  settle(): void;
+  /** Whole lists waiting for their re-run, and what the re-runs have cost (slices, re-runs, CPU ms). */
+  reruns(): { pending: number; slices: number; reruns: number; busy_ms: number };
+  /** Stop the re-run timer (shutdown); idempotent. */
+  close(): void;
   /** Swap in a pending indicator snapshot, re-running nothing else (whole lists stay due). */
   sync(): void;
   /** The indicator snapshot version of the view as it stands (no swap, no re-run). */
@@ -86,7 +115,8 @@ interface Entry {
 /**
  * Create the engine over the indicator snapshot: a fixed one, or a provider of the current one
  * (checked before every tick batch, subscription and view read, so a swap is never missed).
- * `tuning` switches parts of the evaluation off, for the bench's comparison only.
+ * `tuning` switches parts of the evaluation off (the bench's comparison only) and sets what the
+ * whole lists' re-runs may spend (`tuning.rerun`, from the daemon's configuration).
  */
 export function createLiveScreenEngine(source: Snapshot | (() => Snapshot), tuning: ListIndexTuning = {}): LiveScreenEngine {
   // A fixed snapshot is replaced by onSnapshot only.
@@ -102,18 +132,20 @@ export function createLiveScreenEngine(source: Snapshot | (() => Snapshot), tuni
     item.price = typeof item.close === 'number' ? item.close : null;
     return item;
   };
-  const notify = (entry: Entry, diff: MembershipDiff | null) => {
+  const notify = (entry: Entry, diff: MembershipDiff | null, rerun = false) => {
     if (diff === null) return;
     const change: LiveScreenChange = {
       entered: diff.entered.map((r) => rowOf(entry.screen, r)),
       exited: diff.exited,
       count: entry.screen.count(),
       total: entry.screen.total(),
+      ...(rerun ? { rerun: true } : {}),
     };
     for (const listener of entry.listeners) listener(change);
   };
+  // A whole list moves only when the scheduler re-runs it; a per-row list on a tick (or a refill).
   const index = createListIndex<Entry>(() => view.snapshot, (group, move) => {
-    for (const entry of group.members) notify(entry, entry.screen.moved(move));
+    for (const entry of group.members) notify(entry, entry.screen.moved(move), !group.list.perRow);
   }, tuning);
 
   function onSnapshot(snapshot: Snapshot): void {
@@ -130,9 +162,14 @@ export function createLiveScreenEngine(source: Snapshot | (() => Snapshot), tuni
   return {
     view() {
       sync();
-      index.flush();
       return view;
     },
+    settle() {
+      sync();
+      index.settle();
+    },
+    reruns: () => index.reruns(),
+    close: () => index.close(),
     sync,
     version: () => view.base.version,
     onTicks(events) {
@@ -149,7 +186,6 @@ export function createLiveScreenEngine(source: Snapshot | (() => Snapshot), tuni
     onSnapshot,
     add(query, listener) {
       sync();
-      index.flush();
       const key = normalizeQuery(query);
       let entry = entries.get(key);
       if (!entry) {
@@ -163,8 +199,8 @@ export function createLiveScreenEngine(source: Snapshot | (() => Snapshot), tuni
       own.listeners.add(hold);
       return {
         screen: own.screen,
-        members: () => (index.flush(), own.screen.members().map((r) => rowOf(own.screen, r))),
-        total: () => (index.flush(), own.screen.total()),
+        members: () => own.screen.members().map((r) => rowOf(own.screen, r)),
+        total: () => own.screen.total(),
         close() {
           if (!own.listeners.delete(hold) || own.listeners.size > 0) return;
           entries.delete(own.key);

@@ -6,11 +6,9 @@
  *   the row can enter at some live price (`couldMatch`: its universe, statement filters and
  *   price-free expression pass). A tick visits those lists only;
  * - whole lists (formula columns, cross-sectional terms) that read a price-dependent field are
- *   marked by every tick and re-run together at most once every `wholeRerunPeriodMs` (25 ms,
- *   longer when a re-run costs more than a fifth of that: one list costs about a millisecond on
- *   the full sample market, far too much for every tick of a feed). The engine flushes them
- *   before anything reads a screen or the view, so a reader never sees them behind the view;
- *   only their `screen_update` messages wait for the next re-run.
+ *   marked by every tick and re-run by the scheduler (rerun-scheduler.ts): in short slices, at
+ *   most a fifth of a core however many lists exist, a list at most every 25 ms. Reading a
+ *   screen never re-runs anything: a whole list's members are those of its last re-run.
  */
 import { expressionOf, type ScreenQuery } from '../screening/query.js';
 import { normalizeQuery } from '../screening/request.js';
@@ -18,24 +16,17 @@ import type { Snapshot } from '../screening/snapshot.js';
 import { queryFields, type ScreenList } from './live-screen.js';
 import { createMatchList, type ListMove, type MatchList } from './match-list.js';
 import { PRICE_DEPENDENT_FIELDS } from './price-overlay.js';
+import { createRerunScheduler, type RerunBudget } from './rerun-scheduler.js';
 import { createStaticMemo, createWholeList, needsWholeList } from './whole-list.js';
 
-/** Parts of the evaluation that can be switched off, to measure what each one is worth (the bench). */
+/** Parts of the evaluation that can be switched off, to measure what each one is worth (the bench), and the re-runs' budget. */
 export interface ListIndexTuning {
   /** Screens that differ only in their page share one list (default true). */
   shareLists?: boolean;
   /** A tick visits only the lists its row can enter (default true); false: every tick-sensitive list. */
   rowIndex?: boolean;
-  /** Least time between two re-runs of the whole lists ticks changed (default 25 ms; see wholeRerunPeriodMs). */
-  wholeEveryMs?: number;
-}
-
-/** Share of the event loop the whole lists' re-runs may take at most. */
-export const WHOLE_RERUN_SHARE = 0.2;
-
-/** Time from one re-run of the whole lists to the next: `everyMs`, or longer so that re-runs of `lastCostMs` take at most a fifth of the time. */
-export function wholeRerunPeriodMs(lastCostMs: number, everyMs = 25): number {
-  return Math.max(everyMs, lastCostMs / WHOLE_RERUN_SHARE);
+  /** What the whole lists' re-runs may spend (share of a core, slice, least period; rerun-scheduler.ts). */
+  rerun?: RerunBudget;
 }
 
 /** One list and the screens reading it. */
@@ -55,8 +46,12 @@ export interface ListIndex<M> {
   leave(group: ListGroup<M>): void;
   /** Evaluate a tick of `row`: `apply` writes it into the view between the two passes. */
   tick(row: number, apply: () => void): void;
-  /** Re-run the whole lists ticks have changed. */
-  flush(): void;
+  /** Re-run every whole list ticks have changed, now (benches and tests comparing with a reference only). */
+  settle(): void;
+  /** Whole lists waiting for a re-run, and what the re-runs cost so far. */
+  reruns(): { pending: number; slices: number; reruns: number; busy_ms: number };
+  /** Stop the re-run timer; idempotent. */
+  close(): void;
   /** Every list on a new view. */
   rebuild(snapshot: Snapshot): void;
   size(): number;
@@ -77,11 +72,11 @@ export function createListIndex<M>(view: () => Snapshot, moved: (group: ListGrou
   // Without the row index: every tick-sensitive per-row list.
   let sensitive: RowGroup<M>[] = [];
   const whole = new Set<Group<M>>();
-  const dirty = new Set<Group<M>>();
-  const every = tuning.wholeEveryMs ?? 25;
-  let timer: NodeJS.Timeout | undefined;
-  let lastFlush = Number.NEGATIVE_INFINITY;
-  let lastCost = 0;
+  const scheduler = createRerunScheduler<Group<M>>((g) => {
+    if (g.dead || g.list.perRow) return;
+    g.list.rerun();
+    moved(g, 'all');
+  }, tuning.rerun);
 
   const perRow = (g: Group<M>): g is RowGroup<M> => g.list.perRow;
   function index(g: Group<M>): void {
@@ -96,21 +91,6 @@ export function createListIndex<M>(view: () => Snapshot, moved: (group: ListGrou
     whole.clear();
     for (const g of groups.values()) index(g);
   }
-  function flush(): void {
-    if (timer !== undefined) clearTimeout(timer);
-    timer = undefined;
-    if (dirty.size === 0) return;
-    lastFlush = performance.now();
-    const due = [...dirty];
-    dirty.clear();
-    for (const g of due) {
-      if (g.dead || g.list.perRow) continue;
-      g.list.rerun();
-      moved(g, 'all');
-    }
-    lastCost = performance.now() - lastFlush;
-  }
-
   reindex(view().size);
   return {
     join(query) {
@@ -131,6 +111,7 @@ export function createListIndex<M>(view: () => Snapshot, moved: (group: ListGrou
       g.dead = true;
       groups.delete(g.key);
       whole.delete(g);
+      scheduler.drop(g);
       sensitive = sensitive.filter((x) => x !== group);
       // The row lists drop it when their row next ticks.
     },
@@ -149,16 +130,13 @@ export function createListIndex<M>(view: () => Snapshot, moved: (group: ListGrou
         if (move !== null) moved(g, move);
       }
       if (stale && lists === byRow[row]) byRow[row] = lists.filter((g) => !g.dead);
-      if (whole.size === 0) return;
-      for (const g of whole) dirty.add(g);
-      if (timer === undefined) {
-        timer = setTimeout(flush, Math.max(0, lastFlush + wholeRerunPeriodMs(lastCost, every) - performance.now()));
-        timer.unref();
-      }
+      for (const g of whole) scheduler.mark(g);
     },
-    flush,
+    settle: () => scheduler.settle(),
+    reruns: () => ({ pending: scheduler.pending(), ...scheduler.stats() }),
+    close: () => scheduler.close(),
     rebuild(snapshot) {
-      dirty.clear();
+      scheduler.clear();
       for (const g of groups.values()) g.list.rebuild(snapshot);
       reindex(snapshot.size);
     },

@@ -4,8 +4,13 @@
  * screening request parser, enforce the tier limits (per connection here, per user across
  * daemons through the registry), and hand the query to the engine.
  *
+ * Anonymous callers get templates only: a template's screen is shared by everyone who opens it
+ * (identical queries share one screen), so anonymous connections cannot add whole lists of
+ * their own however many there are; a custom query needs an account (and its tier's budget and
+ * per-user limit).
+ *
  * Failures are AppErrors whose details carry a `reason` (unknown_preset, unknown_template,
- * invalid_query, live_screen_limit) and the field details of the parser; the WebSocket edge
+ * invalid_query, live_screen_limit, sign_in_required) and the field details of the parser; the WebSocket edge
  * turns them into SUBSCRIPTION_FAILED.
  */
 import type { ScreenCaller } from '../screening/cost.js';
@@ -85,6 +90,11 @@ function parseQuery(deps: LiveServiceDeps, owner: LiveOwner, body: unknown, labe
 }
 
 async function resolve(deps: LiveServiceDeps, owner: LiveOwner, source: LiveSource): Promise<ScreenQuery> {
+  if (source.kind === 'query' && owner.userId === null) {
+    throw fail('FORBIDDEN', 'Custom live screens need an account: sign in (send an auth message), or subscribe a template (template:<id>, GET /screen/templates)', {
+      reason: 'sign_in_required', target: 'query',
+    });
+  }
   if (source.kind === 'query') return parseQuery(deps, owner, source.body, 'query');
   if (source.kind === 'template') {
     const template = getTemplate(source.id);

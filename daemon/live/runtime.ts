@@ -14,6 +14,7 @@ import type { Snapshot } from '../screening/snapshot.js';
 import { createLiveScreenEngine, type LiveScreenEngine } from './engine.js';
 import { createLiveService, type LiveScreenLimit, type LiveService } from './live-service.js';
 import { createLiveRegistry, type LiveRegistry } from './registry.js';
+import type { RerunBudget } from './rerun-scheduler.js';
 
 /** Collaborators of the live screens. */
 export interface LiveScreensDeps {
@@ -32,6 +33,8 @@ export interface LiveScreensDeps {
   now(): number;
   /** Lease of a registry entry (default 60 s; renewed every third). */
   leaseMs?: number;
+  /** What the whole lists' re-runs may spend (rerun-scheduler.ts; defaults there). */
+  rerun?: RerunBudget;
 }
 
 /** The running live screens. */
@@ -49,7 +52,7 @@ export interface LiveScreens {
 
 /** Create the live screens (subscribes to the bus now). */
 export function createLiveScreens(deps: LiveScreensDeps): LiveScreens {
-  const engine = createLiveScreenEngine(deps.snapshot);
+  const engine = createLiveScreenEngine(deps.snapshot, deps.rerun ? { rerun: deps.rerun } : {});
   const leaseMs = deps.leaseMs ?? 60_000;
   const registry = createLiveRegistry({ redis: deps.redis, key: deps.key, logger: deps.logger, leaseMs });
   const service = createLiveService({
@@ -86,6 +89,7 @@ export function createLiveScreens(deps: LiveScreensDeps): LiveScreens {
       if (closed) return;
       closed = true;
       unsubscribe();
+      engine.close();
       clearInterval(syncTimer);
       clearInterval(renewTimer);
     },

@@ -1,6 +1,6 @@
 /**
  * The matches of a query that one stock's tick cannot be evaluated on alone: formula columns
- * and scores, cross-sectional terms (ranks, percentiles: issue 21). One stock's price moves
+ * and scores, cross-sectional terms (ranks, percentiles). One stock's price moves
  * every other stock's rank, so the list is the screening engine's own answer on the live view
  * (`matchingRows`, formula columns included), re-run whole when a tick changes a field it reads
  * (the engine batches those re-runs, see engine.ts). Items are read from the derived view,

@@ -1,5 +1,5 @@
 /**
- * The KRX market clock (issue 6 "Market feed"): regular-session states in Korea time
+ * The KRX market clock: regular-session states in Korea time
  * (Asia/Seoul, UTC+9, no daylight saving), per market, with one timer per transition.
  *
  * Sessions on a trading day: pre_open 08:30–09:00 (the opening single-price auction's

@@ -31,7 +31,7 @@ export interface RecordsBatch {
   halts: readonly HaltRecord[];
   financials: readonly FinancialQuarter[];
   index: readonly IndexBar[];
-  /** Designations stated by dated files (issue 23's as-of screens read them). */
+  /** Designations stated by dated files (as-of screens read them). */
   designations?: readonly DesignationRecord[];
   /**
    * Statement amounts as filed (dart-json). The quarters of every (stock, year) they
@@ -266,7 +266,7 @@ export function createMarketDataService(deps: MarketDataDeps): MarketDataService
       const index = Object.fromEntries(await Promise.all(MARKETS.map(async (m) => [m, await deps.index.series(m)] as const)));
       const out = new Map<string, IndicatorValues>();
       // Read a few stocks at a time and compute under a time budget: no single step holds
-      // the event loop for more than a few milliseconds (issue 3). Stocks per read: sized from
+      // the event loop for more than a few milliseconds. Stocks per read: sized from
       // the longest history a stock can have, then from what the reads return (a market with
       // 10 days of history reads many stocks at a time).
       let group = Math.max(1, Math.floor(BARS_PER_READ / HISTORY_DAYS));

@@ -10,7 +10,7 @@
  * - beta = cov(r, m) / var(m) over days where the index has both closes;
  * - excess return = portfolio return − index return over the same window.
  *
- * A figure the history cannot define is null, never 0, and `unavailable` says why (issue 20):
+ * A figure the history cannot define is null, never 0, and `unavailable` says why:
  * returns and drawdown need 2 trading days, volatility and Sharpe `MIN_STAT_DAYS` daily
  * returns, beta as many days with benchmark closes.
  */

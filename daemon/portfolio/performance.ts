@@ -31,7 +31,7 @@ export interface PerformanceInputs {
 /**
  * The holdings' daily closes since acquisition (the last HISTORY_BARS at most). A holding
  * bought after its stock's last close (today, before the day's bar is loaded) counts from
- * that last close, so the value series includes every holding (issue 20).
+ * that last close, so the value series includes every holding.
  */
 async function loadPositions(holdings: readonly HoldingView[], prices: Pick<PricesRepo, 'history'>): Promise<PositionHistory[]> {
   const earliest = new Map<string, string>();

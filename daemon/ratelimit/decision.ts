@@ -1,5 +1,5 @@
 /**
- * From counter states to the answer (spec "Rate-limit headers"): which limit the headers
+ * From counter states to the answer: which limit the headers
  * describe, the header values (X-RateLimit-* and the IETF RateLimit-Policy / RateLimit
  * fields of draft-ietf-httpapi-ratelimit-headers), and on rejection the 429 body and
  * Retry-After. Pure.

@@ -1,5 +1,5 @@
 /**
- * Which limits apply to a request (spec "Limits"): the endpoint-limit table looked up by a
+ * Which limits apply to a request: the endpoint-limit table looked up by a
  * route's declared template (the route table says which routes are exempt), the caller's tier
  * limits and the counters to check. Pure: no express, no Redis.
  */

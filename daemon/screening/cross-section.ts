@@ -1,11 +1,12 @@
 /**
- * Cross-sectional values of the screening language (issue 21): rank, rank_asc, pct_rank and
+ * Cross-sectional values of the screening language: rank, rank_asc, pct_rank and
  * zscore of one value over a set of rows (the request's universe), optionally within groups.
  * A term's argument is sorted once (with its rows) and every group is ranked in one linear walk
  * over that order. A CrossSectionMemo remembers, per snapshot, the sorted order of each argument
  * that does not depend on the universe (every universe and group reuses it) and each finished
  * column (a repeated screen computes nothing).
  */
+import { averageRankPercentile } from '../kernel/percentile.js';
 import type { CrossFn, GroupBy } from './expression-functions.js';
 import type { Snapshot } from './snapshot.js';
 import { sortPairs } from './sort-pairs.js';
@@ -50,7 +51,8 @@ export function sortedValues(value: (row: number) => number, rows: Int32Array): 
  * Float64Array indexed by snapshot row, NaN (null) elsewhere, where the value is null and where
  * the row has no group. One linear walk over the sorted values; ties are runs of equal values.
  * - rank: 1 + number of larger values (ties share the best rank: 1, 2, 2, 4); rank_asc mirrors it.
- * - pct_rank: 100 × average ascending rank / n (pandas `rank(pct=True)`): the largest is 100.
+ * - pct_rank: the product's percentile (kernel/percentile.ts: 100 × average ascending rank / n,
+ *   pandas `rank(pct=True)`), the scale of the stored composite scores too.
  * - zscore: (v − mean) / population standard deviation; null when that deviation is 0.
  */
 export function crossSection(fn: CrossFn, order: SortedValues, size: number, groups: Groups | null, universe: Uint8Array | null): Float64Array {
@@ -93,7 +95,7 @@ function ranks(fn: CrossFn, { rows, values }: SortedValues, gid: Int32Array, cou
       if (g >= 0) {
         const b = below[g]!;
         const n = count[g]!;
-        out[rows[start]!] = fn === 'rank' ? n - b : fn === 'rank_asc' ? b + 1 : (100 * (b + 1)) / n;
+        out[rows[start]!] = fn === 'rank' ? n - b : fn === 'rank_asc' ? b + 1 : averageRankPercentile(b, 1, n);
         below[g] = b + 1;
       }
       start = end;
@@ -105,8 +107,7 @@ function ranks(fn: CrossFn, { rows, values }: SortedValues, gid: Int32Array, cou
       if (g < 0) continue;
       const b = below[g]!;
       const n = count[g]!;
-      // Average 1-based ascending rank of the tie block is b + (tie + 1) / 2.
-      out[rows[j]!] = fn === 'rank' ? n - b - tie[g]! + 1 : fn === 'rank_asc' ? b + 1 : (100 * (b + (tie[g]! + 1) / 2)) / n;
+      out[rows[j]!] = fn === 'rank' ? n - b - tie[g]! + 1 : fn === 'rank_asc' ? b + 1 : averageRankPercentile(b, tie[g]!, n);
     }
     for (let j = start; j < end; j++) {
       const g = gid[j]!;

@@ -5,7 +5,7 @@
  * arithmetic with a null is null, a comparison with a null is UNKNOWN, and
  * and/or/not follow Kleene logic (`not UNKNOWN` stays UNKNOWN). A row matches
  * only when the whole condition is TRUE. Division by zero, log of x ≤ 0 and sqrt of x < 0 are
- * null. Cross-sectional terms (issue 21) are evaluated once per compile over the context's
+ * null. Cross-sectional terms are evaluated once per compile over the context's
  * universe into a column (remembered in the context's memo) and then read like a field.
  */
 

@@ -1,9 +1,10 @@
 /**
- * The functions of the screening language (issue 4 "Expressions", issue 21): scalar functions
+ * The functions of the screening language: scalar functions
  * of numbers, and cross-sectional functions that rank a value among the stocks of the
  * request's universe, optionally within each sector, industry or market (`by sector`).
  * One table, read by the parser (names and arity), the compiler and `GET /screen/fields`.
  */
+import { PERCENTILE_CONVENTION } from '../kernel/percentile.js';
 
 /** Scalar functions and their arity; any null argument makes the result null (except coalesce). */
 export const FUNCTIONS = { abs: 1, min: 2, max: 2, log: 1, sqrt: 1, coalesce: 2 } as const;
@@ -48,7 +49,7 @@ export const FUNCTION_DOCS: readonly FunctionDoc[] = Object.freeze([
   { name: 'rank_asc', signature: 'rank_asc(x) [by …]', cross_sectional: true, description: 'Like rank, 1 = smallest.', example: 'rank_asc(per) <= 20 and per > 0' },
   {
     name: 'pct_rank', signature: 'pct_rank(x) [by …]', cross_sectional: true,
-    description: 'Percentile 0–100: 100 × average ascending rank / count of non-null values (pandas rank(pct=True)); the largest is 100, ties share their average rank.',
+    description: `Percentile 0–100: ${PERCENTILE_CONVENTION}. The value, quality, growth and momentum scores use the same scale.`,
     example: 'pct_rank(roe) by sector >= 90',
   },
   {

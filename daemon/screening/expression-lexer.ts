@@ -1,5 +1,5 @@
 /**
- * Tokenizer of the screening expression language (issue 4 "Expressions").
+ * Tokenizer of the screening expression language.
  * Produces tokens with 0-based character positions so every error can point
  * at the offending character.
  */

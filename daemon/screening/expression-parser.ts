@@ -1,6 +1,6 @@
 /**
  * Recursive-descent parser and type checker of the screening expression
- * language (issue 4 "Expressions"). Produces a typed AST; nothing here ever
+ * language. Produces a typed AST; nothing here ever
  * evaluates user text as code.
  *
  * Precedence, loosest first: or, and, not, comparison / between / in / is null,

@@ -1,5 +1,5 @@
 /**
- * The screening expression language (issue 4 "Expressions"): parse and
+ * The screening expression language: parse and
  * validate user text into a typed AST, print it canonically (for cache keys),
  * and compile it into a row predicate over a snapshot. User text is never
  * evaluated as code.
@@ -9,7 +9,7 @@
  * case-insensitive), parentheses, `x [not] between a and b`,
  * `x [not] in (a, b)`, `x is [not] null`, `abs() min() max() log() sqrt() coalesce()`,
  * `true/false`, and the cross-sectional `rank() rank_asc() pct_rank() zscore()` with an
- * optional `by sector|industry|market` (issue 21; expression-functions.ts).
+ * optional `by sector|industry|market` (expression-functions.ts).
  */
 
 import { compileAst } from './expression-compile.js';

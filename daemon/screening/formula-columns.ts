@@ -1,5 +1,5 @@
 /**
- * Formula columns and the score (issue 21). A query's `columns` and `score` become formulas
+ * Formula columns and the score. A query's `columns` and `score` become formulas
  * (name + parsed numeric expression); `deriveView` evaluates them in order over the universe
  * into columns of a snapshot view, so filters, the expression, sort, items and CSV read them
  * exactly like indicators. Evaluation order: universe → columns (in order) → score → range

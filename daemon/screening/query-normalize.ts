@@ -1,7 +1,7 @@
 /**
  * Query descriptions for responses and cache keys: `filters_applied` (spec
  * "Screening response" shape B) and a canonical JSON form under which shape A
- * and shape B of the same screen are equal (issue 4 "Cache").
+ * and shape B of the same screen are equal.
  */
 
 import { formulasOf } from './formula-columns.js';
@@ -61,7 +61,7 @@ export function normalizeQuery(query: ScreenQuery): string {
     filters: [...query.filters]
       .sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0))
       .map((f) => ({ field: f.field, max: f.max ?? null, min: f.min ?? null })),
-    // Absent without as_of, so the keys of other screens are unchanged (issue 23).
+    // Absent without as_of, so the keys of other screens are unchanged.
     as_of: query.as_of,
     page: query.page,
     per_page: query.per_page,

@@ -7,7 +7,7 @@ import type { ParsedExpression } from './expression.js';
 import type { StockFlag } from './snapshot.js';
 import type { GroupBy } from './expression-functions.js';
 
-/** A formula column (issue 21): a name and a numeric expression over indicators and earlier columns. */
+/** A formula column: a name and a numeric expression over indicators and earlier columns. */
 export interface ColumnDefinition {
   name: string;
   expression: string;
@@ -69,6 +69,6 @@ export interface ScreenQuery {
   columns?: ColumnDefinition[];
   /** The `score` column, computed after `columns`. */
   score?: ScoreDefinition;
-  /** Screen the market as known on this date (YYYY-MM-DD; issue 23); absent: the latest snapshot. */
+  /** Screen the market as known on this date (YYYY-MM-DD); absent: the latest snapshot. */
   as_of?: string;
 }

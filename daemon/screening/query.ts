@@ -1,5 +1,5 @@
 /**
- * Screen queries and their execution over a snapshot (issue 4 "Engine"):
+ * Screen queries and their execution over a snapshot:
  * universe, inclusive range filters, an optional expression, a multi-key sort
  * with nulls last, and 1-based paging.
  */
@@ -10,6 +10,7 @@ import { compileExpression, countCrossTerms, parseExpression } from './expressio
 import type { ParsedExpression } from './expression.js';
 import type { CrossSectionMemo } from './cross-section.js';
 import { deriveView, deriveViewSliced, formulasOf, type DerivedView } from './formula-columns.js';
+import { prepareOrders, presortedPage } from './presorted.js';
 import { filterRows, filterWithin } from './select.js';
 import { sortRows } from './sort-rows.js';
 import { dictValueAt, marketAt, valueAt } from './snapshot.js';
@@ -69,12 +70,19 @@ export interface ExecuteOptions {
   now?: () => number;
   parsedExpression?: ParsedExpression;
   memo?: CrossSectionMemo;
+  /**
+   * Read the page of a plain screen (no formula columns, no cross-sectional terms) off the
+   * snapshot's presorted orders (presorted.ts) instead of sorting every match. Worth it on a
+   * snapshot that serves many requests (the daemon's current one); the first use of each sort
+   * and filter field sorts the whole snapshot once. The answer is the same either way.
+   */
+  presorted?: boolean;
 }
 
 /** Sort used when a request gives none: largest companies first. */
 export const DEFAULT_SORT: readonly SortKey[] = Object.freeze([Object.freeze({ field: 'market_cap', direction: 'desc' as const })]);
 
-/** Columns every item carries (issue 4 "Each item has …"). */
+/** Columns every item carries. */
 export const BASE_ITEM_FIELDS = ['code', 'name', 'market', 'sector', 'close', 'change_percent', 'market_cap'] as const;
 /** Text attributes that may be requested in `fields` besides indicators. */
 export const ATTRIBUTE_FIELDS = ['industry', 'name_english', 'board'] as const;
@@ -91,7 +99,7 @@ export function executeQuery(snapshot: Snapshot, query: ScreenQuery, opts: Execu
   const now = opts.now ?? (() => performance.now());
   const started = now();
   checkPaging(query);
-  return pageOf(query, matchingRows(snapshot, query, opts), started, now);
+  return pageOf(query, pageRows(snapshot, query, opts) ?? pagedOf(query, matchingRows(snapshot, query, opts)), started, now);
 }
 
 /**
@@ -102,7 +110,15 @@ export async function executeQuerySliced(snapshot: Snapshot, query: ScreenQuery,
   const now = opts.now ?? (() => performance.now());
   const started = now();
   checkPaging(query);
-  return pageOf(query, await matchingRowsSliced(snapshot, query, opts, checkpoint), started, now);
+  if (opts.presorted === true && isPlain(query, opts)) {
+    // Each order a new snapshot still lacks is one unit of work; the page is then another,
+    // like the general path's whole plain screen.
+    await prepareOrders(snapshot, query.filters, query.sort, checkpoint);
+    await checkpoint();
+    const paged = pageRows(snapshot, query, opts);
+    if (paged !== undefined) return pageOf(query, paged, started, now);
+  }
+  return pageOf(query, pagedOf(query, await matchingRowsSliced(snapshot, query, opts, checkpoint)), started, now);
 }
 
 /** Like matchAll, time-sliced through `checkpoint`. @throws like matchAll, and what `checkpoint` throws */
@@ -119,16 +135,49 @@ function checkPaging(query: ScreenQuery): void {
   }
 }
 
-function pageOf(query: ScreenQuery, { rows, parsed, view }: Matching, started: number, now: () => number): ScreenResult {
-  const columns = itemColumns(query, parsed);
+/** One page of matches: their number, the page's rows in order, and the snapshot to read items from. */
+interface Paged {
+  total: number;
+  rows: Int32Array;
+  parsed: ParsedExpression | undefined;
+  view: Snapshot;
+}
+
+/** The requested page of every match. */
+function pagedOf(query: ScreenQuery, { rows, parsed, view }: Matching): Paged {
   const start = (query.page - 1) * query.per_page;
-  const pageRows = rows.subarray(Math.min(start, rows.length), Math.min(start + query.per_page, rows.length));
-  const items = Array.from(pageRows, (row) => buildItem(view, row, columns));
+  return { total: rows.length, rows: rows.subarray(Math.min(start, rows.length), Math.min(start + query.per_page, rows.length)), parsed, view };
+}
+
+/**
+ * The page of a plain screen read off the snapshot's presorted orders, when `opts.presorted`
+ * asks for it; undefined for screens with formula columns or cross-sectional terms (they take
+ * the general path).
+ */
+function pageRows(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOptions): Paged | undefined {
+  if (opts.presorted !== true || !isPlain(query, opts)) return undefined;
+  const parsed = opts.parsedExpression ?? expressionOf(query);
+  const predicate = parsed === undefined ? undefined : compileExpression(parsed, snapshot);
+  const start = (query.page - 1) * query.per_page;
+  const { total, rows } = presortedPage(snapshot, query.universe, query.filters, predicate, query.sort, start, query.per_page);
+  return { total, rows, parsed, view: snapshot };
+}
+
+/** True for a screen without formula columns, score or cross-sectional terms. */
+function isPlain(query: ScreenQuery, opts: ExecuteOptions): boolean {
+  if (formulasOf(query).length > 0) return false;
+  const parsed = opts.parsedExpression ?? expressionOf(query);
+  return parsed === undefined || countCrossTerms(parsed.ast) === 0;
+}
+
+function pageOf(query: ScreenQuery, { total, rows, parsed, view }: Paged, started: number, now: () => number): ScreenResult {
+  const columns = itemColumns(query, parsed);
+  const items = Array.from(rows, (row) => buildItem(view, row, columns));
   return {
-    total: rows.length,
+    total,
     page: query.page,
     per_page: query.per_page,
-    total_pages: Math.ceil(rows.length / query.per_page),
+    total_pages: Math.ceil(total / query.per_page),
     items,
     query_time_ms: elapsed(started, now()),
   };
@@ -198,7 +247,7 @@ export function itemColumns(query: ScreenQuery, parsed?: ParsedExpression): stri
 
 /**
  * The indicator fields a query reads (its item columns, its expression's and formula columns'
- * fields), those of `known` only: what an as-of snapshot must hold to answer it (issue 23).
+ * fields), those of `known` only: what an as-of snapshot must hold to answer it.
  */
 export function indicatorFieldsOf(query: ScreenQuery, known: ReadonlySet<string>): string[] {
   const formulaFields = formulasOf(query).flatMap((f) => f.parsed.fields);
@@ -222,7 +271,7 @@ export function matchingRows(snapshot: Snapshot, query: ScreenQuery, opts: Execu
     const rows = filterRows(snapshot, query.universe, query.filters, predicate);
     return { rows: sortRows(snapshot, rows, query.sort), parsed, view: snapshot };
   }
-  // Issue 21: cross-sectional terms rank over the universe, before range filters and the expression.
+  // Cross-sectional terms rank over the universe, before range filters and the expression.
   const universe = filterRows(snapshot, query.universe, []);
   const context = { universe, memo: opts.memo, scope: universeKey(query.universe) };
   return filterDerived(snapshot, query, parsed, context, deriveView(snapshot, formulas, context));

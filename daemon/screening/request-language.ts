@@ -1,5 +1,5 @@
 /**
- * Validation of a request's formula columns and score (issue 21): names (no shadowing, at
+ * Validation of a request's formula columns and score: names (no shadowing, at
  * most MAX_COLUMNS), definitions parsed in order (a column may use only the columns before
  * it), score factors and weights, and the bound on cross-sectional terms. Every problem goes
  * to the request's problem collector with its path (`columns.<name>`, `score.<factor>`) and,

@@ -1,6 +1,6 @@
 /**
  * The JSON Schema (OpenAPI 3.1) of the screening request, generated from the
- * indicator registry (issue 3: "the registry drives validation, OpenAPI, …"):
+ * indicator registry, so validation and the documentation cannot drift apart:
  * shape A `filters.<indicator>` ranges, shape B `min_<id>` / `max_<id>` bounds,
  * and the enums of sort fields and extra output fields. It documents what
  * request.ts accepts; validation itself stays in request.ts, so a bad request
@@ -49,7 +49,7 @@ function universeProperties(): Record<string, JsonSchema> {
   };
 }
 
-/** Formula columns and the score (issue 21). */
+/** Formula columns and the score. */
 function languageProperties(): Record<string, JsonSchema> {
   return {
     columns: {
@@ -134,7 +134,7 @@ export function screenRequestJsonSchema(indicators: readonly IndicatorDefinition
       format: { type: ['string', 'null'], enum: ['json', 'csv', null], maxLength: 4, description: 'csv streams every match as CSV (like Accept: text/csv).' },
       as_of: {
         type: ['string', 'null'], format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10,
-        description: 'Screen the market as known on this date (issue 23): bars up to it, statements disclosed by it; meta.as_of is the trading day used (the last on or before). 400 before the first or after the last loaded date.',
+        description: 'Screen the market as known on this date: bars up to it, statements disclosed by it; meta.as_of is the trading day used (the last on or before). 400 before the first or after the last loaded date.',
       },
       ...bounds,
     },

@@ -20,7 +20,7 @@ export class Problems {
   private readonly extras: ErrorDetails = {};
   private readonly validNames = new Set<string>();
   private listed = 0;
-  /** Problems found after MAX_DETAILS were listed: counted, not described (issue 16: a 400 stays small). */
+  /** Problems found after MAX_DETAILS were listed: counted, not described (a 400 stays small). */
   private more = 0;
 
   private knownNames: ReadonlySet<string>;

@@ -1,6 +1,6 @@
 /**
- * zod 4 schemas of the screening request (spec "Screening request", both
- * shapes; issue 4 "POST /screen"). Only the fixed keys live here; the
+ * zod 4 schemas of the screening request (both
+ * shapes). Only the fixed keys live here; the
  * open-ended `filters.<indicator>` and `min_<indicator>`/`max_<indicator>`
  * keys are checked against the indicator registry in request.ts.
  */
@@ -11,7 +11,7 @@ import { STOCK_CODE_PATTERN } from '../kernel/records.js';
 import { STOCK_FLAGS } from './snapshot.js';
 import { GROUP_BY } from './expression-functions.js';
 
-/** Largest page size (issue 4: per_page max 500). */
+/** Largest page size (per_page max 500). */
 export const MAX_PER_PAGE = 500;
 /** Page size when none is given (spec: 50 in the empty-request response). */
 export const DEFAULT_PER_PAGE = 50;
@@ -122,7 +122,7 @@ export const universeShape = {
   expression: expressionSchema,
 };
 
-/** `as_of`: a date YYYY-MM-DD to screen the market as known then (issue 23; range checked when it runs). */
+/** `as_of`: a date YYYY-MM-DD to screen the market as known then (range checked when it runs). */
 export const asOfSchema = z
   .string({ error: 'must be a date YYYY-MM-DD' })
   .trim()
@@ -145,7 +145,7 @@ export const outputShape = {
 };
 
 /**
- * Formula columns and the score (issue 21). Names, counts, references and weights are checked
+ * Formula columns and the score. Names, counts, references and weights are checked
  * in request-language.ts, where the definitions are parsed in order.
  */
 export const languageShape = {

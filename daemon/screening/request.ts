@@ -1,7 +1,7 @@
 /**
- * Turns a screening request body (spec "Screening request", shape A or B, in
+ * Turns a screening request body (shape A or B, in
  * one schema) into a validated ScreenQuery, collecting every problem into
- * field-level details of one 400 (issue 4 "POST /screen").
+ * field-level details of one 400.
  */
 
 import { parseExpression, type ParsedExpression } from './expression.js';
@@ -36,7 +36,7 @@ export function parseScreenRequest(body: unknown, knownFields: ReadonlySet<strin
     for (const issue of parsed.error.issues) problems.add(formatPath(issue.path), issue.message);
   }
   const data: RequestFields = parsed.success ? parsed.data : {};
-  // Columns first: their names (and `score`) are fields for everything that follows (issue 21).
+  // Columns first: their names (and `score`) are fields for everything that follows.
   const language = readLanguage(raw, data, problems);
   problems.allow(language.names);
   const ranges = readRanges(raw, problems);

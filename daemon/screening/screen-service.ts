@@ -3,7 +3,7 @@
  * to the cache key and the engine), answer identical requests from the 5-minute result cache
  * (keyed by the snapshot version, so a recomputation invalidates it), otherwise execute on the
  * in-memory snapshot. Answers are serialised once: the page of stocks is one JSON string, kept
- * as such in the cache and spliced into the response (issue 16 "Parse once").
+ * as such in the cache and spliced into the response.
  *
  * Two cache layers: Redis, shared by every daemon, and in front of it a bounded in-process
  * copy of recent answers (with their encoded bytes), so a hot screen costs no Redis read and
@@ -39,12 +39,12 @@ export interface ScreenSummary {
   query_time_ms: number;
   filters_applied: FiltersApplied;
   snapshot_version: string;
-  /** The trading date an as-of screen used (the last on or before the query's as_of; issue 23). */
+  /** The trading date an as-of screen used (the last on or before the query's as_of). */
   as_of?: string;
   /** Names of required inputs that no stock has (templates on data without financials). */
   missing_inputs?: string[];
   message?: string;
-  /** The request's formula columns and score with their definitions (issue 21; sent in meta). */
+  /** The request's formula columns and score with their definitions (sent in meta). */
   columns?: { name: string; expression: string }[];
   /** Why nothing matched (sent in meta; only when `total` is 0). */
   explain?: ScreenExplanation;
@@ -74,7 +74,7 @@ export interface ScreenServiceDeps {
   ttlSeconds: number;
   knownFields: ReadonlySet<string>;
   /**
-   * The snapshot selector of as-of screens (issue 23): the snapshot of the market as known on
+   * The snapshot selector of as-of screens: the snapshot of the market as known on
    * `date` (holding at least `fields`, the indicators the query reads) and the trading date
    * used. @throws AppError INVALID_REQUEST for a date out of range
    */
@@ -170,7 +170,7 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
   };
 
   const local = createLocalCache(deps.now ?? Date.now, deps.ttlSeconds * 1000);
-  // Cross-sectional columns of the current snapshot, shared by every screen (issue 21).
+  // Cross-sectional columns of the current snapshot, shared by every screen.
   const memo = createCrossSectionMemo();
   const { limits } = deps;
   const fair = createFairShare({ concurrency: limits.concurrency, perUser: limits.per_user_concurrency, perUserQueue: limits.per_user_queue });
@@ -225,7 +225,11 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
       const hit = known === undefined ? await lookup(query) : known;
       if (hit) return { ...hit, ...extra };
       const { snap, as_of, result } = await guarded(query, work, isExpensive(query), async (snap, checkpoint, as_of) => ({
-        snap, as_of, result: await executeQuerySliced(snap, query, { memo }, checkpoint),
+        snap, as_of,
+        // Plain screens of the current snapshot are read off its presorted orders (built once per
+        // snapshot). As-of snapshots are cached by bytes that would not count the orders, and an
+        // as-of screen's cost is its history, not its sort: they take the general path.
+        result: await executeQuerySliced(snap, query, { memo, presorted: query.as_of === undefined }, checkpoint),
       }));
       const summary: ScreenSummary = {
         total: result.total,

@@ -48,7 +48,8 @@ export function filterRows(
   return out.subarray(0, n);
 }
 
-function candidateRows(snapshot: Snapshot, codes: readonly string[] | undefined): Int32Array {
+/** Every row (no codes), else the rows of the codes the snapshot holds, ascending and without duplicates. */
+export function candidateRows(snapshot: Snapshot, codes: readonly string[] | undefined): Int32Array {
   if (codes === undefined || codes.length === 0) {
     const all = new Int32Array(snapshot.size);
     for (let i = 0; i < all.length; i++) all[i] = i;

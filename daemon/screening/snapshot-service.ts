@@ -1,9 +1,9 @@
 /**
  * Holds the current screening snapshot and swaps in a new one atomically when a
- * new indicator version is announced (issue 4 "Engine"). Rows come from an
+ * new indicator version is announced. Rows come from an
  * injected loader, so this module stays free of storage and transport code.
  *
- * The build runs on the daemon's thread in time slices (issue 3: never block the
+ * The build runs on the daemon's thread in time slices (never block the
  * event loop for more than a few milliseconds): queries keep reading the old
  * snapshot, which is replaced by one assignment once the new one is complete.
  * A failed load or build leaves the old snapshot in place.

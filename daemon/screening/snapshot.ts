@@ -3,13 +3,13 @@
  * and one null bitmap per indicator, dictionary-encoded market/sector/industry
  * and a flag bitmask per stock. Built once off the request path, never mutated
  * afterwards; the owner swaps the whole object atomically when indicators are
- * recomputed (issue 4 "Engine").
+ * recomputed.
  */
 
 import { MARKETS } from '../kernel/records.js';
 import type { Market } from '../kernel/records.js';
 
-/** Universe flags a stock may carry (issue 9 "exclude"). */
+/** Universe flags a stock may carry. */
 export const STOCK_FLAGS = ['administrative', 'spac', 'preferred', 'halted'] as const;
 /** One universe flag. */
 export type StockFlag = (typeof STOCK_FLAGS)[number];
@@ -158,6 +158,31 @@ export function valueAt(snapshot: Snapshot, field: string, row: number): number 
   const column = snapshot.columns.get(field);
   if (column === undefined || isNullAt(column, row)) return null;
   return column.values[row] ?? null;
+}
+
+/** A stock's name and last-price fields as a snapshot holds them. */
+export interface SnapshotQuote {
+  name: string;
+  /** The `close` column: in a live view, the last traded price. */
+  price: number | null;
+  change_percent: number | null;
+  volume: number | null;
+}
+
+/**
+ * The name, price, change and volume of stock `code` in `snapshot`, or null for a stock the
+ * snapshot does not hold. Reads the columns through `valueAt`, so a null is exactly what the
+ * column's bitmap says (one bit per row) and nothing else.
+ */
+export function quoteAt(snapshot: Snapshot, code: string): SnapshotQuote | null {
+  const row = snapshot.rowByCode.get(code);
+  if (row === undefined) return null;
+  return {
+    name: snapshot.names[row] ?? code,
+    price: valueAt(snapshot, 'close', row),
+    change_percent: valueAt(snapshot, 'change_percent', row),
+    volume: valueAt(snapshot, 'volume', row),
+  };
 }
 
 /** True when the column's bitmap marks row `row` as null. */

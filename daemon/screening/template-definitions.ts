@@ -3,7 +3,7 @@
  * in KRW (1억 = 1e8, 1조 = 1e12), ratios, returns and yields in percent.
  * `required_fields` lists every indicator the filters and expression read
  * (a test keeps it in step); sort fields are not required since nulls sort last.
- * Multi-factor templates (issue 21) read their factors through `columns` and `score`:
+ * Multi-factor templates read their factors through `columns` and `score`:
  * percentiles are taken over the template's universe, before its filters.
  */
 

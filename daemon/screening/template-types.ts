@@ -6,9 +6,9 @@ export interface TemplateQuery {
   universe?: Universe;
   filters?: RangeFilter[];
   expression?: string;
-  /** Formula columns (issue 21). */
+  /** Formula columns. */
   columns?: ColumnDefinition[];
-  /** The `score` column (issue 21). */
+  /** The `score` column. */
   score?: ScoreDefinition;
   sort?: SortKey[];
   per_page?: number;
@@ -31,6 +31,6 @@ export interface TemplateOverrides {
   page?: number;
   per_page?: number;
   fields?: string[];
-  /** Screen as of this date (issue 23). */
+  /** Screen as of this date. */
   as_of?: string;
 }

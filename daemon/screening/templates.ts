@@ -1,5 +1,5 @@
 /**
- * Predefined screens (issue 4 "Templates and presets"; issue 9: a template
+ * Predefined screens (a template
  * whose inputs are all missing answers empty with a message, not an error).
  * Thresholds are chosen for real KRX data: amounts in KRW (1억 = 1e8,
  * 1조 = 1e12), ratios and returns in percent.

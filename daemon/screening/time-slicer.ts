@@ -1,6 +1,6 @@
 /**
  * Cooperative time slicing for long synchronous work on the daemon's thread
- * (issue 3: a full-market rebuild must not block the event loop for more than a
+ * (a full-market rebuild must not block the event loop for more than a
  * few milliseconds at a time). The worker calls `checkpoint()` between small
  * units of work; the slicer yields to the event loop once the current slice has
  * used its budget, and remembers the longest slice it saw so a benchmark can

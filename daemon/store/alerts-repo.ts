@@ -5,7 +5,7 @@
  * recorded once per (alert, generation) and only while the alert is still active.
  */
 import { randomUUID } from 'node:crypto';
-import type { AlertFiring, Alert as WireAlert } from '../contract/alerts.js';
+import type { AlertFiring, ScreenMembership, Alert as WireAlert } from '../contract/alerts.js';
 import type { AlertType } from '../kernel/alert-types.js';
 import type { Db, Queryable } from './db.js';
 
@@ -16,9 +16,9 @@ export type Alert = Omit<WireAlert, 'last_fired_at' | 'channels'> & {
 };
 
 /** Fields of a new alert. */
-export type AlertInsert = Pick<Alert, 'code' | 'preset_id' | 'alert_type' | 'threshold' | 'recurring' | 'cooldown_s' | 'note'>;
+export type AlertInsert = Pick<Alert, 'code' | 'preset_id' | 'alert_type' | 'threshold' | 'recurring' | 'cooldown_s' | 'note' | 'membership' | 'dwell_s'>;
 /** Fields an update may change. */
-export type AlertPatch = Partial<{ threshold: number; active: boolean; recurring: boolean; note: string | null; cooldown_s: number }>;
+export type AlertPatch = Partial<{ threshold: number; active: boolean; recurring: boolean; note: string | null; cooldown_s: number; membership: ScreenMembership; dwell_s: number }>;
 /** Outcome of a write bounded by the active-alert cap. */
 export type AlertWrite = { ok: true; alert: Alert } | { ok: false; reason: 'not_found' } | { ok: false; reason: 'cap'; active: number };
 
@@ -83,8 +83,8 @@ interface AlertRow extends Omit<Alert, 'recurring' | 'active' | 'armed'> {
 }
 
 const toAlert = (r: AlertRow): Alert => ({ ...r, recurring: r.recurring === 1, active: r.active === 1, armed: r.armed === 1 });
-const SELECT = `SELECT a.id, a.user_id, a.stock_code AS code, s.name AS name, a.preset_id, a.alert_type, a.threshold, a.recurring, a.cooldown_s, a.note,
-  a.active, a.armed, a.fire_count, a.last_fired_at, a.created_at, a.updated_at FROM alerts a LEFT JOIN stocks s ON s.code = a.stock_code`;
+const SELECT = `SELECT a.id, a.user_id, a.stock_code AS code, s.name AS name, a.preset_id, a.alert_type, a.threshold, a.recurring, a.cooldown_s,
+  a.membership, a.dwell_s, a.note, a.active, a.armed, a.fire_count, a.last_fired_at, a.created_at, a.updated_at FROM alerts a LEFT JOIN stocks s ON s.code = a.stock_code`;
 const EVENT_COLS = 'id, alert_id, user_id, generation, claim, stock_code AS code, preset_id, alert_type, threshold, price, change_percent, volume, message, fired_at';
 
 const INSERT_COLS = 'id, alert_id, user_id, generation, claim, stock_code, preset_id, alert_type, threshold, price, change_percent, volume, message, fired_at';
@@ -120,9 +120,9 @@ export function createAlertsRepo(db: Db, hooks: AlertsRepoHooks = {}): AlertsRep
         const id = randomUUID();
         const now = new Date().toISOString();
         await tx.run(
-          `INSERT INTO alerts (id, user_id, stock_code, preset_id, alert_type, threshold, recurring, cooldown_s, note, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          [id, userId, input.code, input.preset_id, input.alert_type, input.threshold, input.recurring ? 1 : 0, input.cooldown_s, input.note, now, now],
+          `INSERT INTO alerts (id, user_id, stock_code, preset_id, alert_type, threshold, recurring, cooldown_s, membership, dwell_s, note, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [id, userId, input.code, input.preset_id, input.alert_type, input.threshold, input.recurring ? 1 : 0, input.cooldown_s, input.membership, input.dwell_s, input.note, now, now],
         );
         return { ok: true, alert: (await getById(id, tx))! };
       });
@@ -154,7 +154,7 @@ export function createAlertsRepo(db: Db, hooks: AlertsRepoHooks = {}): AlertsRep
         const rearm = activating || (patch.threshold !== undefined && patch.threshold !== current.threshold);
         const sets: string[] = [];
         const params: unknown[] = [];
-        for (const k of ['threshold', 'note', 'cooldown_s'] as const) if (patch[k] !== undefined) (sets.push(`${k} = ?`), params.push(patch[k]));
+        for (const k of ['threshold', 'note', 'cooldown_s', 'membership', 'dwell_s'] as const) if (patch[k] !== undefined) (sets.push(`${k} = ?`), params.push(patch[k]));
         for (const k of ['active', 'recurring'] as const) if (patch[k] !== undefined) (sets.push(`${k} = ?`), params.push(patch[k] ? 1 : 0));
         if (rearm) sets.push('armed = 1');
         sets.push('updated_at = ?');

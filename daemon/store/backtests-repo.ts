@@ -1,5 +1,5 @@
 /**
- * Backtest runs repository (issue 23): every owner-facing read is scoped to the owner; results
+ * Backtest runs repository: every owner-facing read is scoped to the owner; results
  * kept as JSON. The row is the truth about a run for every daemon: the queue only carries its id.
  * State moves queued → running → completed | failed, and queued | running → cancelled; a run
  * taken back from a stopped daemon goes running → queued. Writes by a worker are conditional on

@@ -89,7 +89,7 @@ export function isStoreUnavailable(err: unknown): boolean {
 /**
  * A Db whose statements run in the open transaction `tx` and whose `transaction(fn)` runs
  * `fn` inside it (no new transaction): repositories built on it take part in one
- * all-or-nothing unit of work (a whole load job, issue 19). Closing it does nothing.
+ * all-or-nothing unit of work (a whole load job). Closing it does nothing.
  */
 export function transactionDb(tx: Queryable, label: string): Db {
   // One connection runs one statement at a time: callers reading in parallel (Promise.all) take turns.

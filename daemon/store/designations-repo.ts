@@ -1,4 +1,4 @@
-/** Designations by day (issue 23): what dated all-issue files said of each issue's designation. */
+/** Designations by day: what dated all-issue files said of each issue's designation. */
 import type { DesignationRecord } from '../kernel/records.js';
 import { bulkUpsert } from './bulk.js';
 import type { Db, Queryable } from './db.js';

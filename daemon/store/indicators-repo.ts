@@ -7,7 +7,7 @@ import { keysetPages } from './keyset-pages.js';
 /**
  * Longest stretch of JSON work (ms) before giving the event loop a turn: a full
  * market is ~2,700 rows of ~100 values, ~40 ms of parsing or serialising in one go
- * (issue 3: the daemon must not block for more than a few milliseconds at a time).
+ * (the daemon must not block for more than a few milliseconds at a time).
  */
 const SLICE_MS = 4;
 

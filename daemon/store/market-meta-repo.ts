@@ -1,5 +1,5 @@
 /**
- * What the stored market is (issue 19): the generated sample market, real loaded files,
+ * What the stored market is: the generated sample market, real loaded files,
  * or nothing yet; and removing the whole market (inside a load's transaction).
  */
 import type { Queryable } from './db.js';
@@ -10,7 +10,7 @@ export { MARKET_TABLES } from './market-tables.js';
 /** What the market tables hold. */
 export type MarketContent = 'sample' | 'files' | 'empty';
 
-/** The market's content as recorded; a database with stocks and no record (loaded before issue 19) holds files. */
+/** The market's content as recorded; a database with stocks and no record (loaded before this record existed) holds files. */
 export async function marketContent(q: Queryable, t: MarketTableNames = LIVE_TABLES): Promise<MarketContent> {
   const row = await q.get<{ value: string }>(`SELECT value FROM ${t.market_meta} WHERE key = 'content'`);
   if (row?.value === 'sample' || row?.value === 'files') return row.value;

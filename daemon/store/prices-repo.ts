@@ -64,7 +64,7 @@ export interface PricesRepo {
   /**
    * Every bar of the given stocks as columns, one row per stock (the whole history of 100 stocks
    * is a short read): the database joins each column into one text, so the driver makes a few
-   * strings per stock instead of an object per bar (issue 23: the history read).
+   * strings per stock instead of an object per bar (the history read).
    */
   barColumns(codes: readonly string[]): Promise<BarColumns[]>;
   latestDate(): Promise<string | null>;

@@ -1,5 +1,5 @@
 /**
- * Backtest workers (issue 23): in each daemon (default; it already holds the market history the
+ * Backtest workers: in each daemon (default; it already holds the market history the
  * runs read) and, when `worker_backtests` > 0, in `stockscreend worker` processes, which then
  * read their own copy of the history (≈100 MB for a full market; see daemon/backtest/README.md).
  */

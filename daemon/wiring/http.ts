@@ -35,6 +35,7 @@ import { importRootsOf, type ScreeningParts } from './market.js';
 import type { RealtimeParts } from './realtime.js';
 import type { MarketJobs } from '../jobs/market-jobs.js';
 import type { MarketLoadHealth } from '../contract/health.js';
+import { hasConditions } from '../live/engine.js';
 import type { NotifyParts } from './notify.js';
 
 /** The HTTP parts. */
@@ -66,7 +67,7 @@ function registrarsOf(core: CoreParts, sources: HttpSources): RouteRegistrar[] {
   const { quotes, feed, gateway, alerts, alertsRepo, live, screenAlerts } = sources.realtime;
   const alertService = createAlertService({
     alerts: alertsRepo, stocks: parts.stocks, presets, caps: config.alert_caps, channels: sources.notify.alertLinks,
-    checkScreen: (query, tier) => void screens.parse(query, tier),
+    checkScreen: (query, tier) => ({ conditions: hasConditions(screens.parse(query, tier)) }),
     // The price evaluator broadcasts the change to every daemon; the screen evaluators listen too.
     onChange: async (id) => void (await Promise.all([alerts.changed(id), screenAlerts.reload(id)])),
   });

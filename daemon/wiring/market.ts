@@ -65,7 +65,7 @@ export interface ScreeningParts {
   screens: ScreenService;
   presets: PresetsRepo;
   knownFields: ReadonlySet<string>;
-  /** As-of snapshots and the market's history (issue 23). */
+  /** As-of snapshots and the market's history. */
   asOf: AsOfService;
   backtests: BacktestService;
   /** The backtest queue shared by every daemon, and this daemon's worker on it. */
@@ -110,7 +110,7 @@ export async function buildScreening(core: CoreParts, opened: ShutdownStep[] = [
   return { parts, snapshot, screens, presets, knownFields, asOf, backtests, backtestJobs };
 }
 
-/** Where job files may come from (issue 19). */
+/** Where job files may come from. */
 export function importRootsOf(config: CoreParts['config']) {
   return { importDirs: config.import_dirs, uploadsDir: uploadsDir(config.data_dir) };
 }

@@ -16,7 +16,7 @@ import { createQuoteStore, type QuoteStore } from '../market/feed/quote-store.js
 import { createStockLoader } from '../market/feed/stock-loader.js';
 import { createMarketClock, type MarketClock } from '../market/market-clock.js';
 import { createAlertsRepo, type AlertsRepo, type AlertsRepoHooks } from '../store/alerts-repo.js';
-import { membershipWatch } from '../live/engine.js';
+import { membershipQuery, membershipWatch } from '../live/engine.js';
 import { createLiveScreens, type LiveScreens } from '../live/runtime.js';
 import { createLiveScreenHook } from '../ws/live-screens.js';
 import { createWsGateway, type WsGateway } from '../ws/gateway.js';
@@ -25,7 +25,7 @@ import type { AuthParts } from './auth.js';
 import type { CoreParts } from './core.js';
 import type { ScreeningParts } from './market.js';
 import type { AlertEvent } from '../kernel/events.js';
-import type { Snapshot } from '../screening/snapshot.js';
+import { quoteAt } from '../screening/snapshot.js';
 
 /** The real-time parts. */
 export interface RealtimeParts {
@@ -36,9 +36,9 @@ export interface RealtimeParts {
   alertsRepo: AlertsRepo;
   alerts: AlertEvaluator;
   gateway: WsGateway;
-  /** Live screens (issue 22). */
+  /** Live screens. */
   live: LiveScreens;
-  /** Alerts on screens (issue 22). */
+  /** Alerts on screens. */
   screenAlerts: ScreenAlertEvaluator;
 }
 
@@ -138,6 +138,7 @@ async function buildLive(
     quotes: async (codes) => [...(await quotes.getQuotes(codes)).values()],
     presetQuery: async (userId, id) => (await presets.get(userId, id))?.query ?? null,
     limits: config.live_screen_limits, daemonId: randomBytes(8).toString('hex'), now: () => clock.now(),
+    rerun: { share: config.live_rerun_share, sliceMs: config.live_rerun_slice_ms, everyMs: config.live_rerun_every_ms },
   });
   engine = live.engine;
   opened.push(['live screens', async () => live.close()]);
@@ -161,25 +162,18 @@ function buildScreenAlerts(
   alertsRepo: AlertsRepo,
 ): ScreenAlertEvaluator {
   const { screens, presets } = screening;
-  const column = (snapshot: Snapshot, field: string, row: number) => {
-    const c = snapshot.columns.get(field);
-    return c && c.nulls[row] === 0 ? (c.values[row] ?? null) : null;
-  };
   return createScreenAlertEvaluator({
-    alerts: alertsRepo, publish, cause: causes.cause, onSecond: (listener) => causes.onSecond(listener), notifier: core.notifier, clock: core.clock, logger: core.logger,
+    alerts: alertsRepo, publish, cause: causes.cause, notifier: core.notifier, clock: core.clock, logger: core.logger,
+    // A whole list's change: the first daemon to see it takes the key and fires; Redis down: fire (a duplicate at worst).
+    once: async (key, ttlMs) => (await core.commands.set(core.redis.key(key), '1', 'PX', ttlMs, 'NX').catch(() => 'OK')) === 'OK',
     preset: async (userId, id) => {
       const p = await presets.get(userId, id);
       return p ? { name: p.name, query: p.query } : null;
     },
     // Checked against the owner's budget when the alert was created (createAlertService.checkScreen).
-    watch: (query, listener) => membershipWatch(live.engine.add(screens.parse(query, 'trusted'), listener)),
-    quote(code) {
-      const snapshot = live.engine.view().snapshot;
-      const row = snapshot.rowByCode.get(code);
-      if (row === undefined) return null;
-      const at = (field: string) => column(snapshot, field, row);
-      return { name: snapshot.names[row] ?? code, price: at('close'), change_percent: at('change_percent'), volume: at('volume') };
-    },
+    watch: (query, membership, listener) => membershipWatch(live.engine.add(membershipQuery(screens.parse(query, 'trusted'), membership), listener)),
+    // The live view's snapshot: the tick that moved a stock in or out is already in its close.
+    quote: (code) => quoteAt(live.engine.view().snapshot, code),
   });
 }
 

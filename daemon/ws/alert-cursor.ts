@@ -1,6 +1,6 @@
 /**
  * A session's alert cursor: which of its owner's alert firings the session has been sent
- * (issue 7: "missed alerts are replayed" to a connection restoring within 5 minutes).
+ * (a connection restoring its session within 5 minutes is sent the alerts it missed).
  * Missed alerts are read from the durable firing records, not from the bounded bus
  * history, so the cursor is expressed in firing times and record ids: `at` is the newest
  * firing time sent (or the session start), `seen` the records sent within

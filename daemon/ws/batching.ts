@@ -1,6 +1,6 @@
 /**
  * Per-connection outbound queue ("outbox") and the one flush timer shared by all
- * connections (spec "Behaviour rules" 1: batching on by default, flushed every 30 ms).
+ * connections (the spec: batching on by default, flushed every 30 ms).
  *
  * A flush sends the queue as one `batch` frame (a single message goes unwrapped, and
  * frames hold at most `maxBatchSize` messages). Sequence numbers are assigned here, at

@@ -1,5 +1,5 @@
 /**
- * Session checkpoints (issue 6 "Sessions" must survive a daemon that dies without closing
+ * Session checkpoints (sessions must survive a daemon that dies without closing
  * its sockets): the session of every open connection is written to Redis as a `live`
  * record (session-store.ts) when its subscriptions or user change and every checkpoint
  * interval. Requests are coalesced: everything asked for within one event-loop turn is

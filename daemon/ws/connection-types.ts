@@ -26,7 +26,7 @@ export interface ConnectionSettings {
   closeGraceMs: number;
 }
 
-/** Query parameters of the upgrade request (spec "WebSocket and monitoring"). */
+/** Query parameters of the upgrade request. */
 export interface ConnectQuery {
   token?: string;
   session_id?: string;

@@ -7,7 +7,7 @@
  * and reconnect are asynchronous). The session {user, subscriptions, last sequence, last
  * stream id, alert cursor} is checkpointed in Redis while open (on subscription changes
  * and every checkpoint interval, see checkpoint.ts) and saved on close for
- * ws_session_ttl_s (spec "States and transitions").
+ * ws_session_ttl_s.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -70,7 +70,7 @@ export interface ConnectionDeps {
   logger: Logger;
   settings: ConnectionSettings;
   observer: ConnectionObserver;
-  /** Live screens (issue 22); absent: `subscription_type: "screen"` is refused. */
+  /** Live screens; absent: `subscription_type: "screen"` is refused. */
   liveScreens?: LiveScreenHook;
   /** Connection caps per address / per user (connection-caps.ts); absent: none. */
   caps?: ConnectionCaps;

@@ -1,5 +1,5 @@
 /**
- * Frame bytes from shared message bytes (issue 24: serialize once).
+ * Frame bytes from shared message bytes (serialize once).
  *
  * A server message is JSON text built once per event (protocol.ts `OutMessage.head`); its
  * UTF-8 bytes followed by `,"sequence":` are encoded once, by the first connection that

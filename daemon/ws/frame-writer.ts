@@ -1,5 +1,5 @@
 /**
- * Writing pre-encoded frames to a `ws` socket (issue 24).
+ * Writing pre-encoded frames to a `ws` socket.
  *
  * `ws.send(text)` measures, encodes and frames the text again for every recipient. The
  * gateway's frames are already bytes (frame-encoder.ts), so it writes them, header

@@ -18,6 +18,7 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { WebSocketServer, type PerMessageDeflateOptions, type WebSocket } from 'ws';
 import type { TokenService } from '../auth/tokens.js';
+import { WS_DEFAULTS } from '../config.js';
 import { systemClock, type Clock } from '../infra/clock.js';
 import type { MarketBus } from '../market/bus.js';
 import type { AlertEvent, MarketStatusEvent, PriceEvent } from '../kernel/events.js';
@@ -36,7 +37,7 @@ import { collectStats, type WsStats } from './stats-report.js';
 import { createWsCounters } from './stats.js';
 import type { Universe } from './subscriptions.js';
 
-/** The WebSocket paths (spec "Endpoints"). */
+/** The WebSocket paths. */
 export const WS_PATHS = ['/v1/ws', '/api/v1/ws', '/ws/market'] as const;
 
 /**
@@ -81,14 +82,14 @@ export interface WsGatewayOptions extends ConnectionSettings {
   capLeaseMs: number;
 }
 
-/** Defaults: the spec's values plus slow-consumer and replay bounds. */
+/** Defaults: the configurable ones are the config's (WS_DEFAULTS), plus slow-consumer and replay bounds. */
 export const DEFAULT_WS_OPTIONS: WsGatewayOptions = {
-  batchIntervalMs: 30,
-  rateLimit: 100,
-  maxSubscriptions: 200,
-  maxTargetsPerRequest: 50,
-  sessionTtlS: 300,
-  heartbeatMs: 30_000,
+  batchIntervalMs: WS_DEFAULTS.batch_interval_ms,
+  rateLimit: WS_DEFAULTS.rate_limit,
+  maxSubscriptions: WS_DEFAULTS.max_subscriptions,
+  maxTargetsPerRequest: WS_DEFAULTS.max_targets_per_request,
+  sessionTtlS: WS_DEFAULTS.session_ttl_s,
+  heartbeatMs: WS_DEFAULTS.heartbeat_ms,
   maxPayload: 64 * 1024,
   perMessageDeflate: DEFLATE_OPTIONS,
   deflatePoolSize: 8,
@@ -97,15 +98,15 @@ export const DEFAULT_WS_OPTIONS: WsGatewayOptions = {
   maxQueue: 5000,
   maxBatchSize: 500,
   maxFrameBytes: 64 * 1024,
-  maxReplayMessages: 5000,
+  maxReplayMessages: WS_DEFAULTS.replay_max_messages,
   maxReplayScan: 100_000,
   maxReplayAlerts: 1000,
   closeGraceMs: 2000,
   checkpointMs: 5000,
   instanceTtlMs: 5000,
   ownerWaitMs: 6000,
-  maxConnectionsPerAddress: 0,
-  maxConnectionsPerUser: 0,
+  maxConnectionsPerAddress: WS_DEFAULTS.max_connections_per_address,
+  maxConnectionsPerUser: WS_DEFAULTS.max_connections_per_user,
   capLeaseMs: 60_000,
 };
 
@@ -127,7 +128,7 @@ export interface WsGatewayDeps {
   /** Prometheus registry for the gateway's instruments (a private one when absent). */
   registry?: Registry;
   options?: Partial<WsGatewayOptions>;
-  /** Live screens (issue 22); their connection's screens end when it closes. */
+  /** Live screens; their connection's screens end when it closes. */
   liveScreens?: LiveScreenHook;
   /** The client address of an upgrade request (default: the socket's peer; the daemon applies `trust_proxy`). */
   clientAddress?(req: IncomingMessage): string;

@@ -1,5 +1,5 @@
 /**
- * Handlers of client messages (spec "Client to server"). Synchronous ones return
+ * Handlers of client messages. Synchronous ones return
  * undefined; refresh_token and reconnect return a promise the connection awaits before
  * handling the next message, so replies keep the order of requests. A successful
  * subscribe is followed by the current `market_status` of markets new to the connection
@@ -52,7 +52,7 @@ function subscribe(conn: Connection, m: Of<'subscribe'>): void {
   }
 }
 
-/** Live screens (issue 22): handled by the live-screen hook (live-screens.ts) when the daemon has one. */
+/** Live screens: handled by the live-screen hook (live-screens.ts) when the daemon has one. */
 function screenMessage(conn: Connection, m: ScreenClientMessage): Promise<void> | undefined {
   const live = conn.deps.liveScreens;
   if (!live) return void conn.error('SUBSCRIPTION_FAILED', 'Live screens are not available on this server', { reason: 'unavailable', subscription_type: 'screen' });

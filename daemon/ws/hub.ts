@@ -1,6 +1,6 @@
 /**
- * Topics → local connections, and the fan-out of bus events (issue 6: "Sector and
- * market subscriptions fan out the updates of their member stocks").
+ * Topics → local connections, and the fan-out of bus events: sector and
+ * market subscriptions fan out the updates of their member stocks.
  *
  * Routing rules (the same rules decide what a restored session gets replayed):
  * - price / orderbook → subscribers of `stock:<code>`, `market:<market>` and `sector:<sector>`,

@@ -1,5 +1,5 @@
 /**
- * The WebSocket edge of live screens (issue 22): `subscribe`/`unsubscribe` with
+ * The WebSocket edge of live screens: `subscribe`/`unsubscribe` with
  * `subscription_type: "screen"` (screen-protocol.ts) turned into calls of the live service
  * (daemon/live/), and its membership changes into `subscribed` and `screen_update` messages
  * sent through the connection like every other message (sequence, batching, deflate).

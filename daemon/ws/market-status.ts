@@ -1,5 +1,5 @@
 /**
- * The current market status for a connection (issue 6: a client must not wait hours for
+ * The current market status for a connection (a client must not wait hours for
  * the next transition to learn whether its market trades). After a `subscribe` that adds
  * targets, and after `reconnected`, the connection is sent a `market_status` message with
  * the current status of each market its targets belong to — the market itself for a

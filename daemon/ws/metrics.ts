@@ -1,5 +1,5 @@
 /**
- * Prometheus instruments of the WebSocket gateway (issue 6 "Monitoring": connections,
+ * Prometheus instruments of the WebSocket gateway (connections,
  * messages, queue depth, rate-limit decisions), registered in the daemon's registry.
  * Gauges are read from the gateway when scraped, so nothing is updated per message
  * except two counters and the latency histogram.

@@ -1,7 +1,7 @@
 /**
  * The WebSocket protocol as served in the API documentation (the `websocket` tag of
  * /openapi.json, rendered by /docs and /redoc): the spec's message tables and the
- * extensions, live screens (issue 22) in full.
+ * extensions, live screens in full.
  */
 
 /** Markdown description of the WebSocket protocol. */
@@ -23,13 +23,14 @@ Every server message carries \`type\`, \`timestamp\` and \`sequence\` (one count
 | \`screen_update\` | \`screen_id\`, \`entered\` (rows, as in \`members\`), \`exited\` (codes), \`count\` (members now), \`total\` — sent whenever the members change, never coalesced |
 | \`alert\` (screen) | an alert on a preset's live screen (POST /alerts with \`alert_type\` \`screen_enter\`/\`screen_exit\` and \`preset_id\`): \`alert_type\`, \`preset_id\`, \`code\` (the stock that entered or left), \`current_price\`, \`threshold: null\`, \`message\` |
 
-**Live screens.** Members always equal the page \`POST /screen?prices=live\` returns for the same query: the indicator snapshot with the
+**Live screens.** Members equal the page \`POST /screen?prices=live\` returns for the same query (a screen on ranks, scores or formula columns:
+as of its last re-run, which the daemon schedules within a share of a core, so such members trail the prices by up to a few re-run periods): the indicator snapshot with the
 price-dependent fields of every stock that traded recomputed at its live price (close, change, change %, volume, trading value, open/high/low,
 market cap, PER, PBR, PSR, POR, PEG, Graham ratio, earnings and dividend yield, EV, EV/EBIT, turnover). A stock pushed out of a top-N by
 another is an exit. A new indicator snapshot re-evaluates every screen. Limits per tier (\`live_screen_limits\`, default free 1, basic 5,
 pro 20, enterprise 100, per connection and per user across daemons); over → \`SUBSCRIPTION_FAILED\` with \`details\` {reason:
 \`live_screen_limit\`, scope, tier, limit, current}. Unknown or another user's preset (\`unknown_preset\`), unknown template
-(\`unknown_template\`), a bad query or expression (\`invalid_query\` with \`query.<field>\` details), a malformed target (\`unknown_targets\`)
+(\`unknown_template\`), an anonymous connection's custom \`query\` (\`sign_in_required\`: anonymous callers get templates only), a bad query or expression (\`invalid_query\` with \`query.<field>\` details), a malformed target (\`unknown_targets\`)
 → \`SUBSCRIPTION_FAILED\`; the connection stays usable. A restored session gets its live screens back under the same ids: \`subscribed\`
 (\`restored: true\`) with the current members, then one \`screen_update\` with what entered and left since the disconnect (no replay).
 \`GET /screen/live\` lists the caller's live screens on every daemon.

@@ -1,5 +1,5 @@
 /**
- * The WebSocket wire protocol (spec "Events"): zod schemas of client messages and
+ * The WebSocket wire protocol: zod schemas of client messages and
  * builders of every server message.
  *
  * Server messages are built once and shared by every recipient, as JSON text without
@@ -26,7 +26,7 @@ import { isScreenMessage, parseScreenMessage, type ScreenClientMessage } from '.
 /** The kinds of subscription and their maps are wire types (daemon/contract/ws.ts). */
 export { SUBSCRIPTION_TYPES, type SubscriptionMap, type SubscriptionType } from '../contract/ws.js';
 
-/** WebSocket error codes (spec "WebSocket error codes"). */
+/** WebSocket error codes. */
 export const WS_ERROR_CODES = [
   'INVALID_MESSAGE',
   'INVALID_TOKEN',
@@ -40,7 +40,7 @@ export type WsErrorCode = (typeof WS_ERROR_CODES)[number];
 
 /** Close codes the gateway uses. */
 export const CLOSE_CODES = {
-  /** Server shutting down (CONVENTIONS "Lifecycle"). */
+  /** Server shutting down: every socket is closed with it when the daemon stops, so clients reconnect elsewhere. */
   GOING_AWAY: 1001,
   /** Repeated rate-limit abuse. */
   POLICY_VIOLATION: 1008,
@@ -180,7 +180,7 @@ export function batchPrefix(sequence: number, size: number, nowMs: number): stri
 /** Fields of the `connected` message besides the session id (the wire contract's). */
 export type ConnectedInfo = Omit<MessageBody<ConnectedMessage>, 'session_id' | 'timestamp'>;
 
-/** Server messages (spec "Server to client"); timestamps are ISO 8601 UTC. */
+/** Server messages; timestamps are ISO 8601 UTC. */
 export const serverMessages = {
   connected: (sessionId: string, info: ConnectedInfo, nowMs: number) =>
     out('connected', { session_id: sessionId, ...info, timestamp: iso(nowMs) } satisfies MessageBody<ConnectedMessage>),
@@ -213,7 +213,7 @@ export const serverMessages = {
     info: ReconnectedInfo,
     nowMs: number,
   ) => out('reconnected', { session_id: sessionId, restored_subscriptions: restored, ...info, timestamp: iso(nowMs) } satisfies MessageBody<ReconnectedMessage>),
-  /** A live screen subscribed (issue 22): its id and current members (never coalesced). */
+  /** A live screen subscribed: its id and current members (never coalesced). */
   screenSubscribed: (screen: ScreenInfo, members: readonly object[], nowMs: number) =>
     out('subscribed', { subscription_type: 'screen', targets: [screen.source], ...screen, members, count: members.length, timestamp: iso(nowMs) } satisfies MessageBody<ScreenSubscribed>),
   /** A live screen's membership changed (never coalesced: each diff counts). */

@@ -1,5 +1,5 @@
 /**
- * Client message rate limit of one connection (spec "Behaviour rules" 3: more than 100
+ * Client message rate limit of one connection (the spec: more than 100
  * messages per second → RATE_LIMIT_EXCEEDED, configurable).
  *
  * Exact sliding window: the times of the last `limit` accepted messages are kept in a

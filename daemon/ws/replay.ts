@@ -1,6 +1,6 @@
 /**
- * What a restored session missed (issue 6: "replays the missed messages in order from a
- * bounded per-stream history"). Reads the bus history after the session's last stream
+ * What a restored session missed: the missed messages, in order, from a
+ * bounded per-stream history. Reads the bus history after the session's last stream
  * id up to the gateway's current dispatch position (later events arrive live), keeps
  * the events the restored subscriptions and user would have received (hub rules) — of
  * order books only the latest per code, the others being superseded.

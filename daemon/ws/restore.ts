@@ -1,6 +1,6 @@
 /**
- * Session restoration onto a connection (issue 6 "Sessions"; spec "States and
- * transitions"): by `?session_id=` at open or a `reconnect` message later.
+ * Session restoration onto a connection (the spec's session states and
+ * transitions): by `?session_id=` at open or a `reconnect` message later.
  *
  * Same user (or both anonymous) → the session record is claimed (session-claim.ts), the
  * saved subscriptions are joined, and the client gets, in this order:
@@ -42,7 +42,7 @@ export interface RestoreDeps extends ClaimDeps {
   marketStatus?(): MarketStatusEvent[];
   missedAlerts?(userId: string, fromMs: number, toMs: number, limit: number): Promise<AlertEvent[]>;
   logger: Logger;
-  /** Live screens (issue 22); absent: `subscription_type: "screen"` is refused and restores bring none back. */
+  /** Live screens; absent: `subscription_type: "screen"` is refused and restores bring none back. */
   liveScreens?: LiveScreenHook;
 }
 

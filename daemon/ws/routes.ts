@@ -1,5 +1,5 @@
 /**
- * Monitoring routes of the gateway (spec "WebSocket and monitoring"), mounted by the app
+ * Monitoring routes of the gateway, mounted by the app
  * under /api/v1 and /v1: `GET /ws/stats` (any signed-in user, like every /v1 endpoint: the
  * spec's fields at the top level of the body and again inside the envelope's `data`;
  * aggregate figures only, nothing per user or per connection) and `GET /ws/connections`

@@ -1,5 +1,5 @@
 /**
- * Wire shapes of live screens (issue 22) on the WebSocket: the `subscribe` / `unsubscribe`
+ * Wire shapes of live screens on the WebSocket: the `subscribe` / `unsubscribe`
  * client messages with `subscription_type: "screen"`. Kept apart from protocol.ts's
  * stock/market/sector subscriptions, whose targets and session maps they do not share.
  *

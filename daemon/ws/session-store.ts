@@ -1,5 +1,5 @@
 /**
- * WebSocket sessions in Redis (spec "States and transitions": a saved session lives 5
+ * WebSocket sessions in Redis (the spec: a saved session lives 5
  * minutes after disconnect; restoring needs the same user). State lives only in Redis,
  * so a session written by one daemon restores on another.
  *
@@ -40,7 +40,7 @@ export interface SessionState {
   started_at: number;
   /** Which of the owner's alert firings the session has been sent. */
   alerts: AlertCursor;
-  /** Live screens (issue 22) with their members at save time; absent when none. */
+  /** Live screens with their members at save time; absent when none. */
   live_screens?: SavedLiveScreen[];
 }
 

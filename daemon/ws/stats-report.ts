@@ -1,5 +1,5 @@
 /**
- * The body of `GET /ws/stats` (spec "WebSocket and monitoring": the ten fields) plus the
+ * The body of `GET /ws/stats` (the spec: the ten fields) plus the
  * figures an SRE wants (memory, bytes per connection, messages/s, send latency).
  * Connection figures are this instance's; `saved_sessions` counts Redis (all instances).
  */

@@ -1,6 +1,6 @@
 /**
  * A connection's subscriptions and the validation of subscribe requests against the
- * known universe and the limits (issue 6: at most 50 targets per request and 200
+ * known universe and the limits (at most 50 targets per request and 200
  * subscriptions per connection, both configurable). Pure: no sockets, no Redis.
  */
 import { SUBSCRIPTION_TYPES, type SubscriptionMap, type SubscriptionType } from './protocol.js';

@@ -1,5 +1,5 @@
 /**
- * Alert evaluation cost end to end (issue 7): ticks through POST /admin/ticks on the bench
+ * Alert evaluation cost end to end: ticks through POST /admin/ticks on the bench
  * daemon — each batch updates the live quotes, runs alert evaluation on the request path and
  * is published — first with no alert, then with `alerts` active alerts of mixed types over
  * every stock (created through POST /alerts by an enterprise user, whose tier has no cap).

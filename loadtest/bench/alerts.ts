@@ -1,6 +1,6 @@
 /**
- * Alert evaluation cost (issue 7: "ticks/s sustained with 10,000 active alerts over the
- * sample market, and added latency per tick"), in process: the daemon's own evaluator
+ * Alert evaluation cost (ticks/s sustained with 10,000 active alerts over the
+ * sample market, and the latency they add per tick), in process: the daemon's own evaluator
  * (daemon/alerts/evaluator.ts) with 10,000 active alerts of mixed types spread over every
  * stock of the bench daemon's market, fed a replayed random walk of ticks one at a time,
  * against the same replay with no alert. Storage and the bus are in-memory stand-ins
@@ -118,7 +118,7 @@ export function replayTicks(stocks: readonly AlertStock[], count: number, seed =
 async function evaluatorWith(stocks: readonly AlertStock[], specs: readonly AlertSpec[]): Promise<{ evaluator: AlertEvaluator; firings: () => number }> {
   const now = new Date().toISOString();
   const alerts: Alert[] = specs.map((a, i) => ({
-    ...a, id: `bench-${i}`, user_id: `user-${i % 100}`, name: null, preset_id: null, note: null, active: true, armed: true, fire_count: 0, last_fired_at: null, created_at: now, updated_at: now,
+    ...a, id: `bench-${i}`, user_id: `user-${i % 100}`, name: null, preset_id: null, membership: null, dwell_s: null, note: null, active: true, armed: true, fire_count: 0, last_fired_at: null, created_at: now, updated_at: now,
   }));
   const byId = new Map(alerts.map((a) => [a.id, a]));
   const averages = new Map(stocks.filter((s) => s.avgVolume !== null).map((s) => [s.code, s.avgVolume!]));

@@ -1,5 +1,5 @@
 /**
- * The request-path bench's baseline (issue 16): a bare express 5 app doing the same I/O as the
+ * The request-path bench's baseline: a bare express 5 app doing the same I/O as the
  * daemon's routes under test, with nothing else — it parses the same JSON body with
  * `express.json()` and answers the same object with `res.json`. Started in a child process
  * (child-entry.ts) so it never shares an event loop with the load generator.

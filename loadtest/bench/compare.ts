@@ -74,7 +74,7 @@ export function baselineRows(rows: readonly ReportRow[]): ReportRow[] {
 }
 
 /**
- * Rows of the rate limiter's cost on one authenticated GET (issue 5): latency added (p50
+ * Rows of the rate limiter's cost on one authenticated GET: latency added (p50
  * judged against < 0.5 ms) and throughput lost (judged against < 15 %), limits on minus off.
  */
 export function limiterRows(rows: readonly ReportRow[]): ReportRow[] {

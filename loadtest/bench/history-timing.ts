@@ -1,5 +1,5 @@
 /**
- * Screening through time, timed in process over a bench database (issue 23): read the history;
+ * Screening through time, timed in process over a bench database: read the history;
  * an as-of complex screen first ever (no indicator series yet: it builds the ones it reads);
  * the background series build; the first screen of several new dates (series built) and warm
  * (from the snapshot LRU); backtests of templates, monthly and weekly over up to two years, each
@@ -24,7 +24,7 @@ import { complexBodies } from '../scenarios/screen-bodies.js';
 import { makeRow } from '../targets.js';
 import type { ReportRow, Target } from '../types.js';
 
-/** Issue 23's targets on this machine. */
+/** The as-of screen and backtest targets on this machine. */
 export const HISTORY_TARGETS = {
   asOfColdMs: { op: '<', value: 50, source: 'issue' },
   asOfWarmMs: { op: '<', value: 2, source: 'issue' },

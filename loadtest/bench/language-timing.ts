@@ -1,5 +1,5 @@
 /**
- * Engine time of the screening language (issue 21) over the bench market: one screen with two
+ * Engine time of the screening language over the bench market: one screen with two
  * `pct_rank(…) by sector` terms and a three-factor score against the same screen without them
  * (plain filters and sort), timed interleaved in one loop so both see the same machine noise.
  * Three memo states: "cold" gives every run a fresh cross-sectional memo (the first screen after a

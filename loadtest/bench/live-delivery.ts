@@ -1,5 +1,5 @@
 /**
- * Live-screen delivery end to end (issue 22): a daemon in a child process (temp data dir, own
+ * Live-screen delivery end to end: a daemon in a child process (temp data dir, own
  * Redis prefix, the full sample market), `connections` WebSocket clients holding `screens`
  * live screens in all — templates with market and per_page overrides (10–200) and presets
  * saved through the API by each user (enterprise users, so no tier limit is hit) — and a feed

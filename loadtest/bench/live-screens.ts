@@ -1,5 +1,5 @@
 /**
- * Live-screen evaluation cost (issue 22), in process: the daemon's own engine
+ * Live-screen evaluation cost, in process: the daemon's own engine
  * (daemon/live/engine.ts) over the bench daemon's market, fed the alert bench's replayed
  * random walk one tick at a time.
  * Every stock gets its first live tick before timing starts (steady state, not the opening).
@@ -9,8 +9,8 @@
  *   (1,000), and with the same screens on the engine with list sharing and/or the row index
  *   switched off (and on a baseline build's engine when given), in interleaved rounds after a
  *   warm-up round of each;
- * - the whole lists (formula, score and rank screens) re-run at most every 25 ms in the daemon
- *   (on a timer); the replay never yields, so it flushes them itself every 25 ms and counts
+ * - the whole lists (formula, score and rank screens) are re-run by the daemon's scheduler (at
+ *   most every 25 ms, within a fifth of a core); the replay never yields, so it re-runs them itself (`settle`) at that period and counts
  *   their CPU apart: CPU per re-run, and the core share at one tick per stock per second.
  * The screens are a mix of every template (market overrides, per_page 10–200) and inline
  * top-N / threshold queries on price-dependent fields, all distinct queries; screens that
@@ -20,7 +20,9 @@
 import { createMarketParts, loadSnapshotRows } from '../../daemon/wiring/market.js';
 import { INDICATOR_IDS } from '../../daemon/indicators/registry.js';
 import { createLiveScreenEngine, type LiveScreenEngine } from '../../daemon/live/engine.js';
-import { wholeRerunPeriodMs, type ListIndexTuning } from '../../daemon/live/list-index.js';
+import type { ListIndexTuning } from '../../daemon/live/list-index.js';
+import { RERUN_DEFAULTS } from '../../daemon/live/rerun-scheduler.js';
+
 import type { PriceEvent } from '../../daemon/kernel/events.js';
 import { parseScreenRequest } from '../../daemon/screening/request.js';
 import { executeQuery, type ScreenQuery } from '../../daemon/screening/query.js';
@@ -35,6 +37,12 @@ const SCENARIO = 'live screens (in process)';
 const KNOWN = new Set<string>(INDICATOR_IDS);
 const SORTS = ['change_percent', 'volume', 'market_cap', 'trading_value', 'per', 'dividend_yield'] as const;
 const MARKET_MIX = [undefined, 'KOSPI', 'KOSDAQ'] as const;
+
+
+/** Time from one re-run of a whole list to the next when its re-runs cost `costMs`: the scheduler's period and share. */
+const wholeRerunPeriodMs = (costMs: number) => Math.max(RERUN_DEFAULTS.everyMs, costMs / RERUN_DEFAULTS.share);
+/** Re-run the stale whole lists now (an engine from before the scheduler did it on reading the view). */
+const settle = (engine: { view(): unknown; settle?: () => void }) => (engine.settle ? engine.settle() : void engine.view());
 
 /** `count` distinct live-screen queries: templates and inline queries in turn. */
 export function liveScreenMix(count: number): ScreenQuery[] {
@@ -97,7 +105,7 @@ function replay(snapshot: Snapshot, make: EngineFactory, queries: readonly Scree
   const first = new Map<string, PriceEvent>();
   for (const t of ticks) if (!first.has(t.code)) first.set(t.code, t);
   engine.onTicks([...first.values()]);
-  engine.view();
+  settle(engine);
   changes = 0;
   let rerunCpu = 0;
   let reruns = 0;
@@ -117,7 +125,7 @@ function replay(snapshot: Snapshot, make: EngineFactory, queries: readonly Scree
     if (now - lastFlush < wholeRerunPeriodMs(lastCost)) continue;
     lastFlush = now;
     const c = cpuNow();
-    engine.view();
+    settle(engine);
     lastCost = (cpuNow() - c) / 1000;
     rerunCpu += lastCost * 1000;
     reruns++;
@@ -132,6 +140,7 @@ export function verifyLiveScreens(snapshot: Snapshot, queries: readonly ScreenQu
   const engine = createLiveScreenEngine(snapshot);
   const handles = queries.map((q) => engine.add(q, () => undefined));
   engine.onTicks(ticks);
+  engine.settle();
   const live = engine.view().snapshot;
   return handles.filter((h) => {
     const expected = executeQuery(live, h.screen.query).items.map((x) => x.code).join();

@@ -1,5 +1,5 @@
 /**
- * Market-data figures (issues 3 and 9): the sample market loaded through the same
+ * Market-data figures: the sample market loaded through the same
  * pipeline as the `load-sample` job (apply per batch, computed index, indicators), the
  * screening snapshot built from it as a daemon builds it on a new indicator version, and
  * optionally the real KRX folder (files, rows loaded, skipped, halted, rejected). For
@@ -31,7 +31,7 @@ export interface MarketBenchResult {
   sample: {
     stocks: number; days: number; rows: number; load_s: number; rows_per_s: number; index_s: number;
     indicators_s: number; indicators_max_stall_ms: number; snapshot_s: number; snapshot_max_stall_ms: number; snapshot_stocks: number; total_s: number;
-    /** Loaded as the load job does (issue 19): everything in one transaction; publish_s is its commit. */
+    /** Loaded as the load job does: everything in one transaction; publish_s is its commit. */
     atomic: boolean; publish_s: number | null;
   };
   krx?: {

@@ -18,11 +18,11 @@ export interface BenchPlan {
   storm: { clients: number; perConnection: number; downtime: number };
   engineIterations: number;
   /**
-   * Alert evaluation (issue 7): `count` active alerts; `ticks` replayed in process; end to end,
+   * Alert evaluation: `count` active alerts; `ticks` replayed in process; end to end,
    * `seconds` of POST /admin/ticks with and without them, `inFlight` requests of `batch` ticks.
    */
   alerts: { count: number; ticks: number; seconds: number; batch: number; inFlight: number };
-  /** Live screens (issue 22), in process: ticks/s with `screens`, CPU per tick with `cpuScreens` vs none; each run ≤ `seconds`. */
+  /** Live screens, in process: ticks/s with `screens`, CPU per tick with `cpuScreens` vs none; each run ≤ `seconds`. */
   live: { screens: number; cpuScreens: number; ticks: number; seconds: number };
   /** Live screens end to end (bench/live-delivery.ts): a daemon, `connections` clients holding `screens`, `rounds` of `seconds` with and without them. */
   liveDelivery: { connections: number; screens: number; users: number; presetsPerUser: number; seconds: number; rounds: number };
@@ -80,7 +80,7 @@ export function planFor(env: NodeJS.ProcessEnv): BenchPlan {
   return env.BENCH_SCALE === 'quick' ? QUICK_PLAN : env.BENCH_SCALE === 'tiny' ? TINY_PLAN : FULL_PLAN;
 }
 
-/** Endpoint limits raised so that only the limit under test can throttle the bench (spec "Endpoint limits" are 10–200/h). */
+/** Endpoint limits raised so that only the limit under test can throttle the bench (the spec's endpoint limits are 10–200/h). */
 export const RAISED_ENDPOINT_LIMITS = {
   'POST /screen': 1e9,
   'GET /stocks/{code}': 1e9,

@@ -1,5 +1,5 @@
 /**
- * The request-path bench (issue 16): daemon CPU per request, read from /proc, beside a bare
+ * The request-path bench: daemon CPU per request, read from /proc, beside a bare
  * express 5 app doing the same I/O, in interleaved rounds (this box is shared and noisy), with
  * latency p50/p99 and req/s:
  * - complex screen answered from the result cache vs the bare app (target ≤ 1.2×);

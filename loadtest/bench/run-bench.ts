@@ -77,7 +77,7 @@ interface Stage {
   plan: BenchPlan;
   signal: AbortSignal;
   io: BenchIO;
-  /** BENCH_HISTORY=0 skips the as-of/backtest timing (issue 23; it reads the whole history, ~1 min on a full market). */
+  /** BENCH_HISTORY=0 skips the as-of/backtest timing (it reads the whole history, ~1 min on a full market). */
   skipHistory?: boolean;
 }
 
@@ -91,7 +91,7 @@ function daemonRunner(s: Stage): (o: Partial<LoadtestOptions>) => Promise<Report
 async function runRestScenarios(s: Stage, into: Collected): Promise<void> {
   const run = daemonRunner(s);
   collect(into, await run({ scenarios: ['screen-simple', 'screen-complex', 'stocks-mixed'] }));
-  // Issue 4: the same screens answered from the result cache (identical bodies).
+  // The same screens answered from the result cache (identical bodies).
   collect(into, await run({ scenarios: ['screen-simple'], cache: true }), 'screen-simple', CACHE_ON.simple);
   collect(into, await run({ scenarios: ['screen-complex'], cache: true }), 'screen-complex', CACHE_ON.complex);
   collect(into, await run({ scenarios: ['screen-simple'], rate: s.plan.fixedRate.simple }));
@@ -148,7 +148,7 @@ async function compareLimiter(on: Stage, off: BenchChild, redisPid: number | nul
   into.rows.push(...averageRuns(runs.on, LABELS.limiterOn), ...averageRuns(runs.off, LABELS.limiterOff));
 }
 
-/** Issue 16: the request path beside a bare express app doing the same I/O (see bench/request-path.ts). */
+/** The request path beside a bare express app doing the same I/O (see bench/request-path.ts). */
 async function runRequestPath(s: Stage, off: BenchChild, into: Collected): Promise<void> {
   const api = createApiClient(s.child.urls.http!);
   const token = await adminLogin(api, s.admin.email, s.admin.password);
@@ -167,7 +167,7 @@ async function runRequestPath(s: Stage, off: BenchChild, into: Collected): Promi
   }
 }
 
-/** Issue 7: alert evaluation in process (the daemon's evaluator) and through POST /admin/ticks. */
+/** Alert evaluation in process (the daemon's evaluator) and through POST /admin/ticks. */
 async function runAlertBench(s: Stage, dataDir: string, into: Collected): Promise<void> {
   const { plan } = s;
   s.io.err(`▶ alert evaluation: ${plan.alerts.count.toLocaleString('en-US')} alerts, in process\n`);
@@ -255,7 +255,7 @@ async function runOnDaemon(stage: Stage, settings: BenchDaemonSettings, dataDir:
   io.err('timing the screening engine\n');
   into.rows.push(...(await clock.step('engine timing', () => engineRows(dataDir, plan.engineIterations))));
   if (!stage.skipHistory) {
-    io.err('timing as-of screens and backtests (issue 23; BENCH_HISTORY=0 skips)\n');
+    io.err('timing as-of screens and backtests (BENCH_HISTORY=0 skips)\n');
     into.rows.push(...(await clock.step('history timing', () => historyRows(dataDir, { warmIterations: plan.engineIterations }))));
   }
   await clock.step('REST scenarios', () => runRestScenarios(stage, into));
@@ -272,7 +272,7 @@ async function runOnDaemon(stage: Stage, settings: BenchDaemonSettings, dataDir:
   if (!signal.aborted) await clock.step('live screens', () => runLiveBench(stage, dataDir, into));
 }
 
-/** Issue 22: live-screen evaluation in process (see bench/live-screens.ts). */
+/** Live-screen evaluation in process (see bench/live-screens.ts). */
 async function runLiveBench(s: Stage, dataDir: string, into: Collected): Promise<void> {
   const { live } = s.plan;
   s.io.err(`▶ live screens: ${live.screens.toLocaleString('en-US')} screens, in process (runs ≤ ${live.seconds} s)\n`);

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:scale` (issue 10's figures): the same screening and WebSocket load
+ * `npm run bench:scale` (the scale-out figures): the same screening and WebSocket load
  * against one daemon and against two daemons sharing Redis and the database, on sqlite
  * and on PostgreSQL. Per backend: start daemon A (with a job worker) in a child process,
  * load the sample market through the job API (timed), run screen-simple, screen-complex

@@ -1,8 +1,8 @@
 /**
  * The bench's side-by-side tables for the issues' resolution notes, read from the report
- * rows: screening with the cache off and on (issue 4), the rate limiter on and off (issue 5),
- * alert evaluation with and without alerts (issue 7), market load (issues 3 and 9) and the
- * wall time (issue 8). Pure; a figure that was not measured shows as an em dash.
+ * rows: screening with the cache off and on, the rate limiter on and off,
+ * alert evaluation with and without alerts, market load and the
+ * wall time. Pure; a figure that was not measured shows as an em dash.
  */
 import { formatMeasured } from '../report.js';
 import type { ReportRow } from '../types.js';
@@ -46,18 +46,18 @@ const LATENCY: Column[] = [['p50', 'latency p50'], ['p95', 'latency p95'], ['p99
 export function benchSummary(rows: readonly ReportRow[], timing: BenchTiming): string {
   const out: string[] = [];
   out.push(
-    ...section('Screening, over the whole sample market (issue 4; spec: simple p95 < 200 ms, complex p99 < 500 ms)', rows, [
+    ...section('Screening, over the whole sample market (spec: simple p95 < 200 ms, complex p99 < 500 ms)', rows, [
       ['screen-simple, cache off', 'screen-simple'],
       ['screen-simple, cache on', CACHE_ON.simple],
       ['screen-complex, cache off', 'screen-complex'],
       ['screen-complex, cache on', CACHE_ON.complex],
     ], LATENCY),
   );
-  // The engine alone (no HTTP), issue 4's target: under 2 ms.
+  // The engine alone (no HTTP), target: under 2 ms.
   const engine = [['', 'mean', 'p50', 'p99 (< 2 ms)'], ...(['simple', 'complex'] as const).map((q) => [`engine, ${q} (in process)`, ...['mean', 'p50', 'p99'].map((p) => cell(rows, 'engine', `${q} query ${p}`))])];
   out.push(...align(engine), '');
   out.push(
-    ...section('Rate limiter, GET /users/me (issue 5; target: < 0.5 ms p50 and < 15 % throughput)', rows, [
+    ...section('Rate limiter, GET /users/me (target: < 0.5 ms p50 and < 15 % throughput)', rows, [
       ['limits on', LABELS.limiterOn],
       ['limits off', LABELS.limiterOff],
     ], [['throughput', 'throughput'], ['p50', 'latency p50'], ['p99', 'latency p99'], ['failed', 'failed requests'], ['daemon CPU/req', 'daemon CPU per request'], ['Redis CPU/req', 'Redis CPU per request']]),
@@ -70,7 +70,7 @@ export function benchSummary(rows: readonly ReportRow[], timing: BenchTiming): s
   const inProc = 'alert evaluation (in process)';
   const e2e = 'alert evaluation (POST /admin/ticks)';
   out.push(
-    `Alert evaluation, ${inline(rows, inProc, 'active alerts')} active alerts (issue 7)`,
+    `Alert evaluation, ${inline(rows, inProc, 'active alerts')} active alerts`,
     ...align([
       ['', 'without alerts', 'with alerts', 'added'],
       ['in process: ticks/s', cell(rows, inProc, 'ticks/s without alerts'), cell(rows, inProc, 'ticks/s with alerts'), ''],
@@ -83,7 +83,7 @@ export function benchSummary(rows: readonly ReportRow[], timing: BenchTiming): s
     '',
   );
   out.push(
-    'Market load (issues 3, 9)',
+    'Market load',
     ...align([
       ['', 'rows', 'load rate', 'indicators', 'max stall', 'skipped', 'halts', 'rejected'],
       ['sample', cell(rows, 'market load (sample)', 'rows loaded'), cell(rows, 'market load (sample)', 'load rate'), cell(rows, 'market load (sample)', 'indicators'), cell(rows, 'market load (sample)', 'indicators max stall'), '', '', ''],

@@ -1,6 +1,6 @@
 /**
- * Feed-leader takeover time (issue 10: "when that daemon dies another takes over within a
- * few seconds"): two daemons with the simulator feed on one database and Redis; find the
+ * Feed-leader takeover time (when the leader dies another daemon must take over within a
+ * few seconds): two daemons with the simulator feed on one database and Redis; find the
  * lease holder (`<prefix>feed:leader` names host:pid:…), watch both markets on the other over
  * WebSocket until ticks flow, SIGKILL the holder (a crash: the lease is not released), and
  * time until the survivor holds the lease and until its clients get a tick stamped after

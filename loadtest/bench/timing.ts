@@ -1,5 +1,5 @@
 /**
- * Wall time of a bench run, step by step (issue 8: `npm run bench` fits a 2-core machine in
+ * Wall time of a bench run, step by step (`npm run bench` fits a 2-core machine in
  * under 10 minutes): each step is timed as it runs, and the rows put the total against that
  * target (judged on the full plan only; a quick run proves nothing about it).
  */

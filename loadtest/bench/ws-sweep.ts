@@ -1,5 +1,5 @@
 /**
- * `npm run bench:ws` (issues 6 and 24): one daemon in a child process with a small sample
+ * `npm run bench:ws`: one daemon in a child process with a small sample
  * market, and a bare `ws` server in another (baseline-servers.ts). For each client count
  * of the sweep (2,000, 5,000 and 10,000 by default) every client subscribes to 5 stocks of
  * a 500-stock pool and is offered 10 messages/s (each stock ticks twice a second, through

@@ -2,7 +2,7 @@
  * `rate-limit`: correctness under load. A fresh user (given a custom hourly limit L by the
  * admin when one is available, else its tier's) spends one probe request to learn the
  * remaining allowance R, then fires R + extra requests at once: exactly R must be admitted
- * and every other one answered 429 with Retry-After (spec "Limits"; "Rate-limit headers").
+ * and every other one answered 429 with Retry-After.
  */
 import type { ApiResponse } from '../api.js';
 import { correctness, makeRow } from '../targets.js';

@@ -6,7 +6,7 @@ import { runHttpLoad, type HttpLoadResult, type HttpRequestSpec } from '../http-
 import { readQuota, throttleProblem } from '../quota.js';
 import type { ScenarioContext } from '../types.js';
 
-/** The token's tier would throttle the planned run (issue 8: the bench user must not be throttled). */
+/** The token's tier would throttle the planned run (the bench user must not be throttled). */
 export class ThrottledRunError extends Error {
   constructor(message: string) {
     super(message);

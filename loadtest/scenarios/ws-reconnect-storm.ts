@@ -2,7 +2,7 @@
  * `ws-reconnect-storm`: N clients (one user) subscribe and read live updates; ticks pause
  * until every client is idle (nothing in flight), then all clients drop at once; ticks
  * resume while they are away (the messages they miss); then all reconnect at once with
- * `session_id` (spec "States and transitions"). Every restoration must succeed with
+ * `session_id`. Every restoration must succeed with
  * `reconnected`, continue the sequence where the client left it, and replay the missed
  * messages and the live ones that follow without a sequence gap.
  */

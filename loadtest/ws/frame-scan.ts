@@ -1,5 +1,5 @@
 /**
- * Reading the gateway's frames without parsing them (issue 24: the load generator must
+ * Reading the gateway's frames without parsing them (the load generator must
  * cost less than the server it measures). Every server message starts with `"type":"…"`
  * and ends with its `"sequence":N` (a batch frame carries its own right after its type,
  * before its inner messages), so walking the text for those two keys gives every sequence

@@ -1,4 +1,4 @@
-/** Reads the gateway's `GET /v1/ws/stats` (spec "WebSocket and monitoring") for the WebSocket scenarios. */
+/** Reads the gateway's `GET /v1/ws/stats` for the WebSocket scenarios. */
 import type { ApiClient } from '../api.js';
 
 /** The figures the scenarios use; fields the target does not report are null. */

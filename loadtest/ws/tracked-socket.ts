@@ -1,5 +1,5 @@
 /**
- * A WebSocket client that reads the gateway's protocol (spec "Events"): frames are parsed,
+ * A WebSocket client that reads the gateway's protocol: frames are parsed,
  * `batch` frames flattened in reading order, every sequence number checked against the
  * previous one, data messages counted (and handed to `onData`), control messages kept so
  * `next` can wait for one without polling and without missing one that already arrived.

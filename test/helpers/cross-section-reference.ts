@@ -1,5 +1,5 @@
 /**
- * Independent cross-sectional reference for the screening-language tests (issue 21), written
+ * Independent cross-sectional reference for the screening-language tests, written
  * the slow, obvious way (pairwise comparisons, pandas semantics), never sharing code with the engine.
  * Each function takes (key, value | null, group | null) triples and returns values by key.
  */

@@ -1,5 +1,5 @@
 /**
- * Hostile live-screen subscriptions (issue 22): every one is answered with an error message
+ * Hostile live-screen subscriptions: every one is answered with an error message
  * (SUBSCRIPTION_FAILED or INVALID_MESSAGE) carrying no stack trace, nothing is registered,
  * and the connection keeps serving. GET /screen/live never shows another user's screens.
  */

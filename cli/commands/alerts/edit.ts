@@ -1,6 +1,6 @@
-/** `stockscreen alerts edit <id>`: change an alert's threshold, state, recurrence, cooldown or note. */
+/** `stockscreen alerts edit <id>`: change an alert's threshold, state, recurrence, cooldown, note, channels, or a screen alert's membership and dwell. */
 import { Option, type Command } from 'commander';
-import type { AlertPatch } from '../../../daemon/contract/alerts.js';
+import { MAX_DWELL_S, SCREEN_MEMBERSHIPS, type AlertPatch, type ScreenMembership } from '../../../daemon/contract/alerts.js';
 import { alertRecord, resolveAlertId, updateAlert } from '../../services/alerts/alerts.js';
 import { usageError } from '../../services/session/errors.js';
 import type { CliContext } from '../context.js';
@@ -19,6 +19,8 @@ interface EditFlags {
   note?: string;
   notify?: string[];
   notifyNone?: boolean;
+  membership?: ScreenMembership;
+  dwell?: number;
 }
 
 /**
@@ -31,12 +33,14 @@ export function alertPatch(o: EditFlags): AlertPatch {
   if (o.active || o.inactive) patch.active = o.active === true;
   if (o.recurring || o.oneShot) patch.recurring = o.recurring === true;
   if (o.cooldown !== undefined) patch.cooldown_s = o.cooldown;
+  if (o.membership !== undefined) patch.membership = o.membership;
+  if (o.dwell !== undefined) patch.dwell_s = o.dwell;
   // An empty note clears it.
   if (o.note !== undefined) patch.note = o.note === '' ? null : o.note;
   // The channels are resolved to ids by the caller; --notify-none clears them.
   if (o.notify !== undefined) patch.channels = o.notify;
   if (o.notifyNone) patch.channels = [];
-  if (Object.keys(patch).length === 0) throw usageError('nothing to change', 'give at least one of --threshold, --active, --inactive, --recurring, --one-shot, --cooldown, --note, --notify, --notify-none');
+  if (Object.keys(patch).length === 0) throw usageError('nothing to change', 'give at least one of --threshold, --active, --inactive, --recurring, --one-shot, --cooldown, --note, --notify, --notify-none, --membership, --dwell');
   return patch;
 }
 
@@ -52,10 +56,12 @@ export function register(parent: Command, ctx: CliContext): void {
     .addOption(new Option('--recurring', 'fire again whenever the condition becomes true again').conflicts('oneShot'))
     .addOption(new Option('--one-shot', 'fire once, then become inactive'))
     .option('--cooldown <time>', 'least time between two firings, e.g. 10m (0 for none)', secondsArg(7 * 86_400))
+    .addOption(new Option('--membership <kind>', 'a screen alert: count the preset\'s conditions or its page').choices(SCREEN_MEMBERSHIPS))
+    .option('--dwell <time>', 'a screen alert: how long an entry (exit) must hold before it counts, e.g. 1m (0: at once)', secondsArg(MAX_DWELL_S))
     .option('--note <text>', 'new note ("" clears it)')
     .addOption(new Option('--notify <channel>', 'deliver its firings to these channels (replaces the list; id, prefix or name); repeat for several').argParser(collectValues).conflicts('notifyNone'))
     .addOption(new Option('--notify-none', 'deliver its firings to no channel'))
-    .addHelpText('after', examples(['stockscreen alerts edit 6f1c2a9e --threshold 82000', 'stockscreen alerts edit 6f1c2a9e --active', 'stockscreen alerts edit 6f1c2a9e --recurring --cooldown 30m --note ""', 'stockscreen alerts edit 6f1c2a9e --notify phone --notify inbox']))
+    .addHelpText('after', examples(['stockscreen alerts edit 6f1c2a9e --threshold 82000', 'stockscreen alerts edit 6f1c2a9e --active', 'stockscreen alerts edit 6f1c2a9e --recurring --cooldown 30m --note ""', 'stockscreen alerts edit 6f1c2a9e --notify phone --notify inbox', 'stockscreen alerts edit 6f1c2a9e --membership page --dwell 1m']))
     .action(
       action(ctx, async (session, cmd) => {
         const [ref] = cmd.processedArgs as [string];

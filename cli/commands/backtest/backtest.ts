@@ -1,4 +1,4 @@
-/** `stockscreen backtest`: how a screen would have done, rebalanced through time (issue 23). */
+/** `stockscreen backtest`: how a screen would have done, rebalanced through time. */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { equityChart, equityCsv, followBacktest, isActive, progressText, startBacktest, summaryTable, tradesCsv, type BacktestRun } from '../../services/screening/backtest.js';
 import { usageError } from '../../services/session/errors.js';

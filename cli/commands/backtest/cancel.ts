@@ -1,4 +1,4 @@
-/** `stockscreen backtest cancel <id>`: stop a queued or running backtest (issue 23). */
+/** `stockscreen backtest cancel <id>`: stop a queued or running backtest. */
 import type { Command } from 'commander';
 import { printTable } from '../../services/output/print-table.js';
 import { cancelBacktest, runsTable } from '../../services/screening/backtest.js';

@@ -1,4 +1,4 @@
-/** `stockscreen backtest list`: your backtest runs, newest first (issue 23). */
+/** `stockscreen backtest list`: your backtest runs, newest first. */
 import type { Command } from 'commander';
 import { printTable } from '../../services/output/print-table.js';
 import { listBacktests, runsTable } from '../../services/screening/backtest.js';

@@ -1,4 +1,4 @@
-/** `stockscreen backtest show <id>`: one of your runs — its progress, or its result (issue 23). */
+/** `stockscreen backtest show <id>`: one of your runs — its progress, or its result. */
 import { Option, type Command } from 'commander';
 import { followBacktest, getBacktest, isActive, runsTable } from '../../services/screening/backtest.js';
 import { printTable } from '../../services/output/print-table.js';

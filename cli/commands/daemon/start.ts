@@ -32,7 +32,7 @@ export function register(parent: Command, ctx: CliContext): void {
     .action(
       action(ctx, async (session, cmd) => {
         const opts = cmd.opts<{ host?: string; port?: number; dataDir?: string; redisUrl?: string; databaseUrl?: string; databaseSchema?: string; sample?: boolean; timeout: number }>();
-        // Issue 20: a daemon already there is not an error (exit 0), whoever started it.
+        // A daemon already there is not an error (exit 0), whoever started it.
         const ours = runningDaemon(session.paths);
         const url = ours?.url ?? (await healthyDaemonAt(opts, session.env));
         if (ours || url) {

@@ -26,7 +26,7 @@ Output:
 
 /** Flags of watch. */
 interface WatchFlags {
-  /** Live screens: template:<id> or preset:<id> (issue 22). */
+  /** Live screens: template:<id> or preset:<id>. */
   screen?: string[];
   market?: string[];
   sector?: string[];

@@ -1,4 +1,4 @@
-/** Account logic behind register, login, logout and whoami (spec "Authentication"). */
+/** Account logic behind register, login, logout and whoami. */
 import type { PublicUser, TokenPair } from '../../../daemon/contract/users.js';
 import { API_PREFIX, createApiClient, type ApiResponse } from '../transport/api-client.js';
 import { credentialsFromTokens } from '../session/credentials.js';
@@ -43,7 +43,7 @@ export async function loginAccount(session: Session, input: AccountInput): Promi
   return res;
 }
 
-/** A refused login says what to try, not "run stockscreen login" (issue 20). */
+/** A refused login says what to try, not "run stockscreen login". */
 function wrongPassword(err: unknown, email: string): unknown {
   if (!(err instanceof CliError) || err.code !== 'UNAUTHORIZED') return err;
   return new CliError({

@@ -1,5 +1,5 @@
 /**
- * Price alerts over the REST API (issue 7): list, create, update, delete and the firing
+ * Price alerts over the REST API: list, create, update, delete and the firing
  * history, and how alerts and firings are shown (table rows, TSV rows, records).
  */
 import type { Alert, AlertFiring, AlertPatch, AlertType, NewAlert } from '../../../daemon/contract/alerts.js';
@@ -87,7 +87,7 @@ export function formatThreshold(type: AlertType, threshold: number | null): stri
 }
 
 /** Column order of alert rows (also the TSV column order). */
-export const ALERT_HEADERS = ['ID', 'CODE', 'NAME', 'TYPE', 'THRESHOLD', 'ACTIVE', 'RECURRING', 'COOLDOWN', 'FIRED', 'LAST FIRED', 'NOTE', 'PRESET', 'CHANNELS'] as const;
+export const ALERT_HEADERS = ['ID', 'CODE', 'NAME', 'TYPE', 'THRESHOLD', 'ACTIVE', 'RECURRING', 'COOLDOWN', 'FIRED', 'LAST FIRED', 'NOTE', 'PRESET', 'CHANNELS', 'MEMBERSHIP', 'DWELL'] as const;
 
 /** One alert's cells; `tty` picks readable over raw values (TSV keeps raw numbers). */
 export function alertCells(a: Alert, tty: boolean): CellInput[] {
@@ -101,6 +101,8 @@ export function alertCells(a: Alert, tty: boolean): CellInput[] {
     // Last, so that scripts reading the columns of price alerts by position keep working.
     a.preset_id && tty ? shortId(a.preset_id) : a.preset_id,
     (a.channels ?? []).map((c) => (tty ? shortId(c) : c)).join(','),
+    a.membership,
+    tty ? (a.dwell_s === null ? null : a.dwell_s ? formatDuration(a.dwell_s * 1000) : 'none') : a.dwell_s,
   ];
 }
 

@@ -1,4 +1,4 @@
-/** Daemon health: GET /health, /health/db and /health/redis (spec "Health responses"). */
+/** Daemon health: GET /health, /health/db and /health/redis. */
 import type { DaemonHealth, DatabaseHealth, MarketLoadHealth, RedisHealth } from '../../../daemon/contract/health.js';
 import { groupThousands } from '../output/number-format.js';
 import { createApiClient } from '../transport/api-client.js';

@@ -52,7 +52,7 @@ export async function getJob(session: Session, id: string): Promise<ApiResponse<
   return session.api.request<JobView>({ path: `${API_PREFIX}/admin/jobs/${encodeURIComponent(id)}` });
 }
 
-/** How long following a job waits out an unreachable or busy daemon by default (issue 19). */
+/** How long following a job waits out an unreachable or busy daemon by default. */
 export const DEFAULT_RETRY_FOR_MS = 10 * 60_000;
 /** Longest pause between two tries while the daemon is busy. */
 const MAX_BACKOFF_MS = 4_000;

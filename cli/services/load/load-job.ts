@@ -57,7 +57,7 @@ export async function runLoadJob(session: Session, request: JobRequestInput, opt
 }
 
 /**
- * Follow job `id` with the progress view until it finishes, waiting out outages (issue 19),
+ * Follow job `id` with the progress view until it finishes, waiting out outages,
  * then print it; the exit code is 0 for a completed job.
  * @throws CliError JOB_FAILED for a failed job, CANCELLED when following was interrupted
  */

@@ -1,5 +1,5 @@
 /**
- * Uploads for `stockscreen load FILE|FOLDER` (issue 19): each planned file is streamed to
+ * Uploads for `stockscreen load FILE|FOLDER`: each planned file is streamed to
  * the daemon (POST /admin/uploads, application/octet-stream, never read whole here) under
  * the name the operator sees, relative to the folder they named (so the daemon detects
  * formats and trade dates from the same names), and the load job names the uploads.

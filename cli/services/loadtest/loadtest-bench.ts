@@ -1,5 +1,5 @@
 /**
- * The accounts `stockscreen loadtest` runs as (issue 20). One bench account per daemon and
+ * The accounts `stockscreen loadtest` runs as. One bench account per daemon and
  * profile is kept in `loadtest-bench.json` beside the credentials (mode 0600); later runs reuse
  * its tokens (renewed with its refresh token, never a fresh login). Run by an admin, the bench
  * account is given a load-test exemption for the run; run by anyone else, the command uses the

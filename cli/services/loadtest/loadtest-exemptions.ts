@@ -1,4 +1,4 @@
-/** Load-test exemptions (issue 20): grant, list and revoke over the admin API, and how they are shown. */
+/** Load-test exemptions: grant, list and revoke over the admin API, and how they are shown. */
 import type { LoadtestExemption } from '../../../daemon/contract/users.js';
 import { API_PREFIX, type ApiResponse } from '../transport/api-client.js';
 import { formatDuration } from '../output/duration.js';

@@ -3,7 +3,7 @@
  * (a live Ink view on a terminal, plain stderr lines otherwise), the report on stdout
  * (a table, or the JSON report with --json) and optionally in a file.
  *
- * Accounts (issue 20): see loadtest-bench.ts — a kept bench account given a load-test
+ * Accounts: see loadtest-bench.ts — a kept bench account given a load-test
  * exemption by an admin, or the caller's own exempt login.
  */
 import { writeFile } from 'node:fs/promises';

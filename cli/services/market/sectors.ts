@@ -1,4 +1,4 @@
-/** Sector names on the command line: English or Korean in, the stored Korean name out (issue 20). */
+/** Sector names on the command line: English or Korean in, the stored Korean name out. */
 import { resolveSector, SECTOR_ENGLISH, SECTORS } from '../../../loaders/sectors.js';
 import { usageError } from '../session/errors.js';
 import type { TableData } from '../output/output.js';

@@ -1,4 +1,4 @@
-/** Stock endpoints (spec "Stocks"): list, detail with indicators, price, history and financials. */
+/** Stock endpoints: list, detail with indicators, price, history and financials. */
 import type { FinancialRow, PriceBar, StockDetail, StockListItem, StockPrice } from '../../../daemon/contract/stocks.js';
 import { API_PREFIX, type ApiResponse } from '../transport/api-client.js';
 import { usageError } from '../session/errors.js';

@@ -1,5 +1,5 @@
 /**
- * Where and how results are printed (CONVENTIONS "CLI"): results to stdout, everything
+ * Where and how results are printed: results to stdout, everything
  * else to stderr; `--json` prints exactly what the API returned; piped output is
  * tab-separated rows without colour; a TTY gets the Ink views (injected renderers).
  */

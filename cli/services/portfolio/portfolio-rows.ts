@@ -64,7 +64,7 @@ export function performanceRecord(p: Performance): RecordData {
   };
 }
 
-/** The mark of a figure the history cannot define (issue 20: never a misleading 0.00). */
+/** The mark of a figure the history cannot define (never a misleading 0.00). */
 export const UNDEFINED_MARK = '—';
 
 /** A figure, or "—" with the daemon's reason when it is null. */

@@ -1,5 +1,5 @@
 /**
- * The portfolio over the REST API (issue 7): holdings valued at current prices, adding
+ * The portfolio over the REST API: holdings valued at current prices, adding
  * and removing lots, and performance; and how they are shown (P&L cells carry their
  * movement so the terminal colours them: red = gain, blue = loss, Korean convention).
  */

@@ -119,7 +119,7 @@ function message(state: WatchState, m: WsClientEvent & { type: 'message' }, limi
       return { ...next, alerts: [entry, ...state.alerts].slice(0, limits.alerts) };
     }
     case 'screen_update': {
-      // Live screens (issue 22) join the alert feed: one line per entry or exit.
+      // Live screens join the alert feed: one line per entry or exit.
       const time = (msg.timestamp as string | undefined) ?? null;
       const screen = `screen ${String(msg.screen_id).slice(0, 8)} (${String(msg.count)} members)`;
       const entered = ((msg.entered as { code: string; price?: number | null }[] | undefined) ?? []).map(

@@ -1,5 +1,5 @@
 /**
- * Logic of `stockscreen ws-stats`: GET /v1/ws/stats (spec "WebSocket and monitoring"),
+ * Logic of `stockscreen ws-stats`: GET /v1/ws/stats,
  * its rows for the terminal and for pipes, the trend history of the live dashboard and
  * the polling loop of `--watch`.
  */

@@ -1,5 +1,5 @@
 /**
- * `stockscreen backtest` (issue 23): build the POST /screen/backtest body from flags, start
+ * `stockscreen backtest`: build the POST /screen/backtest body from flags, start
  * the run and follow it (GET /screen/backtests/{id}) while it is queued or running, reporting
  * progress; then the summary rows, the CSVs (equity curve, trades) and the equity-vs-benchmark
  * chart. Also the list of your runs, one run, and cancelling one.

@@ -1,5 +1,5 @@
 /**
- * A hint for the commonest expression slip (issue 20): comparing a text field with a bare
+ * A hint for the commonest expression slip: comparing a text field with a bare
  * word, `market = kospi`, which the parser reads as a field named kospi. The daemon's error
  * names the field and its position; the CLI has the expression, so it can see the comparison
  * in front of it and show the quoted form.

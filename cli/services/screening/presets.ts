@@ -1,5 +1,5 @@
 /**
- * Saved screen presets (spec "Presets"): list, save, show, delete, run. Presets are
+ * Saved screen presets: list, save, show, delete, run. Presets are
  * named on the command line by id or by name; names are looked up in the user's list.
  */
 import type { Preset } from '../../../daemon/contract/presets.js';

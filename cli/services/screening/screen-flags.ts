@@ -46,7 +46,7 @@ export interface ScreenFlags {
   fields?: string[];
   exclude?: string[];
   sector?: string[];
-  /** `name=expression` formula columns (issue 21), in order. */
+  /** `name=expression` formula columns, in order. */
   column?: string[];
   /** `[-]field=weight` score factors, comma-separated and repeatable. */
   score?: string[];
@@ -237,7 +237,7 @@ export function buildScreenBody(flags: ScreenFlags): Record<string, unknown> {
   return body;
 }
 
-/** Formula columns and the score (issue 21). */
+/** Formula columns and the score. */
 function addLanguage(body: Record<string, unknown>, flags: ScreenFlags): void {
   const columns = parseColumnFlags(flags.column ?? []);
   if (Object.keys(columns).length) body.columns = columns;

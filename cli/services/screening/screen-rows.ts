@@ -29,7 +29,7 @@ export function screenRight(headers: readonly string[]): boolean[] {
 export function screenTable(items: readonly ScreenItem[], human: boolean, units: ReadonlyMap<string, string> = new Map()): TableData {
   const columns = screenColumns(items);
   return {
-    // Upper case like every other table's header (issue 20); the field id otherwise, so scripts select by the flags' names.
+    // Upper case like every other table's header; the field id otherwise, so scripts select by the flags' names.
     headers: columns.map((c) => c.toUpperCase()),
     rows: items.map((item) =>
       columns.map((c): CellInput => {

@@ -21,7 +21,7 @@ export function checkTemplateId(id: string): string {
   return id;
 }
 
-/** `target` screening the market as known on `asOf` (issue 23), unchanged without a date. */
+/** `target` screening the market as known on `asOf`, unchanged without a date. */
 export function withAsOf(target: ScreenTarget, asOf: string | undefined): ScreenTarget {
   return asOf === undefined ? target : { ...target, body: { ...target.body, as_of: asOf } } as ScreenTarget;
 }

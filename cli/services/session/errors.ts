@@ -5,7 +5,7 @@
 import { ERROR_CODES, type ErrorCode } from '../../../daemon/contract/errors.js';
 import { formatDuration } from '../output/duration.js';
 
-/** Process exit codes (CONVENTIONS "CLI"). */
+/** Process exit codes: 0 ok, 1 error, 2 cancelled, 4 authentication required (scripts branch on them). */
 export const EXIT = {
   OK: 0,
   ERROR: 1,

@@ -1,5 +1,6 @@
 /**
- * Asking the user: prompts only when stdin and stdout are terminals (CONVENTIONS "CLI"),
+ * Asking the user: prompts only when stdin and stdout are terminals (a script
+ * never hangs on a question it cannot see),
  * otherwise the command names the flag to pass; passwords can also come from stdin.
  */
 import type { CliIO } from '../../io.js';

@@ -1,6 +1,6 @@
 /**
  * Access tokens of one profile, renewed with its refresh token when the server says the
- * access token expired or is invalid (spec "Authentication": refresh tokens rotate, so
+ * access token expired or is invalid (the spec: refresh tokens rotate, so
  * the new pair is saved before the call is retried).
  */
 import type { TokenPair } from '../../../daemon/contract/users.js';

@@ -1,5 +1,5 @@
 /**
- * A WebSocket client of the gateway (spec "Events") that keeps a subscription alive:
+ * A WebSocket client of the gateway that keeps a subscription alive:
  * it subscribes after the server's hello, unwraps `batch` frames, checks sequence
  * numbers, and when the connection drops it reconnects by itself with exponential
  * backoff, passing the `session_id` so the server restores the session (subscriptions
@@ -18,7 +18,7 @@ import { unreachable } from './api-client.js';
 import { CliError, LOCAL_CODES } from '../session/errors.js';
 import { createSequenceTracker, parseFrame, type SequenceAnomaly } from './ws-frames.js';
 
-/** One subscribe request (spec "Client to server"): a `subscribe` message without its type. */
+/** One subscribe request: a `subscribe` message without its type. */
 export type SubscriptionRequest = Omit<SubscriptionMessage, 'type'>;
 
 /** Reconnection delays: initialMs · factor^(attempt−1), capped at maxMs, minus up to `jitter` of it at random. */

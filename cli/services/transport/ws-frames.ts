@@ -1,5 +1,5 @@
 /**
- * Reading the gateway's frames (spec "Events"): the unwrapping of `batch` frames into their
+ * Reading the gateway's frames: the unwrapping of `batch` frames into their
  * inner messages, and the sequence check. The message shapes are the wire contract's
  * (daemon/contract/ws.ts).
  *

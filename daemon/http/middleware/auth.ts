@@ -65,7 +65,7 @@ async function resolveCaller(deps: AuthGuardDeps, req: Request): Promise<AuthUse
   }
   if (!row) throw new AppError('UNAUTHORIZED', 'Account no longer exists', { reason: 'invalid' });
   req.customRateLimit = row.rate_limit_per_hour;
-  req.rateLimitExempt = isLoadtestExempt(row, (deps.clock ?? systemClock).now()); // issue 20: load-test exemption
+  req.rateLimitExempt = isLoadtestExempt(row, (deps.clock ?? systemClock).now()); // an admin-granted load-test exemption skips the rate limiter
   req.user = { ...claims, tier: row.tier, role: row.role };
   return req.user;
 }

@@ -1,7 +1,8 @@
 /**
- * The rate limiter (spec "Limits"), one step of each limited route's chain (see api.ts):
+ * The rate limiter, one step of each limited route's chain (see api.ts):
  * it runs after the caller is identified and the request validated, so it never works for an
- * unauthenticated caller's body. It learns the route's endpoint limit and free-when-cached
+ * unauthenticated caller's body; a protected route's caller without a valid token passes it
+ * earlier, before its 401, counted as anonymous with nothing but its address looked at. It learns the route's endpoint limit and free-when-cached
  * test from the route table, checks every applicable counter in one Redis round trip (which
  * also reads the token's revocation mark), then sets the headers and continues or answers 429.
  * Fails open only when Redis is unavailable (see infra/redis-guard.ts), never because our own
@@ -92,6 +93,8 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
     const rule = ruleOf(route);
     const free = route.freeWhen;
     const weightOf = (req: Request): number => {
+      // A request refused for its credentials has no validated input to weigh: it counts once.
+      if (req.rateLimitUnauthenticated === true) return 1;
       try {
         const w = req.rateLimitRefusal === true ? (route.refusalWeight?.(req) ?? 1) : (route.weight?.(req) ?? 1);
         return Number.isFinite(w) ? Math.max(1, Math.floor(w)) : 1;
@@ -101,12 +104,13 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
     };
     return async (req, res, next) => {
       const { identity, probe } = await identify(req);
-      // Issue 20: an account with a load-test exemption in force is not counted (its revocation is checked by confirmCaller).
+      // An account with a load-test exemption in force is not counted (its revocation is checked by confirmCaller).
       if (req.rateLimitExempt === true) return next();
       const endpoint = rule && { rule, path: canonicalPrefix(req.baseUrl, API_PREFIXES) + route.template };
       const checks = planChecks(config, identity, endpoint, deps.key);
       // A refused request has no valid body to look up: it always counts.
-      const isFree = free && req.rateLimitRefusal !== true ? await freeCheck(free, req, res) : false;
+      const refused = req.rateLimitRefusal === true || req.rateLimitUnauthenticated === true;
+      const isFree = free && !refused ? await freeCheck(free, req, res) : false;
       // Never more than the smallest limit, or it could never be admitted.
       const weight = Math.min(weightOf(req), ...checks.map((c) => c.limit));
       let result: WindowResult;

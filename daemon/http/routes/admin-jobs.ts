@@ -60,7 +60,7 @@ async function checkInput(p: JobPathInput, i: number, roots: readonly string[], 
 }
 
 /**
- * A load-files request with every path checked against the import roots (issue 19): 400 with
+ * A load-files request with every path checked against the import roots: 400 with
  * the reason for any path outside them, before a byte is read.
  * @throws AppError INVALID_REQUEST with `details["paths.N"]`
  */
@@ -82,7 +82,7 @@ export async function checkJobInputs(request: JobRequest, deps: Omit<AdminJobDep
 /** Seconds a client should wait before asking again when the queue cannot answer. */
 const RETRY_AFTER_S = 2;
 
-/** `work`, with Retry-After on the 503 it fails with when the queue cannot answer (issue 19). */
+/** `work`, with Retry-After on the 503 it fails with when the queue cannot answer. */
 async function retryLater<T>(res: { setHeader(name: string, value: string): unknown }, work: Promise<T>): Promise<T> {
   try {
     return await work;

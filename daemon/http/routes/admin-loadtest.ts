@@ -1,5 +1,5 @@
 /**
- * Load-test exemptions (issue 20): an admin lets one account run a load test for a while
+ * Load-test exemptions: an admin lets one account run a load test for a while
  * without the tier and endpoint rate limits. The exemption lives on the account row, ends by
  * itself at `expires_at`, is listed here, and every grant and revocation is logged. Anonymous
  * callers can never be exempt: the limiter reads the exemption from the caller's account.

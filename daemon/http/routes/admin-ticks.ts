@@ -1,4 +1,4 @@
-/** Admin tick ingest: `POST /admin/ticks` drives the live feed from a real source (issue 6). */
+/** Admin tick ingest: `POST /admin/ticks` drives the live feed from a real source. */
 import { z } from 'zod';
 import { MAX_TICKS_PER_BATCH, tickBodySchema, type TickBody } from '../../market/feed/ingest.js';
 import type { PriceFeed } from '../../market/feed/feed.js';

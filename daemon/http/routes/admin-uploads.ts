@@ -1,5 +1,5 @@
 /**
- * POST /admin/uploads (issue 19): a market-data file streamed to the daemon as
+ * POST /admin/uploads: a market-data file streamed to the daemon as
  * `application/octet-stream`, written to its upload directory as it arrives (never
  * buffered whole), sized and hashed on the way. A load job then names it by id.
  */

@@ -1,5 +1,5 @@
 /**
- * Alert endpoints: price alerts (issue 7) and alerts on screens (issue 22, `screen_enter`/
+ * Alert endpoints: price alerts and alerts on screens (`screen_enter`/
  * `screen_exit` on a preset); CRUD scoped to the caller (another user's alert is a 404),
  * per-tier caps on active alerts (403), and the firing history.
  */
@@ -9,7 +9,7 @@ import { thresholdProblem } from '../../alerts/alert-rules.js';
 import { ALERT_TYPES, isScreenAlertType } from '../../kernel/alert-types.js';
 import type { AlertOwner, AlertService, ChanneledAlert } from '../../alerts/alert-service.js';
 import { stockCode } from '../../field-schemas.js';
-import type { Alert as AlertView, AlertFiring, NewAlert } from '../../contract/alerts.js';
+import { DEFAULT_DWELL_S, MAX_DWELL_S, SCREEN_MEMBERSHIPS, type Alert as AlertView, type AlertFiring, type NewAlert } from '../../contract/alerts.js';
 import type { AlertFiringRecord } from '../../store/alerts-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
@@ -23,6 +23,15 @@ const code = stockCode();
 const alertType = z.enum(ALERT_TYPES, { error: `must be one of ${ALERT_TYPES.join(', ')}` });
 const threshold = z.number({ error: 'must be a number' });
 const cooldown = z.number({ error: 'must be a number of seconds' }).int('must be whole seconds').min(0, 'must not be negative').max(7 * 86400, 'must be at most 604800 (7 days)');
+const membership = z
+  .enum(SCREEN_MEMBERSHIPS, { error: `must be one of ${SCREEN_MEMBERSHIPS.join(', ')}` })
+  .describe('Screen alerts: what makes a stock a member. "conditions": it meets the preset\'s filters and expression, wherever its sort puts it; "page": it is on the preset\'s first page (its sort and per_page, a top-N cut). Default "conditions" when the preset has filters or an expression, else "page"');
+const dwell = z
+  .number({ error: 'must be a number of seconds' })
+  .int('must be whole seconds')
+  .min(0, 'must not be negative')
+  .max(MAX_DWELL_S, `must be at most ${MAX_DWELL_S} (an hour)`)
+  .describe(`Screen alerts: seconds an entry (exit) must hold before it counts; a stock that enters and leaves again within it does not fire (a stock hovering at the edge of the screen). 0 counts every change at once. Default ${DEFAULT_DWELL_S}`);
 const note = z.string().max(500, 'must be at most 500 characters').nullable();
 const idParams = z.object({ id: z.uuid('must be an alert id') });
 /** Most channels one alert delivers to. */
@@ -42,6 +51,8 @@ const createBody = z
     threshold: threshold.optional().describe('Required for price alerts; not allowed for screen_enter/screen_exit'),
     recurring: z.boolean().optional().describe('Fire again each time the condition becomes true again (a screen alert: each time a stock enters or exits again); default false: fire once'),
     cooldown_s: cooldown.optional().describe('Minimum seconds between two firings of a recurring alert (a screen alert: for the same stock)'),
+    membership: membership.optional(),
+    dwell_s: dwell.optional(),
     note: note.optional(),
     channels: channels.optional(),
   })
@@ -54,6 +65,8 @@ const createBody = z
       return;
     }
     if (v.preset_id !== undefined) issue('preset_id', 'only for screen_enter and screen_exit');
+    if (v.membership !== undefined) issue('membership', 'only for screen_enter and screen_exit');
+    if (v.dwell_s !== undefined) issue('dwell_s', 'only for screen_enter and screen_exit');
     if (v.code === undefined) issue('code', `is required for ${v.alert_type}`);
     if (v.threshold === undefined) issue('threshold', `is required for ${v.alert_type}`);
     const problem = v.threshold === undefined ? null : thresholdProblem(v.alert_type, v.threshold);
@@ -62,8 +75,11 @@ const createBody = z
   // The checks above make it one of the two shapes.
   .transform((v) => v as NewAlert);
 const updateBody = z
-  .strictObject({ threshold: threshold.optional(), active: z.boolean().optional(), recurring: z.boolean().optional(), note: note.optional(), cooldown_s: cooldown.optional(), channels: channels.optional() })
-  .refine((v) => Object.keys(v).length > 0, { message: 'give at least one of threshold, active, recurring, note, cooldown_s, channels' });
+  .strictObject({
+    threshold: threshold.optional(), active: z.boolean().optional(), recurring: z.boolean().optional(), note: note.optional(), cooldown_s: cooldown.optional(),
+    channels: channels.optional(), membership: membership.optional(), dwell_s: dwell.optional(),
+  })
+  .refine((v) => Object.keys(v).length > 0, { message: 'give at least one of threshold, active, recurring, note, cooldown_s, channels, membership, dwell_s' });
 const listQuery = z.object({ code: code.optional(), active: bool.optional(), type: alertType.optional(), ...paging });
 const eventsQuery = z.object({ code: code.optional(), ...paging });
 
@@ -73,7 +89,10 @@ export const alertSchema = z
     id: z.string(), code: z.string().nullable().describe('The stock of a price alert; null for a screen alert'), name: z.string().nullable(),
     preset_id: z.string().nullable().describe('The preset of a screen_enter/screen_exit alert; null for a price alert'),
     alert_type: alertType, threshold: z.number().nullable().describe('Null for a screen alert'), recurring: z.boolean(),
-    cooldown_s: z.number(), note: z.string().nullable(), active: z.boolean(),
+    cooldown_s: z.number(),
+    membership: z.enum(SCREEN_MEMBERSHIPS).nullable().describe('A screen alert\'s membership ("conditions" or "page"); null for a price alert'),
+    dwell_s: z.number().nullable().describe('Seconds an entry or exit must hold before a screen alert counts it; null for a price alert'),
+    note: z.string().nullable(), active: z.boolean(),
     armed: z.boolean().describe('False after a firing until the condition has been false again'),
     fire_count: z.number(), last_fired_at: z.string().nullable(), created_at: z.string(), updated_at: z.string(),
     channels: z.array(z.string()).describe('The notification channels its firings are delivered to'),
@@ -139,7 +158,7 @@ export function registerAlertRoutes(api: ApiBuilder, deps: AlertRoutesDeps): voi
     async (req, res) => sendSuccess(req, res, view(await alerts.get(req.user!.id, (req.valid.params as z.output<typeof idParams>).id))),
   );
   api.route(
-    { method: 'put', path: '/alerts/:id', summary: 'Update an alert (threshold, active, recurring, note, cooldown_s, channels)', tags, access: 'user', params: idParams, body: updateBody, response: alertSchema, errors: [403, 404] },
+    { method: 'put', path: '/alerts/:id', summary: 'Update an alert (threshold, active, recurring, note, cooldown_s, channels; a screen alert\'s membership and dwell_s)', tags, access: 'user', params: idParams, body: updateBody, response: alertSchema, errors: [403, 404] },
     async (req, res) => {
       const { id } = req.valid.params as z.output<typeof idParams>;
       sendSuccess(req, res, view(await alerts.update(owner(req), id, req.valid.body as z.output<typeof updateBody>)));

@@ -1,4 +1,4 @@
-/** Authentication routes (spec "Authentication"): register, login, refresh, logout, users/me. */
+/** Authentication routes: register, login, refresh, logout, users/me. */
 import { z } from 'zod';
 import type { AuthService, TokenPair } from '../../auth/auth-service.js';
 import { AppError } from '../../errors.js';

@@ -1,5 +1,5 @@
 /**
- * Backtest endpoints (issue 23): POST /screen/backtest runs or queues a run; GET /screen/backtests
+ * Backtest endpoints: POST /screen/backtest runs or queues a run; GET /screen/backtests
  * lists the caller's runs; GET /screen/backtests/{id} follows one; DELETE cancels it (another
  * user's run is a 404).
  */

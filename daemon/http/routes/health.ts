@@ -1,4 +1,4 @@
-/** Health endpoints at the root (spec "Health responses"); 503 with "unhealthy" when a dependency is down. */
+/** Health endpoints at the root; 503 with "unhealthy" when a dependency is down. */
 import { z } from 'zod';
 import type { DaemonHealth, DatabaseHealth, MarketLoadHealth, RedisHealth } from '../../contract/health.js';
 import { errorEnvelope, type ApiBuilder } from '../api.js';

@@ -1,5 +1,5 @@
 /**
- * Portfolio endpoints (issue 7): holdings CRUD (merge into the same stock's lot unless
+ * Portfolio endpoints: holdings CRUD (merge into the same stock's lot unless
  * `separate_lot`), transactions with realised P&L (average-cost method), the valued
  * portfolio and its performance. Scoped to the caller: another user's holding is a 404.
  */

@@ -91,7 +91,7 @@ export function registerPresetRoutes(
       method: 'post', path: '/screen/presets/:id/run', summary: 'Run a saved preset', tags, access: 'user', params: idParams, errors: [404, 503],
       bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(deps.screens), ...screenWeights(deps.screens),
       // The "body" of a run is the saved query: loaded and parsed once, like a /screen body.
-      description: 'The body may give {as_of: "YYYY-MM-DD"} to run the preset as of that date (issue 23); any other key is ignored.',
+      description: 'The body may give {as_of: "YYYY-MM-DD"} to run the preset as of that date; any other key is ignored.',
       parseBody: async (body, req) => {
         const { id } = req.valid.params as z.output<typeof idParams>;
         const preset = await deps.presets.get(req.user!.id, id);

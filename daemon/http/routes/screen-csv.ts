@@ -1,5 +1,5 @@
 /**
- * CSV export of a screen (issue 4: `Accept: text/csv` or `format=csv` streams all
+ * CSV export of a screen (`Accept: text/csv` or `format=csv` streams all
  * matches): rows are built and written a chunk at a time, and the writer waits
  * for `drain` whenever the socket's buffer is full, so a slow client holds at
  * most one chunk in memory instead of the whole market.

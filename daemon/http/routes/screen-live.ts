@@ -1,5 +1,5 @@
 /**
- * Live screens over REST (issue 22): `GET /screen/live` lists the caller's live screens on
+ * Live screens over REST: `GET /screen/live` lists the caller's live screens on
  * every daemon (the Redis registry), and `POST /screen?prices=live` answers a screen on the
  * live view — the snapshot at live prices that live screens evaluate (daemon/live/README.md
  * "Same prices"), so a live screen's members always equal this answer's page.

@@ -5,6 +5,7 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { INDICATORS } from '../../indicators/registry.js';
+import { PERCENTILE_CONVENTION } from '../../kernel/percentile.js';
 import type { ScreenQuery } from '../../screening/query.js';
 import { parseTemplateOverrides } from '../../screening/request.js';
 import { screenRequestJsonSchema } from '../../screening/request-openapi.js';
@@ -27,7 +28,7 @@ export interface ScreenRoutesDeps {
   screens: ScreenService;
   snapshot: SnapshotService;
   knownFields: ReadonlySet<string>;
-  /** The live view (issue 22): POST /screen?prices=live answers on it. */
+  /** The live view: POST /screen?prices=live answers on it. */
   liveSnapshot?: () => Snapshot;
 }
 
@@ -137,7 +138,7 @@ export function memoisedScreenParser(screens: ScreenService): (body: unknown, re
 }
 
 /**
- * The cached answer found by a route's `freeWhen` (spec "Rate-limit rules" 4: an answer from
+ * The cached answer found by a route's `freeWhen` (the spec: an answer from
  * the result cache counts against nothing), kept for the handler so the cache is read once.
  * undefined: not looked up (limits off); null: looked up, not cached.
  */
@@ -210,6 +211,9 @@ function describeBudgets(screens: ScreenService) {
   };
 }
 
+/** Everything reported on the one percentile scale (kernel/percentile.ts). */
+const PERCENTILE_USERS = ['pct_rank', 'score', 'value_score', 'quality_score', 'growth_score', 'momentum_score'] as const;
+
 const EVALUATION_ORDER = 'universe (market, sectors, industries, codes, exclude) → columns in order → score → range filters and expression → sort → page; rank, pct_rank and zscore rank over the universe, before any filter';
 
 /** Register the screening routes. */
@@ -232,7 +236,7 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
         body: screenBody, parseBody: parseScreenBody, response: screenResponse, query: screenQueryParams,
         // A live-prices answer is never cached, so it always counts.
         freeWhen: (req, res) => (wantsLivePrices(req) ? false : cachedFree(req, res)),
-        // spec "Endpoint reference": /screening is /screen, so it shares the endpoint limit.
+        // The spec names /screening an alias of /screen, so it shares the endpoint limit.
         limitAs: 'POST /screen',
       },
       (req, res) => (liveSnapshot && wantsLivePrices(req) && !wantsCsv(req) ? answerLiveScreen(req, res, liveSnapshot, sendScreen) : answerScreen(req, res, deps.screens)),
@@ -244,6 +248,7 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
       method: 'get', path: '/screen/fields', summary: 'Every screenable indicator with label, unit, category and definition', tags, access: 'user',
       description:
         'meta.functions documents the expression functions (scalar and cross-sectional, with `by` groups); meta.language the limits of columns and score, ' +
+        `the percentile convention (meta.language.percentile: ${PERCENTILE_CONVENTION}; used by ${PERCENTILE_USERS.join(', ')}), ` +
         'and the cost model: cost_weights (units = nodes + 25 × cross_terms + 20 × history_fields + cells / 50), budgets per tier (units, nodes, cross_terms, history_fields, cells, backtest_units; ' +
         'a request over any is a 400 whose details name the limit), rate_limit_weight (a screen counts as 1 + floor(units / unit) requests, a refused body 1 + floor(bytes / body_bytes), at most max) and deadline_ms.',
     },
@@ -251,6 +256,7 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
       const snap = deps.snapshot.current();
       const language = {
         by: GROUP_BY, max_columns: MAX_COLUMNS, max_score_factors: MAX_SCORE_FACTORS, max_cross_terms: MAX_CROSS_TERMS, evaluation_order: EVALUATION_ORDER,
+        percentile: { convention: PERCENTILE_CONVENTION, used_by: PERCENTILE_USERS },
         ...describeBudgets(deps.screens),
       };
       sendSuccess<ScreenField[]>(req, res, INDICATORS.map((d) => ({ ...d, coverage: snap.columns.get(d.id)?.count ?? 0 })), {

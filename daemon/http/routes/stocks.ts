@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { FinancialRow, PriceBar, StockDetail, StockPrice } from '../../contract/stocks.js';
 import { notFound } from '../../errors.js';
+import { currentRatio, debtRatio, equityRatio, marginPercent } from '../../indicators/balance-sheet.js';
 import { aggregateBars } from '../../market/aggregate-bars.js';
 import { calendarDate, stockCode } from '../../field-schemas.js';
 import { type DailyBar, type FinancialQuarter } from '../../kernel/records.js';
@@ -69,18 +70,15 @@ const stockItem = z.object({
   close: z.number().nullable(), change_percent: z.number().nullable(), market_cap: z.number().nullable(), volume: z.number().nullable(),
 });
 
-function ratio(n: number | null, d: number | null, scale = 100): number | null {
-  return n === null || d === null || d === 0 ? null : (n / d) * scale;
-}
-
+/** A quarter with its ratios, by the definitions the indicators of the same names use (over the quarter, not TTM). */
 function withRatios(q: FinancialQuarter): FinancialRow {
   return {
     ...q,
-    operating_margin: ratio(q.operating_profit, q.revenue),
-    net_margin: ratio(q.net_profit, q.revenue),
-    debt_ratio: ratio(q.total_liabilities, q.equity),
-    equity_ratio: ratio(q.equity, q.total_assets),
-    current_ratio: ratio(q.current_assets, q.current_liabilities),
+    operating_margin: marginPercent(q.operating_profit, q.revenue),
+    net_margin: marginPercent(q.net_profit, q.revenue),
+    debt_ratio: debtRatio(q),
+    equity_ratio: equityRatio(q),
+    current_ratio: currentRatio(q),
   };
 }
 
@@ -109,7 +107,7 @@ export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): voi
         : executeQuery(snap, {
             universe: { ...(q.market !== 'ALL' ? { market: q.market } : {}), ...(q.sector ? { sectors: [q.sector] } : {}), ...(codes ? { codes } : {}) },
             filters: [], sort: [{ field: q.sort, direction: order }], page: q.page, per_page: q.limit, fields: ['name_english', 'volume'],
-          });
+          }, { presorted: true });
       const items = result.items.map((i) => ({
         code: i.code, name: i.name, name_english: i.name_english ?? null, market: i.market, sector: i.sector,
         close: i.close ?? null, change_percent: i.change_percent ?? null, market_cap: i.market_cap ?? null, volume: i.volume ?? null,
@@ -171,7 +169,13 @@ export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): voi
   );
 
   api.route(
-    { method: 'get', path: '/stocks/:code/financials', summary: 'Quarterly statements, newest first, with derived ratios', tags, access: 'user', params: codeParams, query: financialsQuery, errors: [404] },
+    {
+      method: 'get', path: '/stocks/:code/financials', summary: 'Quarterly statements, newest first, with derived ratios', tags, access: 'user', params: codeParams, query: financialsQuery, errors: [404],
+      description:
+        'Each quarter carries its ratios in percent, by the definitions of the indicators of the same names (GET /screen/fields), over the quarter rather than TTM: ' +
+        'operating_margin and net_margin (profit / revenue; null when revenue ≤ 0), debt_ratio (total liabilities, else total assets − equity, / equity; null when equity ≤ 0), ' +
+        'equity_ratio (equity / total assets; null when assets ≤ 0) and current_ratio (current assets / current liabilities; null when those liabilities ≤ 0).',
+    },
     async (req, res) => {
       const { code } = req.valid.params as z.output<typeof codeParams>;
       const { limit } = req.valid.query as z.output<typeof financialsQuery>;

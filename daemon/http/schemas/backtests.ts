@@ -1,4 +1,4 @@
-/** Wire schemas of backtest runs (issue 23), for OpenAPI: every field of a run and its result. */
+/** Wire schemas of backtest runs, for OpenAPI: every field of a run and its result. */
 import { z } from 'zod';
 import { BACKTEST_STATUSES } from '../../contract/backtests.js';
 

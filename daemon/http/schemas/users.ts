@@ -21,7 +21,7 @@ export const publicUserSchema = z
   })
   .meta({ id: 'User' });
 
-/** The token response (spec "Token response") with the rotating refresh token. */
+/** The token response with the rotating refresh token. */
 export const tokenPairSchema = z
   .object({
     access_token: z.string(),

@@ -1,5 +1,5 @@
 /**
- * The price feed runner (issue 6 "Market feed"). Every tick — simulated, posted to
+ * The price feed runner. Every tick — simulated, posted to
  * `POST /admin/ticks`, or read from the `ticks:in` stream — goes through one path:
  * write the live quotes, run `onTick` (alert evaluation plugs in here), publish on the
  * market bus (which every daemon instance reads and serves).
@@ -129,7 +129,7 @@ export function createPriceFeed(options: PriceFeedOptions): PriceFeed {
     sim?.setStocks(list);
   }
 
-  /** Quotes, then alerts, then the bus (issue 6 "Every tick updates the live quote… runs alert evaluation… is published"). */
+  /** Quotes, then alerts, then the bus. */
   async function deliver(events: MarketEvent[]): Promise<void> {
     await quotes.put(events);
     const prices = events.filter(isPrice);

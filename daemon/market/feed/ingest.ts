@@ -1,5 +1,5 @@
 /**
- * Ingest of a real feed's ticks (issue 6 "an ingest path for a real feed"): the wire schema
+ * Ingest of a real feed's ticks: the wire schema
  * shared by `POST /admin/ticks` and the `ticks:in` Redis stream, and `applyTicks`, which
  * checks each tick against the market rules and turns it into feed events. Pure: the
  * caller supplies the stock lookup, the current quotes and the time.

@@ -10,7 +10,7 @@
  * A renewal that fails (a slow reply past the command timeout, a dropped connection) does not
  * end the leadership while the lease is still ours in Redis: the key cannot have expired before
  * `validUntil`, so nobody else can hold it yet. Leadership ends when Redis answers that someone
- * else holds it, or when renewals have failed until the lease has surely run out (issue 20: one
+ * else holds it, or when renewals have failed until the lease has surely run out (one
  * slow Redis reply flipped leadership on a busy box).
  */
 import { performance } from 'node:perf_hooks';

@@ -1,5 +1,5 @@
 /**
- * A 10-level order book on the KRX tick grid around a traded price (issue 6). Each level
+ * A 10-level order book on the KRX tick grid around a traded price. Each level
  * is one valid price (the tick changes across band edges: below 2,000 the step is 1 won,
  * from 2,000 it is 5) and no level lies outside the day's price limits — so at the upper
  * limit there are no asks, and at the lower limit no bids, as on KRX.

@@ -1,6 +1,6 @@
 /**
- * Live quotes in Redis, shared by every daemon instance (issue 6: "Every tick updates the
- * live quote used by GET /stocks/{code}/price"). Two hashes under the deployment prefix:
+ * Live quotes in Redis, shared by every daemon instance: every tick updates the
+ * live quote GET /stocks/{code}/price answers with, whichever daemon served the request. Two hashes under the deployment prefix:
  * `<prefix>quotes` (field = stock code, value = the last PriceEvent as JSON) and
  * `<prefix>orderbooks` (the last OrderBookEvent). One hash each rather than a key per
  * stock: a whole batch is one HSET, a snapshot of any set of codes one HMGET.

@@ -1,5 +1,5 @@
 /**
- * The price simulator (issue 6 "Price source"): a seeded random walk from each stock's
+ * The price simulator: a seeded random walk from each stock's
  * previous close, on the KRX tick grid, inside the ±30% daily limit, with day volume,
  * trading value, open/high/low and a 10-level order book. Pure: time comes in as
  * `step(nowMs)`, randomness from the seed; the feed runner decides when to step

@@ -1,6 +1,6 @@
 /**
  * The `ticks:in` Redis stream: how an external bridge to a broker's feed drives the daemons
- * (issue 6: "the same through a Redis stream"). The bridge appends entries, e.g.
+ * (the same ticks POST /admin/ticks takes, for a bridge that cannot call HTTP). The bridge appends entries, e.g.
  *
  *   XADD <prefix>ticks:in MAXLEN ~ 100000 * tick '{"code":"005930","price":71500,"volume":1234567}'
  *   XADD <prefix>ticks:in MAXLEN ~ 100000 * tick '{"ticks":[{...},{...}]}'

@@ -1,7 +1,7 @@
 import type { Migration } from './index.js';
 
 /**
- * Portfolio holdings and transactions, price alerts and their firing history (issue 7).
+ * Portfolio holdings and transactions, price alerts and their firing history.
  * Every row has one owner. Stock codes are not foreign keys: a reloaded listing must not
  * cascade away a user's positions; the API checks the code when the row is written.
  * `alert_events` keeps its own copy of the alert's fields so the history survives the

@@ -16,7 +16,7 @@ CREATE TABLE financial_reports (
 /**
  * Statement amounts as filed (OpenDART reports, one row per account of a report), so
  * that the quarters of a year can be derived from reports loaded in separate files
- * and in any order (daemon/market/financial-reports.ts).
+ * and in any order (daemon/kernel/financial-reports.ts).
  */
 export const m006FinancialReports: Migration = {
   id: 6,

@@ -6,7 +6,7 @@ ALTER TABLE users ADD COLUMN loadtest_exempt_by TEXT;
 `;
 
 /**
- * A time-limited load-test exemption on an account (issue 20): until `loadtest_exempt_until`
+ * A time-limited load-test exemption on an account: until `loadtest_exempt_until`
  * (ISO time) the rate limiter does not count the account's requests; `loadtest_exempt_by`
  * is the email of the admin who granted it. Past that time the columns mean nothing.
  */

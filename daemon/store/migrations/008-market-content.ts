@@ -8,7 +8,7 @@ CREATE TABLE market_meta (
 `;
 
 /**
- * Facts about the stored market as a whole (issue 19): `content` is `sample` while the
+ * Facts about the stored market as a whole: `content` is `sample` while the
  * database holds the generated sample market and `files` once real files were loaded, so
  * a load never mixes the two unawares.
  */

@@ -5,7 +5,7 @@ ALTER TABLE financials ADD COLUMN disclosed_on TEXT;
 `;
 
 /**
- * The date a quarter's statement became public (issue 23 "as-of screens": a statement is used
+ * The date a quarter's statement became public (a statement is used
  * only from its disclosure date). Null when the source gave none: readers then assume the
  * statutory deadline (45 days after a quarter's end, 90 after the fiscal year's).
  */

@@ -18,5 +18,5 @@ CREATE TABLE backtests (
 CREATE INDEX backtests_user ON backtests (user_id, created_at);
 `;
 
-/** Backtest runs (issue 23), one owner each, kept with their progress and result (same SQL on both engines). */
+/** Backtest runs, one owner each, kept with their progress and result (same SQL on both engines). */
 export const m012Backtests: Migration = { id: 12, name: 'backtests', sqlite: SQL, postgres: SQL };

@@ -1,7 +1,7 @@
 import type { Migration } from './index.js';
 
 /**
- * Alerts on screens (issue 22): `screen_enter`/`screen_exit` alerts name a preset instead of
+ * Alerts on screens: `screen_enter`/`screen_exit` alerts name a preset instead of
  * a stock and have no threshold. `alerts` gets `preset_id` (deleting the preset deletes its
  * screen alerts; their history stays), `stock_code` and `threshold` become nullable, and the
  * type check takes the new types. `alert_events` gets `preset_id`, a nullable threshold, and

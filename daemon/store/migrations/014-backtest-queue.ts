@@ -30,7 +30,7 @@ CREATE INDEX backtests_status ON backtests (status);
 `;
 
 /**
- * Backtest runs become queue jobs (issue 23): a run may be `queued` (waiting for a worker of any
+ * Backtest runs become queue jobs: a run may be `queued` (waiting for a worker of any
  * daemon) or `cancelled` by its owner; the heartbeat column goes (BullMQ's job lock replaces it).
  */
 export const m014BacktestQueue: Migration = { id: 14, name: 'backtest-queue', sqlite, postgres };

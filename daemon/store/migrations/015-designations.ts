@@ -10,7 +10,7 @@ CREATE TABLE stock_designations (
 )`;
 
 /**
- * Designations by day (issue 23: an as-of screen uses the designation in force on its date):
+ * Designations by day (an as-of screen uses the designation in force on its date):
  * one row per issue and trading day a dated all-issue file stated it. Rows only where the
  * source said something (KRX daily files leave KOSPI issues' 소속부 blank).
  */

@@ -1,8 +1,11 @@
 /**
- * The screen alert evaluator's firing rules (issue 22) on a real database and the real
- * live-screen engine: baseline, one firing per entry (exit), one-shot vs recurring, per-stock
- * cooldown, new snapshots, preset changes, and exactly once across two instances that
- * evaluate the same ticks (as every daemon does from the shared tick stream).
+ * The screen alert evaluator's firing rules on a real database and the real live-screen engine,
+ * reading quotes as the daemon does (`quoteAt` on the live view; the wired daemon's prices are
+ * checked in test/integration/live/screen-alert-price.test.ts): baseline, one firing per entry
+ * (exit), one-shot vs recurring, per-stock cooldown, new snapshots, preset changes, exactly once
+ * across two instances that evaluate the same ticks (as every daemon does from the shared tick
+ * stream), whole lists fired from the engine's own re-runs, a dwell that keeps a stock at the
+ * edge of the page from chattering, and membership by the preset's conditions rather than its page.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAlertService, DEFAULT_ALERT_CAPS, type AlertService } from '../../../daemon/alerts/alert-service.js';
@@ -11,10 +14,10 @@ import { createScreenAlertCauses, type ScreenAlertCauses } from '../../../daemon
 import { createManualClock, type ManualClock } from '../../../daemon/infra/clock.js';
 import { createLogger } from '../../../daemon/infra/logger.js';
 import type { AlertEvent } from '../../../daemon/kernel/events.js';
-import { createLiveScreenEngine, membershipWatch, type LiveScreenEngine } from '../../../daemon/live/engine.js';
+import { createLiveScreenEngine, hasConditions, membershipQuery, membershipWatch, type LiveScreenEngine } from '../../../daemon/live/engine.js';
 import { parseScreenRequest } from '../../../daemon/screening/request.js';
 import type { Snapshot, SnapshotRow } from '../../../daemon/screening/snapshot.js';
-import { valueAt } from '../../../daemon/screening/snapshot.js';
+import { quoteAt } from '../../../daemon/screening/snapshot.js';
 import { createAlertsRepo, type AlertsRepo } from '../../../daemon/store/alerts-repo.js';
 import { createPresetsRepo, type PresetsRepo } from '../../../daemon/store/presets-repo.js';
 import { createStocksRepo } from '../../../daemon/store/stocks-repo.js';
@@ -48,6 +51,8 @@ let rows: SnapshotRow[];
 /** The indicator snapshot every instance's engine reads (as the daemons' snapshot holders). */
 let current: Snapshot;
 let tickId = 0;
+/** The keys whole-list firings take, with their expiry. */
+let onceKeys: Map<string, number>;
 const closers: (() => Promise<void> | void)[] = [];
 
 beforeEach(async () => {
@@ -56,6 +61,7 @@ beforeEach(async () => {
   rows = market();
   current = snapshotOf(rows);
   tickId = 0;
+  onceKeys = new Map();
 });
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
@@ -72,20 +78,25 @@ async function instance(): Promise<Instance> {
   const causes = createScreenAlertCauses(() => engine.version());
   const published: AlertEvent[] = [];
   const evaluator = createScreenAlertEvaluator({
-    alerts: repo, clock, logger: createLogger('silent'), cause: causes.cause, onSecond: (l) => causes.onSecond(l),
+    alerts: repo, clock, logger: createLogger('silent'), cause: causes.cause,
+    // Redis SET NX PX across daemons: one map shared by the instances, expiring on the manual clock.
+    once: async (key, ttlMs) => {
+      if ((onceKeys.get(key) ?? Number.NEGATIVE_INFINITY) > clock.now()) return false;
+      onceKeys.set(key, clock.now() + ttlMs);
+      return true;
+    },
     publish: async (e) => void published.push(e),
     preset: async (userId, id) => (await presets.get(userId, id)) ?? null,
-    watch: (query, listener) => membershipWatch(engine.add(parseScreenRequest(query, KNOWN), listener)),
-    quote: (code) => {
-      const row = engine.view().snapshot.rowByCode.get(code);
-      if (row === undefined) return null;
-      const at = (f: string) => valueAt(engine.view().snapshot, f, row) as number | null;
-      return { name: engine.view().snapshot.names[row] ?? code, price: at('close'), change_percent: at('change_percent'), volume: at('volume') };
-    },
+    watch: (query, membership, listener) => membershipWatch(engine.add(membershipQuery(parseScreenRequest(query, KNOWN), membership), listener)),
+    // The daemon's own reading of the live view (daemon/wiring/realtime.ts).
+    quote: (code) => quoteAt(engine.view().snapshot, code),
   });
   await evaluator.start();
   closers.push(() => evaluator.close());
-  const service = createAlertService({ alerts: repo, stocks: createStocksRepo(handle.db), presets, caps: DEFAULT_ALERT_CAPS, onChange: (id) => evaluator.reload(id) });
+  const service = createAlertService({
+    alerts: repo, stocks: createStocksRepo(handle.db), presets, caps: DEFAULT_ALERT_CAPS, onChange: (id) => evaluator.reload(id),
+    checkScreen: (query) => ({ conditions: hasConditions(parseScreenRequest(query, KNOWN)) }),
+  });
   return { engine, causes, evaluator, published, repo, service, presets };
 }
 
@@ -103,11 +114,14 @@ async function tick(instances: Instance[], row: number, changePercent: number, m
   for (const i of instances) await i.evaluator.drain();
 }
 
-async function setup(i: Instance, alert: { alert_type: 'screen_enter' | 'screen_exit'; recurring?: boolean; cooldown_s?: number }, query: Record<string, unknown> = TOP2) {
+type AlertSpec = { alert_type: 'screen_enter' | 'screen_exit'; recurring?: boolean; cooldown_s?: number; membership?: 'conditions' | 'page'; dwell_s?: number };
+
+/** A preset and an alert on it; unless told otherwise, the page (the top 2) counted at once. */
+async function setup(i: Instance, alert: AlertSpec, query: Record<string, unknown> = TOP2) {
   const user = await store.user('pro');
   const made = await i.presets.create(user.id, { name: 'Top gainers', description: null, query });
   if (!made.ok) throw new Error('preset not created');
-  const created = await i.service.create({ id: user.id, tier: 'pro' }, { preset_id: made.preset.id, ...alert });
+  const created = await i.service.create({ id: user.id, tier: 'pro' }, { preset_id: made.preset.id, membership: 'page', dwell_s: 0, ...alert });
   return { user, preset: made.preset, alert: created };
 }
 
@@ -124,10 +138,12 @@ describe('screen_enter', () => {
     // Row 0 jumps to +20%: it enters the top 2 (row 4 leaves).
     await tick([i], 0, 20);
     expect(i.published).toHaveLength(1);
-    expect(i.published[0]).toMatchObject({ type: 'alert', alert_id: alert.id, user_id: user.id, code: codeOf(0), alert_type: 'screen_enter', threshold: null, preset_id: preset.id });
+    // (at the price of the tick that moved it in)
+    const price = Math.round((rows[0]!.values.close as number) * 1.2);
+    expect(i.published[0]).toMatchObject({ type: 'alert', alert_id: alert.id, user_id: user.id, code: codeOf(0), alert_type: 'screen_enter', threshold: null, preset_id: preset.id, current_price: price });
     expect(i.published[0]!.message).toContain('entered the screen "Top gainers"');
     const [record] = await history(i, user.id, alert.id);
-    expect(record).toMatchObject({ code: codeOf(0), preset_id: preset.id, alert_type: 'screen_enter', threshold: null });
+    expect(record).toMatchObject({ code: codeOf(0), preset_id: preset.id, alert_type: 'screen_enter', threshold: null, price });
     expect(await i.service.get(user.id, alert.id)).toMatchObject({ active: false, fire_count: 1 });
     // Out and in again: a one-shot alert has fired already.
     await tick([i], 0, -10);
@@ -258,32 +274,112 @@ describe('creating a screen alert', () => {
 });
 
 describe('a screen on ranks (its members move with every stock\'s price)', () => {
-  /** The top third by change_percent, as a rank: re-run by the engine on its own timer, not per tick. */
+  /** The top third by change_percent, as a rank: re-run by the engine's scheduler, not per tick. */
   const RANKED = { expression: 'pct_rank(change_percent) >= 70' };
 
-  it('fires once across instances that re-ran the screen at different moments, and again for a later re-entry', async () => {
+  /** One instance's scheduler re-runs its whole lists now (each daemon's at its own moment). */
+  async function rerun(i: Instance): Promise<void> {
+    i.engine.settle();
+    await i.evaluator.drain();
+  }
+
+  it('fires from the engine\'s re-run (never forcing one), once across instances that re-ran at different moments, and again for a later re-entry', async () => {
     // Given two instances, each with a recurring screen_enter alert's view of the same preset
     const a = await instance();
     const b = await instance();
-    const { user, alert } = await setup(a, { alert_type: 'screen_enter', recurring: true }, RANKED);
+    const { user, alert } = await setup(a, { alert_type: 'screen_enter', recurring: true, membership: 'conditions' }, RANKED);
     await b.evaluator.reload(alert.id);
     expect(b.evaluator.size()).toBe(1);
-    // When row 0 jumps into the top third, one instance reads its screen at once, the other not
+    // When row 0 jumps into the top third, nothing fires until a re-run has seen it
     await tick([a, b], 0, 20, T0);
-    a.engine.view();
-    await tick([a, b], 1, 0.1, T0 + 300);
-    // Then nothing fires before the second is over, and one firing after it, recorded once
+    expect(a.engine.reruns().pending).toBe(1);
     expect([...a.published, ...b.published]).toEqual([]);
-    await tick([a, b], 1, 0.2, T0 + 1000);
-    const fired = [...a.published, ...b.published];
-    expect(fired.map((e) => e.code)).toEqual([codeOf(0)]);
+    // Then instance A's re-run fires it; B's later re-run finds it taken
+    await rerun(a);
+    clock.advance(300);
+    await rerun(b);
+    expect([...a.published, ...b.published].map((e) => e.code)).toEqual([codeOf(0)]);
     expect((await history(a, user.id, alert.id)).map((r) => r.code)).toEqual([codeOf(0)]);
-    // When it drops out (row 4 takes its place back) and comes back in later seconds, each entry fires once
-    await tick([a, b], 0, -10, T0 + 2000);
-    await tick([a, b], 0, 25, T0 + 3000);
-    b.engine.view();
-    await tick([a, b], 1, 0.3, T0 + 4000);
+    // When it drops out (row 4 takes its place back) and comes back in a minute later, each entry fires once
+    clock.advance(60_000);
+    await tick([a, b], 0, -10, T0 + 60_000);
+    await rerun(b);
+    await rerun(a);
+    clock.advance(1000);
+    await tick([a, b], 0, 25, T0 + 61_000);
+    await rerun(b);
+    await rerun(a);
     expect([...a.published, ...b.published].map((e) => e.code).sort()).toEqual([codeOf(0), codeOf(0), codeOf(4)].sort());
     expect(await history(a, user.id, alert.id)).toHaveLength(3);
+  });
+});
+
+describe('a stock at the edge of the page (dwell)', () => {
+  it('does not fire while two stocks swap places within the dwell; fires once for the one that stays, on both instances', async () => {
+    // Given a recurring screen_enter alert on the top 2 with a 30 s dwell, on two instances
+    const a = await instance();
+    const b = await instance();
+    const { user, alert } = await setup(a, { alert_type: 'screen_enter', recurring: true, dwell_s: 30 });
+    await b.evaluator.reload(alert.id);
+    // When row 0 (4.5 %) and row 4 (4 %) swap the second place every 5 seconds for a minute
+    for (let k = 0; k < 12; k++) {
+      await tick([a, b], 0, k % 2 === 0 ? 4.5 : 3.5, T0 + k * 5000);
+      clock.advance(5000);
+      for (const i of [a, b]) i.evaluator.sweep();
+      for (const i of [a, b]) await i.evaluator.drain();
+    }
+    // Then nothing fired (row 0 ended outside the page)
+    expect([...a.published, ...b.published]).toEqual([]);
+    // When row 0 enters and stays for the dwell
+    await tick([a, b], 0, 4.5, T0 + 60_000);
+    clock.advance(29_000);
+    for (const i of [a, b]) i.evaluator.sweep();
+    expect([...a.published, ...b.published]).toEqual([]);
+    clock.advance(1000);
+    for (const i of [a, b]) i.evaluator.sweep();
+    for (const i of [a, b]) await i.evaluator.drain();
+    // Then it fires once, recorded once
+    expect([...a.published, ...b.published].map((e) => e.code)).toEqual([codeOf(0)]);
+    expect(await history(a, user.id, alert.id)).toHaveLength(1);
+  });
+});
+
+describe('membership by the preset\'s conditions', () => {
+  /** Gainers of 3 % or more, the top 2 of them on the page: rows 3, 4, 5 match, rows 5 and 4 on the page. */
+  const GAINERS = { filters: { change_percent: { min: 3 } }, sort: [{ field: 'change_percent', direction: 'desc' }], per_page: 2 };
+
+  it('counts a stock that meets the conditions wherever the sort puts it: no exit for one pushed off the page', async () => {
+    const i = await instance();
+    const enter = await setup(i, { alert_type: 'screen_enter', recurring: true, membership: 'conditions' }, GAINERS);
+    const exit = await setup(i, { alert_type: 'screen_exit', recurring: true, membership: 'conditions' }, GAINERS);
+    const pageExit = await setup(i, { alert_type: 'screen_exit', recurring: true, membership: 'page' }, GAINERS);
+    // Row 0 jumps to +10 %: it meets the conditions (enters); row 4 is pushed off the page but still meets them
+    await tick([i], 0, 10);
+    const by = (id: string) => i.published.filter((e) => e.alert_id === id).map((e) => e.code);
+    expect(by(enter.alert.id)).toEqual([codeOf(0)]);
+    expect(by(exit.alert.id)).toEqual([]);
+    expect(by(pageExit.alert.id)).toEqual([codeOf(4)]);
+    // Row 3 falls under 3 %: it no longer meets them (exits), although it was never on the page
+    await tick([i], 3, 1);
+    expect(by(exit.alert.id)).toEqual([codeOf(3)]);
+    expect(by(pageExit.alert.id)).toEqual([codeOf(4)]);
+  });
+
+  it('is the default for a preset with conditions; a preset that only sorts has its page, and asking for conditions on it is refused', async () => {
+    const i = await instance();
+    const user = await store.user('pro');
+    const made = async (name: string, query: Record<string, unknown>) => {
+      const p = await i.presets.create(user.id, { name, description: null, query });
+      if (!p.ok) throw new Error('preset not created');
+      return p.preset.id;
+    };
+    const gainers = await made('gainers', GAINERS);
+    const top2 = await made('top 2', TOP2);
+    const owner = { id: user.id, tier: 'pro' as const };
+    await expect(i.service.create(owner, { preset_id: gainers, alert_type: 'screen_enter' })).resolves.toMatchObject({ membership: 'conditions', dwell_s: 30 });
+    await expect(i.service.create(owner, { preset_id: top2, alert_type: 'screen_enter' })).resolves.toMatchObject({ membership: 'page', dwell_s: 30 });
+    await expect(i.service.create(owner, { preset_id: top2, alert_type: 'screen_enter', membership: 'conditions' })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST', details: { membership: expect.stringContaining('page') },
+    });
   });
 });

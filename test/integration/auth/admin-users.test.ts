@@ -1,5 +1,5 @@
 /**
- * PATCH /admin/users/{id} with rate_limit_per_hour (issue 2: "enterprise custom"): it is
+ * PATCH /admin/users/{id} with rate_limit_per_hour (the enterprise tier's custom limit): it is
  * accepted for enterprise accounts and takes effect on the next request; for any other
  * tier it would do nothing, so it is refused with 400 rather than stored and ignored.
  */

@@ -1,6 +1,6 @@
 /**
- * What a daemon keeps across restarts: the generated JWT signing key (issue 2: "generated
- * once and kept in the data dir with mode 0600"; with PostgreSQL, in the database so every
+ * What a daemon keeps across restarts: the generated JWT signing key (generated
+ * once and kept in the data dir with mode 0600, so tokens survive a restart; with PostgreSQL, in the database so every
  * daemon shares it), and the admin bootstrap, which creates the account or updates it.
  */
 import { readFile, stat } from 'node:fs/promises';

@@ -50,9 +50,9 @@ describe('stockscreen alerts and portfolio', () => {
     expect(rows[0]![6]).toBe(fired.message);
     // And the one-shot alert is now inactive, having fired once
     const list = await h.cli(['alerts', 'list', '--code', a.code]);
-    // Piped: a header row like every list (issue 20), then the alert
+    // Piped: a header row like every list, then the alert
     const [header, line] = list.io.out().trimEnd().split('\n');
-    expect(header).toBe('ID\tCODE\tNAME\tTYPE\tTHRESHOLD\tACTIVE\tRECURRING\tCOOLDOWN\tFIRED\tLAST FIRED\tNOTE\tPRESET\tCHANNELS');
+    expect(header).toBe('ID\tCODE\tNAME\tTYPE\tTHRESHOLD\tACTIVE\tRECURRING\tCOOLDOWN\tFIRED\tLAST FIRED\tNOTE\tPRESET\tCHANNELS\tMEMBERSHIP\tDWELL');
     const row = line!.split('\t');
     expect([row[0], row[5], row[8]]).toEqual([alert.id, 'no', '1']);
     expect((await h.cli(['alerts', 'list', '--active', '--code', a.code])).io.out()).toBe(`${header}\n`);
@@ -62,13 +62,21 @@ describe('stockscreen alerts and portfolio', () => {
     const saved = await h.cli(['--json', 'presets', 'save', 'top-gainers', '--sort', 'change_percent:desc', '--limit', '5']);
     expect(saved.code).toBe(0);
     const preset = JSON.parse(saved.io.out()).data;
-    const added = await h.cli(['--json', 'alerts', 'add-screen', 'top-gainers', 'screen_enter', '--recurring', '--cooldown', '30m']);
+    const added = await h.cli(['--json', 'alerts', 'add-screen', 'top-gainers', 'screen_enter', '--recurring', '--cooldown', '30m', '--membership', 'page', '--dwell', '45s']);
     expect(added.code).toBe(0);
     const alert = JSON.parse(added.io.out()).data;
-    expect(alert).toMatchObject({ preset_id: preset.id, code: null, threshold: null, alert_type: 'screen_enter', recurring: true, cooldown_s: 1800 });
-    expect(added.io.err()).toContain(`preset ${preset.id} screen_enter (recurring, cooldown 30m)`);
+    expect(alert).toMatchObject({ preset_id: preset.id, code: null, threshold: null, alert_type: 'screen_enter', recurring: true, cooldown_s: 1800, membership: 'page', dwell_s: 45 });
+    expect(added.io.err()).toContain(`preset ${preset.id} screen_enter by its page (recurring, cooldown 30m, dwell 45s)`);
     const row = (await h.cli(['alerts', 'list', '--type', 'screen_enter'])).io.out().trimEnd().split('\n')[1]!.split('\t');
-    expect([row[0], row[3], row[11]]).toEqual([alert.id, 'screen_enter', preset.id]);
+    expect([row[0], row[3], row[11], row[13], row[14]]).toEqual([alert.id, 'screen_enter', preset.id, 'page', '45']);
+    // The preset only sorts: membership by its conditions is refused with what to use instead; a dwell over an hour too.
+    const byConditions = await h.cli(['alerts', 'add-screen', 'top-gainers', 'screen_exit', '--membership', 'conditions']);
+    expect(byConditions.code).toBe(1);
+    expect(byConditions.io.err()).toContain('page');
+    expect((await h.cli(['alerts', 'add-screen', 'top-gainers', 'screen_exit', '--dwell', '2h'])).code).not.toBe(0);
+    // Changed later: counted at once.
+    const edited = await h.cli(['--json', 'alerts', 'edit', alert.id, '--dwell', '0']);
+    expect(JSON.parse(edited.io.out()).data).toMatchObject({ membership: 'page', dwell_s: 0 });
     // A price type is refused by the command; an unknown preset names what to do.
     expect((await h.cli(['alerts', 'add-screen', 'top-gainers', 'price_above'])).code).not.toBe(0);
     const unknown = await h.cli(['alerts', 'add-screen', 'no-such-preset', 'screen_exit']);

@@ -1,4 +1,4 @@
-/** `stockscreen screen --as-of` and `stockscreen backtest` against a test daemon on a sample market (issue 23). */
+/** `stockscreen screen --as-of` and `stockscreen backtest` against a test daemon on a sample market. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../../cli/main.js';
 import { waitForJob } from '../../helpers/jobs.js';

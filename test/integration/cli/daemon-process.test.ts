@@ -79,7 +79,7 @@ describe('daemon start|status|logs|stop as a real process', () => {
     const json = JSON.parse((await cli(['--json', 'daemon', 'status'])).io.out());
     expect(json['/health/db']).toMatchObject({ status: 'healthy', database: 'connected' });
 
-    // A second start while the first runs says so and succeeds (issue 20: not an error)
+    // A second start while the first runs says so and succeeds (not an error)
     const again = await cli(['daemon', 'start', '--port', String(port), '--redis-url', redisUrl]);
     expect(again.code).toBe(0);
     expect(again.io.err()).toContain(`already running (pid ${pid}`);

@@ -1,5 +1,5 @@
 /**
- * Issue 20 item 6: what a first-day user sees — a second `daemon start`, a wrong password,
+ * What a first-day user sees — a second `daemon start`, a wrong password,
  * English sector names, an unquoted text value, an unknown code, piped headers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Issue 20 item 1: the README tour's load test against a daemon with the default rate limits
+ * The README tour's load test against a daemon with the default rate limits
  * (as `npm run up` serves it): refused with exact instructions until an admin grants a
  * load-test exemption; the grant is listed and revocable; an admin's runs keep one bench
  * account whose login is reused; `--cleanup` removes what the runs created.

@@ -1,5 +1,5 @@
 /**
- * Issue 19: `stockscreen load FILE|FOLDER` streams the files to a daemon that cannot see
+ * `stockscreen load FILE|FOLDER` streams the files to a daemon that cannot see
  * them (no import_dirs), validation, progress and failure reasons work as before, and real
  * files are never mixed with the sample market unawares (`--replace-sample`).
  */

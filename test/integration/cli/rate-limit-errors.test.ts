@@ -1,4 +1,4 @@
-/** Issue 20 item 2: a 429 in the CLI names the limit, when it frees up and the way out. */
+/** A 429 in the CLI names the limit, when it frees up and the way out. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../../cli/main.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';

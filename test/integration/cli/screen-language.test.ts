@@ -1,5 +1,5 @@
 /**
- * `stockscreen screen` with the screening language (issue 21) through run(argv, fakeIO, env)
+ * `stockscreen screen` with the screening language through run(argv, fakeIO, env)
  * against a test daemon: --where with pct_rank by sector, --column, --score, --sort score,
  * --json equal to the API, presets saved with columns and score, and a server 400 passed through.
  */

@@ -43,7 +43,7 @@ describe('stockscreen screen, fields, templates and presets on a sample market',
     const { header, rows } = parseTsv(io.out());
     // Identity and price columns, then the filtered, sorted and expression fields.
     expect(header.slice(0, 7)).toEqual(['CODE', 'NAME', 'MARKET', 'SECTOR', 'CLOSE', 'CHANGE_PERCENT', 'MARKET_CAP']);
-    // Upper case like every table's header (issue 20)
+    // Upper case like every table's header
     expect(header).toEqual(expect.arrayContaining(['CODE', 'PER', 'PBR', 'ROE']));
     expect(rows.length).toBeGreaterThan(0);
     for (const r of rows) {

@@ -46,7 +46,7 @@ describe('daemon unreachable', () => {
     }
   });
 
-  it('with --json also prints {"error":{code,message,details}} on stdout (issue 19)', async () => {
+  it('with --json also prints {"error":{code,message,details}} on stdout', async () => {
     const io = fakeIO({ stdin: 'correct horse battery' });
     const code = await run(['--url', url, '--json', 'register', '--email', 'x@example.com', '--password-stdin'], io, e.env);
     expect(code).toBe(1);

@@ -1,5 +1,5 @@
 /**
- * Issue 19: `load --wait` survives a busy Redis. The test's own Redis is paused for writes
+ * `load --wait` survives a busy Redis. The test's own Redis is paused for writes
  * (CLIENT PAUSE 800 ms) again and again while the CLI follows a sample load; the CLI
  * waits the hiccups out and exits 0 with the right totals.
  */

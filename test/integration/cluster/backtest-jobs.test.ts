@@ -1,5 +1,5 @@
 /**
- * Long backtests as queue jobs across two daemons sharing Redis and the database (issue 23):
+ * Long backtests as queue jobs across two daemons sharing Redis and the database:
  * a run queued on one daemon is run by another and followed from both; per-user and queue
  * limits; cancel; a run whose worker dies mid-run (killed, or its daemon stopping) is finished
  * by another daemon's worker; a run the queue lost is reported failed. Small hand-built market.

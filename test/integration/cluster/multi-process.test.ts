@@ -1,5 +1,5 @@
 /**
- * Scale-out (issue 10): two daemon processes and one worker process on loopback, sharing
+ * Scale-out: two daemon processes and one worker process on loopback, sharing
  * one Redis and one database — PostgreSQL in the postgres pass, the sqlite file of one
  * data dir in the sqlite pass. No sticky sessions: every step talks to whichever daemon.
  */

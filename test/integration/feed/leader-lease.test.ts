@@ -1,5 +1,5 @@
 /**
- * Issue 20 item 5: one slow Redis reply must not drop the feed leadership. A private Redis
+ * One slow Redis reply must not drop the feed leadership. A private Redis
  * (CLIENT PAUSE stalls every client of the server, so not the shared one) is paused for less
  * than the lease: the renewals time out, the lease stays ours, leadership never flips. Paused
  * for longer than the lease, leadership is lost, and taken back afterwards.

@@ -1,5 +1,5 @@
 /**
- * `as_of_preload` (issue 23): a daemon that has it reads the market history and builds the common
+ * `as_of_preload`: a daemon that has it reads the market history and builds the common
  * indicator series in the background after start and after each new data version, before any
  * as-of request; one without it reads nothing until the first as-of request.
  */

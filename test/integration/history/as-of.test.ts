@@ -1,5 +1,5 @@
 /**
- * As-of screens against an independent recomputation (issue 23): SMA, RSI and returns from
+ * As-of screens against an independent recomputation: SMA, RSI and returns from
  * GET /stocks/{code}/history truncated at the date; PER and ROE from the statements of
  * GET /stocks/{code}/financials that were public by then (no disclosure dates in the sample:
  * the statutory deadline, 45 days after a quarter's end, 90 after the year's).

@@ -1,5 +1,5 @@
 /**
- * Backtests and disclosure dates over HTTP on a hand-built market (issue 23), on each storage
+ * Backtests and disclosure dates over HTTP on a hand-built market, on each storage
  * backend: the equity curve matches a hand computation to the won (fees and tax included), a
  * halted stock is held at its last close, a delisted one is sold at its last price, a
  * statement is used only from its disclosure date, runs are their owner's.

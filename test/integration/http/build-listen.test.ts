@@ -1,5 +1,5 @@
 /**
- * Build apart from listen (issue 17 item 1): buildDaemon wires every part and opens storage
+ * Build apart from listen: buildDaemon wires every part and opens storage
  * and Redis but serves nothing; listen() starts serving; close() stops it and is idempotent.
  * A snapshot version announced by another process (a worker) reaches the built daemon.
  */

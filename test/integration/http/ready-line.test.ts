@@ -1,4 +1,4 @@
-/** Issue 20 item 5: the ready line `stockscreend` prints once it serves (after the sample load). */
+/** The ready line `stockscreend` prints once it serves (after the sample load). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { announceReady, readyLine } from '../../../daemon/ready-line.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';

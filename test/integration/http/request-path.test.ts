@@ -1,5 +1,5 @@
 /**
- * The request path (issue 16): cheapest refusal first, limits that hold while the daemon is
+ * The request path: cheapest refusal first, limits that hold while the daemon is
  * busy, and small answers to big bad bodies.
  */
 import { connect } from 'node:net';

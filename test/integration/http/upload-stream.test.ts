@@ -1,5 +1,5 @@
 /**
- * Issue 19: POST /admin/uploads streams to disk. A 200 MB file generated on the fly is
+ * POST /admin/uploads streams to disk. A 200 MB file generated on the fly is
  * uploaded to a daemon running in its own process; the daemon's resident memory (VmRSS,
  * sampled from /proc while the upload runs) never grows by 50 MB, and the recorded size
  * and sha256 match what was sent. Also: a body past upload_max_bytes is refused with 413

@@ -1,5 +1,5 @@
 /**
- * Issue 19: server-side paths of load jobs only inside import_dirs; everything else is a
+ * Server-side paths of load jobs only inside import_dirs; everything else is a
  * 400 with the reason, before a byte is read, and the answer never carries file content.
  */
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Issue 19: a load job is all or nothing. A `stockscreend worker` process is SIGKILLed at
+ * A load job is all or nothing. A `stockscreend worker` process is SIGKILLed at
  * several points of a sample load and of a file load; every market table (counts and a
  * checksum of every row) is then exactly as before, the job shows `stalled` once its lock
  * lapses (never `active` with nobody working on it), and a new worker runs it from its

@@ -1,5 +1,5 @@
 /**
- * Live screens through the daemon (issue 22): WebSocket subscriptions of screens whose
+ * Live screens through the daemon: WebSocket subscriptions of screens whose
  * members, after ticks ingested with POST /admin/ticks, equal POST /screen?prices=live
  * (sort order and per_page included) and an independent computation from the ticks sent;
  * events in sequence without duplicates; bad input; per-tier limits; GET /screen/live.

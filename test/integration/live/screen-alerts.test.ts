@@ -1,5 +1,5 @@
 /**
- * Alerts on screens through two real daemons sharing Redis and the database (issue 22):
+ * Alerts on screens through two real daemons sharing Redis and the database:
  * POST /alerts on a preset, ticks through POST /admin/ticks that push a stock in and out of
  * the preset's top-N, `alert` messages on the owner's sockets (one on each daemon) and the
  * firing history — each firing once although both daemons evaluate every tick; session
@@ -73,7 +73,8 @@ describe('alerts on screens, two daemons', () => {
     const onA = await open(a, alice.access_token);
     const onB = await open(b, alice.access_token);
     const create = async (json: unknown) => {
-      const res = await api(a, '/alerts', { method: 'POST', json: { preset_id: presetId, ...(json as object) } });
+      // Counted at once (no dwell): each tick's entry and exit fires.
+      const res = await api(a, '/alerts', { method: 'POST', json: { preset_id: presetId, dwell_s: 0, ...(json as object) } });
       expect(res.status).toBe(201);
       return res.body.data as { id: string; preset_id: string; code: null; threshold: null };
     };
@@ -141,12 +142,42 @@ describe('alerts on screens, two daemons', () => {
     expect(await bad({ alert_type: 'screen_exit', preset_id: presetId, code: '005930', threshold: 3 })).toMatchObject({ code: expect.any(String), threshold: expect.any(String) });
     expect(await bad({ alert_type: 'price_above', code: stocks[0]!.code, threshold: 1000, preset_id: presetId })).toHaveProperty('preset_id');
     expect(await bad({ alert_type: 'screen_enter', preset_id: 'not-a-uuid' })).toHaveProperty('preset_id');
+    // Membership by conditions needs a preset with conditions (this one only sorts); dwell is bounded; neither for price alerts.
+    expect(await bad({ alert_type: 'screen_enter', preset_id: presetId, membership: 'conditions' })).toHaveProperty('membership');
+    expect(await bad({ alert_type: 'screen_enter', preset_id: presetId, membership: 'top' })).toHaveProperty('membership');
+    expect(await bad({ alert_type: 'screen_enter', preset_id: presetId, dwell_s: -1 })).toHaveProperty('dwell_s');
+    expect(await bad({ alert_type: 'screen_enter', preset_id: presetId, dwell_s: 86_400 })).toHaveProperty('dwell_s');
+    expect(await bad({ alert_type: 'price_above', code: stocks[0]!.code, threshold: 1000, dwell_s: 10 })).toHaveProperty('dwell_s');
     // A threshold cannot be patched onto a screen alert.
     const made = await api(a, '/alerts', { method: 'POST', json: { alert_type: 'screen_exit', preset_id: presetId } });
     const patched = await api(a, `/alerts/${made.body.data.id}`, { method: 'PUT', json: { threshold: 5 } });
     expect(patched.status).toBe(400);
     expect(patched.body.error.details).toHaveProperty('threshold');
     await api(a, `/alerts/${made.body.data.id}`, { method: 'DELETE' });
+  });
+
+  it('a stock hovering at the edge of the top 3 does not fire within the dwell; the one that stays fires once', async () => {
+    // Given only a recurring screen_enter alert on the top 3 with a 5 s dwell (the page: the preset only sorts)
+    for (const old of (await api(a, '/alerts')).body.data as { id: string }[]) await api(a, `/alerts/${old.id}`, { method: 'DELETE' });
+    const c = await open(b, alice.access_token);
+    const made = await api(a, '/alerts', { method: 'POST', json: { alert_type: 'screen_enter', preset_id: presetId, recurring: true, dwell_s: 5 } });
+    expect(made.status).toBe(201);
+    expect(made.body.data).toMatchObject({ membership: 'page', dwell_s: 5 });
+    const id = made.body.data.id as string;
+    await watching(1);
+    const before = await members();
+    const [hover, stay] = stocks.filter((s) => !before.includes(s.code));
+    // When one stock jumps into the top 3 and falls out again, three times in a row, ending outside
+    for (const pct of [28, -5, 28, -5, 28, -5]) await tick(hover!, pct);
+    // And another enters and stays
+    await tick(stay!, 28.5);
+    // Then the alert fires for the one that stayed, after the dwell, and never for the one that hovered
+    const fired = await c.next((m) => m.type === 'alert', 20_000);
+    expect(fired).toMatchObject({ code: stay!.code, alert_type: 'screen_enter' });
+    for (const t of [a, b]) await t.daemon.context().screenAlerts.drain();
+    expect((await history(id)).map((e) => e.code)).toEqual([stay!.code]);
+    expect(c.messages.filter((m) => m.type === 'alert').map((m) => m.code)).toEqual([stay!.code]);
+    await api(a, `/alerts/${id}`, { method: 'DELETE' });
   });
 
   it('deleting the preset deletes its screen alerts on both daemons; the history stays', async () => {

@@ -1,6 +1,6 @@
 /**
  * A halted issue keeps its last close, listed shares and market cap as the file gives
- * them (issue 9), also when it has an older bar: 001570 (금양) is halted on every day of
+ * them, also when it has an older bar: 001570 (금양) is halted on every day of
  * the real KRX files in test/fixtures/krx.
  */
 import { writeFile } from 'node:fs/promises';

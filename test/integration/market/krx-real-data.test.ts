@@ -204,7 +204,7 @@ describe('loading the real KRX folder', () => {
       expect(all.body.meta.total - rest.body.meta.total).toBe(flagged);
     });
 
-    it('screens as of a past day with the designations in force that day (issue 23)', async () => {
+    it('screens as of a past day with the designations in force that day', async () => {
       // 174900 was 관리종목 until 03-13 (중견기업부 from 03-16); 377030 became 관리종목 on 03-17;
       // 298060 left the designation on 03-17 only, and was back on 03-18.
       const codes = ['174900', '377030', '298060'];

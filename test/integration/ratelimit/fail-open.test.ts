@@ -1,5 +1,5 @@
 /**
- * Fail open (spec "Rate-limit rules" 3): with Redis refusing connections, or accepting and
+ * Fail open: with Redis refusing connections, or accepting and
  * never answering, requests pass, are counted in metrics, and one warning is logged.
  */
 import { once } from 'node:events';

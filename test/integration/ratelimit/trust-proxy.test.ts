@@ -1,5 +1,5 @@
 /**
- * --trust-proxy (spec "Rate-limit rules": X-Forwarded-For only behind a configured proxy):
+ * --trust-proxy (the spec: X-Forwarded-For only behind a configured proxy):
  * with one trusted hop the client address is the entry the proxy appended (the rightmost),
  * so a client cannot pick its own address — and its anonymous quota — by forging entries.
  */
@@ -14,7 +14,7 @@ describe('rate-limit keying behind one trusted proxy', () => {
   });
   afterAll(() => t.close());
 
-  // A public route: anonymous calls to protected routes get their 401 before any counting.
+  // A public route with an endpoint limit of its own (10 an hour per address).
   const remaining = async (xff: string) => {
     const res = await t.request('/api/v1/auth/login', { method: 'POST', json: { email: 'nobody@example.com', password: 'wrong-password-1' }, headers: { 'x-forwarded-for': xff } });
     await res.arrayBuffer();

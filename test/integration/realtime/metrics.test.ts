@@ -1,5 +1,5 @@
 /**
- * `GET /metrics` of a real daemon (issue 6 "Monitoring"): the Prometheus text holds HTTP
+ * `GET /metrics` of a real daemon: the Prometheus text holds HTTP
  * request counts and latency histograms by route and status, WebSocket connections,
  * messages and queue depth, rate-limit decisions, job counts by state (market-data and backtest queues) and event-loop
  * lag. Job counts fail soft: a scrape succeeds when they cannot be read.
@@ -22,7 +22,7 @@ describe('GET /metrics on a running daemon', () => {
     // Rate limiting on, so its decisions are counted.
     // metrics_public: a scraper without credentials (the access rules are test/security/headers-and-access.test.ts's).
     t = await startTestDaemon('metrics', { rate_limit: { enabled: true }, metrics_public: true });
-    // Counted only once the caller is known: anonymous calls to protected routes get a 401 first.
+    // A signed-in caller's requests, counted against its user and allowed.
     const { access_token: token } = await t.login();
     await t.request('/api/v1/stocks/005930', { token });
     await t.request('/api/v1/screen/templates', { token });

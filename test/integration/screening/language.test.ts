@@ -1,5 +1,5 @@
 /**
- * The screening language end to end (issue 21) over a loaded sample market: cross-sectional
+ * The screening language end to end over a loaded sample market: cross-sectional
  * functions against an independent computation over the rows the API returns, formula columns
  * in filters, sort and CSV, the score against a computation from the returned factors,
  * presets round-trip, the new templates, GET /screen/fields, and 400s with positions.
@@ -133,6 +133,37 @@ describe('screening language over a sample market', () => {
     const body = (await (await t.request('/api/v1/screen/fields', { token })).json()) as any;
     expect(body.meta.functions.map((f: any) => f.name)).toEqual(expect.arrayContaining(['log', 'sqrt', 'coalesce', 'rank', 'rank_asc', 'pct_rank', 'zscore']));
     expect(body.meta.language).toMatchObject({ by: ['sector', 'industry', 'market'], max_columns: 20 });
+    // One percentile convention, stated once and naming everything that uses it
+    const { percentile } = body.meta.language;
+    expect(percentile.convention).toMatch(/100 × average ascending rank \/ n/);
+    expect(percentile.convention).toMatch(/smallest 100 \/ n/);
+    expect(percentile.used_by).toEqual(expect.arrayContaining(['pct_rank', 'score', 'value_score', 'quality_score', 'growth_score', 'momentum_score']));
+    expect(body.meta.functions.find((f: any) => f.name === 'pct_rank').description).toContain(percentile.convention);
+    for (const id of ['value_score', 'quality_score', 'growth_score', 'momentum_score']) {
+      expect(body.data.find((f: any) => f.id === id).definition).toContain('the scale of pct_rank');
+    }
+  });
+
+  it('stores the composite scores on pct_rank\'s scale: quality_score equals an independent pandas computation, and pct_rank of one component matches its share', async () => {
+    // Given every stock with the quality components (the scores are ranked over the whole market)
+    const components = ['roe', 'roa', 'operating_margin', 'piotroski_f_score', 'debt_ratio'];
+    const { body, stocks } = await items({ columns: { p_roe: 'pct_rank(roe)' }, fields: [...components, 'quality_score'], per_page: 500 });
+    expect(stocks.length).toBe(body.meta.total);
+    expect(stocks.filter((s) => s.quality_score !== null).length).toBeGreaterThan(20);
+    // When each component is ranked the pandas way (a lower debt ratio is better), averaged over
+    // at least three present components and the means ranked again
+    const pct = (field: string, sign = 1) => refPctRank(stocks.map((s) => ({ key: s.code, value: s[field] === null ? null : sign * s[field] })), false);
+    const ranked = components.map((c) => pct(c, c === 'debt_ratio' ? -1 : 1));
+    const means = stocks.map((s) => {
+      const present = ranked.map((r) => r.get(s.code)).filter((v): v is number => v !== null && v !== undefined);
+      return { key: s.code, value: present.length >= 3 ? present.reduce((a, b) => a + b, 0) / present.length : null };
+    });
+    // Then the daemon's quality_score is that percentile, and pct_rank(roe) the roe component's
+    expectMatches(stocks, 'quality_score', refPctRank(means, false));
+    expectMatches(stocks, 'p_roe', ranked[0]!);
+    // (the lowest quality gets 100 / n, never 0)
+    const scored = stocks.filter((s) => s.quality_score !== null);
+    expect(Math.min(...scored.map((s) => s.quality_score))).toBeCloseTo(100 / scored.length, 9);
   });
 
   it('answers bad language input with 400, the path, the position and suggestions', async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 3: the sample market gives "meaningful, non-empty results for every indicator
+ * The sample market gives "meaningful, non-empty results for every indicator
  * and every screening template". Checked over HTTP on a reduced but realistic market:
  * the 400 largest listed issues over 300 trading days (enough for every 250-day indicator), seed 3.
  *

@@ -1,6 +1,6 @@
 /**
- * The indicator registry drives the OpenAPI description of the screening request
- * (issue 3): /openapi.json lists shape A `filters.<indicator>` ranges, shape B
+ * The indicator registry drives the OpenAPI description of the screening request:
+ * /openapi.json lists shape A `filters.<indicator>` ranges, shape B
  * `min_<id>`/`max_<id>` bounds and the sort/fields enums for every registered
  * indicator, while runtime validation still answers its own 400 with details.
  */
@@ -41,7 +41,7 @@ describe('screening request in /openapi.json', () => {
 
   it('lists the valid sort fields and output fields as enums', () => {
     const sortField = schema.properties.sort.items.properties.field.enum;
-    // Plus the score column (issue 21); a request's own formula columns are valid too (named in the description).
+    // Plus the score column; a request's own formula columns are valid too (named in the description).
     expect([...sortField].sort()).toEqual([...INDICATOR_IDS, 'code', 'name', 'score'].sort());
     expect(schema.properties.sort_by.enum).toEqual(expect.arrayContaining([...INDICATOR_IDS, 'code', 'name']));
     expect(schema.properties.fields.items.enum).toEqual(expect.arrayContaining([...INDICATOR_IDS, 'industry', 'name_english', 'board']));

@@ -1,5 +1,5 @@
 /**
- * Stock endpoints over HTTP on a small sample market (issue 3 "Stock endpoints"):
+ * Stock endpoints over HTTP on a small sample market:
  * list search, filters, paging and sort; history by day, week and month with
  * from/to/limit; financials with limit; 400s with field details. Expected values
  * are derived here from the full lists and the daily bars, not from the code under test.

@@ -1,5 +1,5 @@
 /**
- * The backtest runs repository on each storage backend (issue 23): the state machine that lets
+ * The backtest runs repository on each storage backend: the state machine that lets
  * several daemons' workers and the owner write one row without overwriting each other, the caps
  * checked with the insert, and the migration from the heartbeat table (014).
  */

@@ -1,5 +1,5 @@
 /**
- * PricesRepo.barColumns on the pass's backend (issue 23, the history read): every bar of the
+ * PricesRepo.barColumns on the pass's backend (the history read): every bar of the
  * asked stocks as columns, oldest first, each value the double the row read gives (prices that
  * need 17 digits included), nulls kept, other stocks left out.
  */

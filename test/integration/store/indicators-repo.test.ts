@@ -1,6 +1,6 @@
 /**
  * The indicators repository on the pass's backend: `all()` reads in pages and parses
- * in slices (issue 3: no long event-loop stall), and must still return every row whole.
+ * in slices (no long event-loop stall), and must still return every row whole.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createIndicatorsRepo, type IndicatorValues } from '../../../daemon/store/indicators-repo.js';

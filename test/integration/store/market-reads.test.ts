@@ -1,5 +1,5 @@
 /**
- * Market reads on the pass's backend that are shaped for the event loop (issue 3): the stock
+ * Market reads on the pass's backend that are shaped for the event loop: the stock
  * list is read in pages, and the trade-date queries skip-scan the date index. Both must
  * still answer exactly what a plain query would.
  */

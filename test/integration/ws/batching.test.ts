@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, ofType } from './client.js';
 import { priceEvent, startWsStack, type WsStack } from './harness.js';
 
-describe('batching (spec "Behaviour rules" 1)', () => {
+describe('batching', () => {
   let batched: WsStack;
   let unbatched: WsStack;
   beforeAll(async () => {

@@ -9,7 +9,7 @@ async function open(s: WsStack, options = {}): Promise<TestClient> {
   return c;
 }
 
-describe('client message rate limit (spec "Behaviour rules" 3), injected clock', () => {
+describe('client message rate limit, injected clock', () => {
   const clock = createManualClock(Date.parse('2025-03-04T01:00:00.000Z'));
   let s: WsStack;
   let strict: WsStack;

@@ -21,7 +21,7 @@ async function subscribe(c: TestClient, subscription_type: string, targets: stri
   return c.next((m) => m.type === 'subscribed' || m.type === 'error');
 }
 
-describe('WebSocket messages (spec "Events")', () => {
+describe('WebSocket messages', () => {
   let s: WsStack;
   const clients: TestClient[] = [];
   const track = (c: TestClient) => (clients.push(c), c);

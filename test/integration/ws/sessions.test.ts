@@ -17,7 +17,7 @@ async function openSubscribed(s: WsStack, query = ''): Promise<{ c: TestClient; 
 const lastSequence = (c: TestClient) => c.ordered[c.ordered.length - 1]!.sequence!;
 const sequences = (msgs: Msg[]) => msgs.map((m) => m.sequence);
 
-describe('session restoration with replay (spec "States and transitions")', () => {
+describe('session restoration with replay', () => {
   let s: WsStack;
   let observer: TestClient;
   beforeAll(async () => {

@@ -70,7 +70,7 @@ describe('GET /v1/ws/stats and /v1/ws/connections', () => {
       expect(body.data.messages_per_second).toBeGreaterThan(0);
       expect(body.data.send_latency_ms.samples).toBeGreaterThan(0);
       expect(body.data.send_latency_ms.p99).toBeGreaterThanOrEqual(body.data.send_latency_ms.p50!);
-      // What each connection holds (send buffer + saved session state: a few hundred bytes here), not process RSS / connections (issue 20)
+      // What each connection holds (send buffer + saved session state: a few hundred bytes here), not process RSS / connections
       expect(body.data.bytes_per_connection).toBeGreaterThan(100);
       expect(body.data.bytes_per_connection).toBeLessThan(4096);
     }

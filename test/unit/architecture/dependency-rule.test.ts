@@ -1,5 +1,5 @@
 /**
- * The dependency rule (issue 17 item 3), read from the imports: each folder in RULES may import
+ * The dependency rule, read from the imports: each folder in RULES may import
  * only the folders listed for it (the most specific rule for a file applies; the composition
  * root (COMPOSITION) has no rule: it builds everything; any other daemon file must fall under one.
  * And no wire type written twice: a type or constant the wire

@@ -1,5 +1,5 @@
 /**
- * Import cycles (issue 17): none between files, type imports included, except the ones listed
+ * Import cycles: none between files, type imports included, except the ones listed
  * below as known debt; a new cycle, or a new pair of folders importing each other, fails here.
  * The lists may only shrink: a listed cycle that disappears fails too, so the list stays true.
  */

@@ -70,7 +70,7 @@ describe('fdr-listing on the real 2026-03-20 file', () => {
     expect(stock('005930')).not.toHaveProperty('is_administrative');
   });
 
-  it('records each stated designation with the file\'s date, and none for KOSPI\'s blank Dept (issue 23)', () => {
+  it('records each stated designation with the file\'s date, and none for KOSPI\'s blank Dept', () => {
     const designation = (code: string) => result.designations?.find((d) => d.stock_code === code);
     expect(designation('035890')).toEqual({ stock_code: '035890', trade_date: '2026-03-20', is_administrative: true, board: '관리종목(소속부없음)' });
     expect(designation('086520')).toEqual({ stock_code: '086520', trade_date: '2026-03-20', is_administrative: false, board: 'KOSDAQ GLOBAL' });

@@ -18,7 +18,7 @@ describe('financials-csv', () => {
     expect(result.financials).toHaveLength(1);
   });
 
-  it('reads an optional disclosed_on date and rejects a malformed one (issue 23)', () => {
+  it('reads an optional disclosed_on date and rejects a malformed one', () => {
     const csv = 'code,fiscal_year,fiscal_quarter,net_profit,disclosed_on\n005930,2025,3,1,2025-11-14\n005930,2025,2,1,\n005930,2025,1,1,14/05/2025\n';
     const result = financialsCsvLoader.parse(csv, 'fin.csv', { maxBadRatio: 1 });
     expect(result.financials.map((f) => f.disclosed_on ?? null)).toEqual(['2025-11-14', null]);

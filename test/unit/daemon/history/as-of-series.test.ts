@@ -1,5 +1,5 @@
 /**
- * As-of snapshots from per-field series equal the per-date computation (issue 23): every
+ * As-of snapshots from per-field series equal the per-date computation: every
  * registry field, on dates before and after the 300-bar window starts to slide (where the
  * EMA/Wilder chains are seeded differently), on halt days and for cross-sectional scores.
  */

@@ -1,7 +1,7 @@
 /**
- * The registry's `min_history` and the calculations agree (issue 9: "with 10 days of
+ * The registry's `min_history` and the calculations agree: with 10 days of
  * history, every indicator that needs more data is null — not 0, not computed on a
- * partial window; the rest are correct"). For every history length around each
+ * partial window — and the rest are correct. For every history length around each
  * declared minimum, a price- or index-based indicator must be null exactly when it has
  * fewer bars than it declares.
  */

@@ -3,7 +3,7 @@ import { prettyLine, wantsPretty } from '../../../../daemon/infra/log-format.js'
 import { createLogger } from '../../../../daemon/infra/logger.js';
 import { prettyDestination } from '../../../../daemon/infra/log-format.js';
 
-describe('daemon log lines (issue 20)', () => {
+describe('daemon log lines', () => {
   it('are readable on a terminal: time, level, message, then the fields', () => {
     // Given what pino writes
     const json = JSON.stringify({ level: 30, time: Date.UTC(2026, 0, 2, 3, 4, 5), service: 'stockscreend', pid: 1, url: 'http://127.0.0.1:8000', msg: 'stockscreend listening on http://127.0.0.1:8000' });

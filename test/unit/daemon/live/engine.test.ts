@@ -115,7 +115,7 @@ describe('live screen engine', () => {
     const rows = randomRows(80, 11);
     const engine = createLiveScreenEngine(snapshotOf(rows));
     const query = parse({ expression: 'change_percent > 0', sort: [{ field: 'change_percent', direction: 'desc' }], per_page: 5 });
-    // Issue 21's ranking functions will set this flag on the parsed expression.
+    // The ranking functions (rank, pct_rank, zscore) set this flag on the parsed expression.
     keepParsed(query, { ...query.parsed!, crossSectional: true } as ParsedExpression);
     const handle = engine.add(query, () => undefined);
     expect(handle.screen.crossSectional).toBe(true);
@@ -124,6 +124,7 @@ describe('live screen engine', () => {
       const row = rows[Math.floor(r() * rows.length)]!;
       engine.onTicks([tickOf(row, Math.round((row.values.close as number) * (0.9 + r() * 0.2)), 1)]);
     }
+    engine.settle();
     expect(handle.members().map((m) => m.code)).toEqual(executeQuery(engine.view().snapshot, query).items.map((x) => x.code));
   });
 

@@ -1,5 +1,5 @@
 /**
- * The screening language of issue 21 on hand-made markets: scalar functions and null
+ * The screening language's ranks, formula columns and scores on hand-made markets: scalar functions and null
  * semantics, rank/pct_rank/zscore (with and without `by`) against an independent reference,
  * formula columns in filters and sort, and the score against a hand computation.
  */

@@ -1,5 +1,5 @@
 /**
- * The indicator fields a query reads (issue 23: an as-of screen builds a snapshot of just these):
+ * The indicator fields a query reads (an as-of screen builds a snapshot of just these):
  * the answer's base columns, filters, sort keys, expression fields, the fields formula columns
  * and the score read, and requested fields — formula names and text attributes left out.
  */

@@ -1,5 +1,5 @@
 /**
- * Request validation of the screening language (issue 21): columns, score and cross-sectional
+ * Request validation of the screening language: columns, score and cross-sectional
  * functions in both request shapes, and every kind of bad input answered as one 400 with the
  * path, the position and a suggestion.
  */

@@ -6,6 +6,7 @@ import {
   emptySnapshot,
   isNullAt,
   marketAt,
+  quoteAt,
   valueAt,
 } from '../../../../daemon/screening/snapshot.js';
 import { FIELDS, ROWS, fixtureSnapshot } from './fixture.js';
@@ -29,6 +30,24 @@ describe('buildSnapshot', () => {
     expect(per.count).toBe(6);
     // Null bits of rows 2 and 5 in the first byte: 0b0010_0100.
     expect(per.nulls[0]).toBe(0b0010_0100);
+  });
+
+  it('reads a stock\'s quote by code past the first byte of the null bitmap, with nulls where the source had none', () => {
+    // Given 20 stocks where every third has no volume and stock 13 no price
+    const base = ROWS[1]!;
+    const rows = Array.from({ length: 20 }, (_, i) => ({
+      ...base, code: String(200_000 + i), name: `S${i}`,
+      values: { close: i === 13 ? null : 1000 + i, change_percent: i - 10, volume: i % 3 === 0 ? null : i * 100 },
+    }));
+    const s = buildSnapshot(rows, ['close', 'change_percent', 'volume'], 'q');
+    // Then each quote is exactly the row's own values
+    for (let i = 0; i < 20; i++) {
+      expect(quoteAt(s, String(200_000 + i))).toEqual({
+        name: `S${i}`, price: i === 13 ? null : 1000 + i, change_percent: i - 10, volume: i % 3 === 0 ? null : i * 100,
+      });
+    }
+    // And a stock the snapshot does not hold has no quote
+    expect(quoteAt(s, '999999')).toBeNull();
   });
 
   it('treats NaN and Infinity as null and ignores keys outside the field list', () => {

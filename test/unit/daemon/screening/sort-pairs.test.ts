@@ -1,4 +1,4 @@
-/** The pair quicksort of the cross-sectional engine (issue 21) against Array#sort. */
+/** The pair quicksort of the cross-sectional engine against Array#sort. */
 import { describe, expect, it } from 'vitest';
 import { sortPairs } from '../../../../daemon/screening/sort-pairs.js';
 

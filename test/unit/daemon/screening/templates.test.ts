@@ -33,7 +33,7 @@ const REQUIRED_IDS = [
 ];
 
 describe('template catalogue', () => {
-  it('has at least the twelve screens of issue 4 with unique kebab-case ids', () => {
+  it('has at least the twelve predefined screens with unique kebab-case ids', () => {
     const ids = listTemplates().map((t) => t.id);
     expect(ids.length).toBeGreaterThanOrEqual(12);
     expect(new Set(ids).size).toBe(ids.length);
@@ -45,7 +45,7 @@ describe('template catalogue', () => {
     expect(t.name_ko).toMatch(/[가-힣]/);
     expect(t.name_en).not.toBe('');
     expect(t.description).not.toBe('');
-    // Formula columns and the score (issue 21) are the template's own fields; what they read is required.
+    // Formula columns and the score are the template's own fields; what they read is required.
     const own = new Set(templateColumnNames(t));
     const known = new Set([...INDICATOR_IDS, ...own]);
     const filterFields = (t.query.filters ?? []).map((f) => f.field);

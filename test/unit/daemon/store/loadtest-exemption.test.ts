@@ -6,7 +6,7 @@ const row = (until: string | null): UserRow => ({
   loadtest_exempt_until: until, loadtest_exempt_by: 'ops@example.com', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
 });
 
-describe('load-test exemption on the account row (issue 20)', () => {
+describe('load-test exemption on the account row', () => {
   it('is in force until its end, then ends by itself without anyone clearing it', () => {
     const until = '2026-01-01T02:00:00.000Z';
     expect(isLoadtestExempt(row(until), Date.parse('2026-01-01T01:59:59.999Z'))).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * Golden test of the fan-out send path (issue 24): the frames every connection receives for
+ * Golden test of the fan-out send path: the frames every connection receives for
  * a recorded tick sequence (stock, market and sector subscriptions, one consumer coalescing
  * behind its high-water mark) are byte-identical to those recorded from the send path
  * before serialize-once / compress-once, and sequences are contiguous per connection.

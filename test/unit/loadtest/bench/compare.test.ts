@@ -41,7 +41,7 @@ describe('bench comparisons', () => {
     expect(value(out, 'p99 added')).toBe(3);
     expect(value(out, 'throughput with limits, % of without')).toBe(90);
     expect(value(out, 'throughput lost')).toBe(10);
-    // Issue 5's targets: under 0.5 ms p50 (0.5 is not under) and under 15 % throughput
+    // The rate limiter's targets: under 0.5 ms p50 (0.5 is not under) and under 15 % throughput
     expect(out.find((r) => r.metric === 'p50 added')).toMatchObject({ target: { op: '<', value: 0.5, source: 'issue' }, pass: false });
     expect(out.find((r) => r.metric === 'throughput lost')).toMatchObject({ target: { op: '<', value: 15, source: 'issue' }, pass: true });
   });

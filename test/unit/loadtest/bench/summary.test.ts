@@ -51,7 +51,7 @@ describe('the bench summary', () => {
   });
 
   it('shows the alert figures, the KRX counts and the wall time with its steps', () => {
-    expect(text).toContain('Alert evaluation, 10,000 active alerts (issue 7)');
+    expect(text).toContain('Alert evaluation, 10,000 active alerts');
     expect(line('in process: ticks/s')).toContain('250,000 tick/s');
     expect(line('POST /admin/ticks: request p50')).toContain('3.50 µs');
     expect(line('KRX folder')).toMatch(/1,310\s+42\s+—$/);

@@ -5,7 +5,7 @@ import { alertCells, formatThreshold } from '../../../../../cli/services/alerts/
 import { alertPatch } from '../../../../../cli/commands/alerts/edit.js';
 
 const alert: Alert = {
-  id: 'a1', code: '035720', name: 'Kakao', preset_id: null, alert_type: 'change_percent_below', threshold: -3.5, recurring: true, cooldown_s: 600, note: null,
+  id: 'a1', code: '035720', name: 'Kakao', preset_id: null, alert_type: 'change_percent_below', threshold: -3.5, recurring: true, cooldown_s: 600, membership: null, dwell_s: null, note: null,
   active: true, armed: true, fire_count: 2, last_fired_at: '2025-03-04T01:02:03.000Z', created_at: 'c', updated_at: 'u', channels: [],
 };
 

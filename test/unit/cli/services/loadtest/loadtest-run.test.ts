@@ -1,5 +1,5 @@
 /**
- * `stockscreen loadtest` flags → options (issue 24): `ws-fanout --clients N --rate R` is the
+ * `stockscreen loadtest` flags → options: `ws-fanout --clients N --rate R` is the
  * spec's real-time figure (R messages/s per client); REST runs keep --rate as requests/s.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';

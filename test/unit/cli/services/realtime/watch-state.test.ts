@@ -73,7 +73,7 @@ describe('watch view', () => {
 
   it('describes every connection state', () => {
     expect(connectionBadge({ state: 'reconnecting', attempt: 2, delayMs: 500, reason: 'connection closed (1006)' }).text).toBe('reconnecting in 500ms (attempt 2): connection closed (1006)');
-    // The reconnect wait counts down as the screen redraws (issue 20: it did not tick)
+    // The reconnect wait counts down as the screen redraws (it did not tick)
     const waiting = { state: 'reconnecting', attempt: 3, delayMs: 5000, reason: 'connection closed (1006)', since: 10_000 } as const;
     expect([10_000, 11_200, 13_900, 14_600, 16_000].map((now) => /in (\S+)/.exec(connectionBadge(waiting, now).text)![1])).toEqual(['5s', '4s', '2s', '400ms', '0ms']);
     expect(connectionBadge({ state: 'connected', sessionId: 'S', restoreFailed: 'expired' })).toEqual({ text: 'connected, new session (old one expired)', healthy: true });

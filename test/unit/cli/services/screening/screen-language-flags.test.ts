@@ -1,4 +1,4 @@
-/** The screening-language flags of `stockscreen screen` (issue 21): --column, --score, --score-by. */
+/** The screening-language flags of `stockscreen screen`: --column, --score, --score-by. */
 import { describe, expect, it } from 'vitest';
 import { INDICATORS } from '../../../../../daemon/indicators/registry.js';
 import { parseScreenRequest } from '../../../../../daemon/screening/request.js';

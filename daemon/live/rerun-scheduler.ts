@@ -1,0 +1,123 @@
+/**
+ * The scheduler of whole-list re-runs (formula columns, ranks, scores): the lists a tick made
+ * stale wait in one queue, first marked first run, and are re-run in short slices on timers,
+ * never all at once. After a slice that took `d` ms the next one waits at least
+ * `d × (1 − share) / share`, so however many lists exist the re-runs take at most `share` of
+ * a core and the event loop answers requests (a `/health`, another user's screen) between two
+ * slices. More lists (or dearer ones) make each list's re-run come less often; they never make
+ * the daemon slower for anyone else. A list is never re-run twice within `everyMs`.
+ *
+ * Nothing reads through the scheduler: a subscription, a members read or a close takes the
+ * lists as their last re-run left them, so its cost does not grow with the number of lists.
+ */
+
+/** What the scheduler may spend. */
+export interface RerunBudget {
+  /** Share of one core the re-runs may take, 0 < share ≤ 1 (default 0.2). */
+  share?: number;
+  /** Time one slice may take before it yields (default 8 ms; one re-run dearer than that is a slice of its own; 0: one re-run per slice). */
+  sliceMs?: number;
+  /** Least time between two re-runs of one list, and between two slices (default 25 ms). */
+  everyMs?: number;
+}
+
+/** Defaults of RerunBudget. */
+export const RERUN_DEFAULTS = Object.freeze({ share: 0.2, sliceMs: 8, everyMs: 25 });
+
+/** A scheduler of jobs of type `J` (the whole lists). */
+export interface RerunScheduler<J> {
+  /** Mark `job` stale: it is re-run in a later slice (a job already waiting keeps its place). */
+  mark(job: J): void;
+  /** Forget `job` (its list was dropped). */
+  drop(job: J): void;
+  /** Forget every waiting job (every list was re-run another way). */
+  clear(): void;
+  /** Run every waiting job now, in one go: for benches and tests that compare against a reference. */
+  settle(): void;
+  /** Jobs waiting. */
+  pending(): number;
+  /** Slices run and jobs re-run so far, and CPU time they took (ms). */
+  stats(): { slices: number; reruns: number; busy_ms: number };
+  /** Stop the timer; idempotent. */
+  close(): void;
+}
+
+/**
+ * Create the scheduler; `run` re-runs one job (and tells its screens). `now` is a monotonic
+ * millisecond clock (default performance.now).
+ */
+export function createRerunScheduler<J>(run: (job: J) => void, budget: RerunBudget = {}, now: () => number = () => performance.now()): RerunScheduler<J> {
+  const share = Math.min(1, Math.max(0.01, budget.share ?? RERUN_DEFAULTS.share));
+  const sliceMs = budget.sliceMs ?? RERUN_DEFAULTS.sliceMs;
+  const everyMs = budget.everyMs ?? RERUN_DEFAULTS.everyMs;
+  // Insertion order is the queue: a job marked again keeps its place until it is run.
+  const queue = new Set<J>();
+  const lastRun = new Map<J, number>();
+  let timer: NodeJS.Timeout | undefined;
+  let nextAt = Number.NEGATIVE_INFINITY;
+  let closed = false;
+  const totals = { slices: 0, reruns: 0, busy_ms: 0 };
+
+  function arm(): void {
+    if (closed || timer !== undefined || queue.size === 0) return;
+    timer = setTimeout(slice, Math.max(0, nextAt - now()));
+    timer.unref();
+  }
+
+  function slice(): void {
+    timer = undefined;
+    const start = now();
+    const deferred: J[] = [];
+    // At least one re-run per slice; then as many as fit in sliceMs.
+    for (const job of queue) {
+      queue.delete(job);
+      // Re-run within everyMs of its last one: it goes to the back and waits for a later slice.
+      if (start - (lastRun.get(job) ?? Number.NEGATIVE_INFINITY) < everyMs) {
+        deferred.push(job);
+        continue;
+      }
+      lastRun.set(job, now());
+      run(job);
+      totals.reruns++;
+      if (now() - start >= sliceMs) break;
+    }
+    for (const job of deferred) queue.add(job);
+    const cost = now() - start;
+    totals.slices++;
+    totals.busy_ms += cost;
+    nextAt = now() + Math.max(everyMs / 5, (cost * (1 - share)) / share);
+    // Only lists re-run moments ago are waiting: wake when the first of them is due.
+    if (deferred.length === queue.size) nextAt = Math.max(nextAt, Math.min(...deferred.map((j) => (lastRun.get(j) ?? 0) + everyMs)));
+    arm();
+  }
+
+  return {
+    mark(job) {
+      queue.add(job);
+      arm();
+    },
+    drop(job) {
+      queue.delete(job);
+      lastRun.delete(job);
+    },
+    clear() {
+      queue.clear();
+    },
+    settle() {
+      const due = [...queue];
+      queue.clear();
+      for (const job of due) {
+        lastRun.set(job, now());
+        run(job);
+        totals.reruns++;
+      }
+    },
+    pending: () => queue.size,
+    stats: () => ({ ...totals }),
+    close() {
+      closed = true;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
