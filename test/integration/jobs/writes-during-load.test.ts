@@ -6,7 +6,8 @@
  *    the job's progress event (rows written, nothing published) the test pauses the worker's
  *    Redis for writes, so the worker stops at its next progress report. While it is stopped, a
  *    daemon on the same database answers a registration, a login and a preset save, and the
- *    database still shows none of the load; once the worker runs on, the load completes whole.
+ *    database still shows none of the load, and /health of a daemon on the worker's queue reports
+ *    the load and its progress; once the worker runs on, the load completes whole.
  *    (Were a load one long transaction, the stopped worker would hold sqlite's writer and every
  *    one of these writes would wait for it.)
  * 2. With the database's writer (sqlite) or its only connection (PostgreSQL) held, a preset save
@@ -46,6 +47,8 @@ describe.skipIf(!bin)(`writes during a market load (${testBackend()})`, () => {
   let store: TestDb;
   let configDir: string;
   let api: TestDaemon;
+  /** A daemon on the worker's Redis and queue: its /health shows the worker's load. */
+  let observer: TestDaemon;
 
   beforeAll(async () => {
     redis = await startPrivateRedis(bin!);
@@ -59,11 +62,13 @@ describe.skipIf(!bin)(`writes during a market load (${testBackend()})`, () => {
     await events.waitUntilReady();
     // The API daemon shares the database, not the worker's Redis (pausing that one stops only the worker).
     api = await startTestDaemon('writes-load', { ...store.settings, database_wait_ms: 1000 });
+    observer = await startTestDaemon('writes-load-observer', { ...store.settings, redis_url: redis.url, redis_prefix: prefix });
   }, 60_000);
   afterAll(async () => {
     await admin?.call('CLIENT', 'UNPAUSE').catch(() => undefined);
     await stopAllDaemonProcesses();
     await api?.close();
+    await observer?.close();
     await events?.close();
     eventsConnection?.disconnect();
     await jobs?.close();
@@ -102,6 +107,10 @@ describe.skipIf(!bin)(`writes during a market load (${testBackend()})`, () => {
     // And nothing of the load is visible yet
     expect(await count(store, 'stocks')).toBe(0);
     expect(await count(store, 'daily_prices')).toBe(0);
+    // And /health tells that a load is running, how far it is (it reads the queue, which the pause does not stop)
+    const health = (await (await observer.request('/health')).json()) as any;
+    expect(health).toMatchObject({ status: 'healthy', market_load: { type: 'load-sample', phase: 'load' } });
+    expect(health.market_load.rows_ok).toBeGreaterThan(0);
 
     // When the worker runs on, the load completes, all of it visible at once
     await admin.call('CLIENT', 'UNPAUSE');
