@@ -283,7 +283,26 @@ export const configSchema = z.object({
   workers: int(0, 64).default(1),
   trust_proxy: trustProxySchema.default(false),
   market_clock: z.enum(['krx', 'always-open', 'always-closed']).default('krx'),
-  feed: z.enum(['simulator', 'ingest', 'off']).default('simulator'),
+  /** Where prices come from: the simulator, external ticks only (`ingest`), the KIS Open API (`kis`), or nothing. */
+  feed: z.enum(['simulator', 'ingest', 'kis', 'off']).default('simulator'),
+  /** KIS Open API app key (feed `kis`); read from the environment or the config file, never logged. */
+  kis_app_key: z.string().min(1).max(200).optional(),
+  /** KIS Open API app secret (feed `kis`); never logged, never on a command line. */
+  kis_app_secret: z.string().min(1).max(400).optional(),
+  /** KIS REST host (the paper-trading host is https://openapivts.koreainvestment.com:29443). */
+  kis_rest_url: z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL').default('https://openapi.koreainvestment.com:9443'),
+  /** KIS WebSocket host (paper trading: ws://ops.koreainvestment.com:31000). */
+  kis_ws_url: z.string().regex(/^wss?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be a ws(s) URL').default('ws://ops.koreainvestment.com:21000'),
+  /** REST calls per second the feed allows itself per app key (live accounts about 20, paper about 2). */
+  kis_rest_calls_per_s: z.coerce.number().positive().max(1000).default(20),
+  /** Real-time registrations on the one WebSocket session (the provider allows 41 per app key). */
+  kis_ws_max_registrations: int(0, 1000).default(41),
+  /** A registered code's socket counts as silent after this long without a frame during a session. */
+  kis_ws_silence_ms: int(100, 600_000).default(30_000),
+  /** Pause between two sweeps of the whole market (0: the next sweep starts when one ends). */
+  kis_sweep_pause_ms: int(0, 600_000).default(0),
+  /** Least time between two token (or approval key) requests across daemons: the provider's one a minute; lower only against a test double. */
+  kis_token_interval_ms: int(100, 3_600_000).default(60_000),
   feed_interval_ms: int(10, 60000).default(1000),
   /** Simulator: trades per stock per second on average, whatever feed_interval_ms (above one per step: several per step). */
   feed_updates_per_stock_per_s: z.coerce.number().positive().max(100).default(1),
@@ -471,6 +490,9 @@ function pairingProblems(input: Record<string, unknown>): string[] {
   const has = (key: string) => input[key] !== undefined && input[key] !== '';
   if (has('admin_email') && !has('admin_password')) return ['admin_password: required when admin_email is set (STOCKSCREEN_ADMIN_PASSWORD)'];
   if (has('admin_password') && !has('admin_email')) return ['admin_email: required when admin_password is set (STOCKSCREEN_ADMIN_EMAIL)'];
+  if (input.feed === 'kis' && !(has('kis_app_key') && has('kis_app_secret'))) {
+    return ['kis_app_key: feed kis needs the app key and secret (STOCKSCREEN_KIS_APP_KEY and STOCKSCREEN_KIS_APP_SECRET in the environment or the config file)'];
+  }
   return [];
 }
 

@@ -9,12 +9,26 @@ export interface MarketLoadHealth {
   rows_ok: number;
 }
 
+/** The real feed's freshness in GET /health (feed `kis`). */
+export interface FeedHealth {
+  source: string;
+  stale: boolean;
+  stale_reason: string | null;
+  /** The trading session now (`pre_market`, `regular`, `after_market`), null when none. */
+  session: string | null;
+  last_success_at: string | null;
+  /** This daemon holds the feed lease. */
+  leader: boolean;
+}
+
 /** GET /health: 200 healthy while the daemon serves. */
 export interface DaemonHealth {
   status: 'healthy' | 'unhealthy';
   timestamp: string;
   /** On GET /health: the market load running now (null when none, absent when the queue cannot be read quickly). */
   market_load?: MarketLoadHealth | null;
+  /** Present when a real feed is configured. */
+  feed?: FeedHealth;
 }
 
 /** GET /health/db: 503 with `disconnected` when the database does not answer. */

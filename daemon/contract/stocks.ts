@@ -39,6 +39,12 @@ export interface StockPrice {
   as_of: string;
   source: 'live' | 'close';
   halted: boolean;
+  /** Live quotes: milliseconds since the quote's trade or sweep. */
+  age_ms?: number;
+  /** Live quotes of a real feed: `tick` (a real-time trade) or `sweep` (the whole-market poll). */
+  quote_source?: string;
+  /** Live quotes of a real feed: the session of the trade (`pre_market`, `regular`, `after_market`). */
+  session?: string;
 }
 
 /** One row of GET /stocks/{code}/history (oldest first; a week or month bar has the same fields). */

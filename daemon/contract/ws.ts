@@ -70,7 +70,11 @@ export type PriceUpdate = ServerMessageBase & {
   price: number;
   change: number;
   change_percent: number;
-  volume: number;};
+  volume: number;
+  /** Real feed only: `tick` (a real-time trade) or `sweep` (the periodic whole-market poll). */
+  source?: 'tick' | 'sweep' | 'ingest' | 'simulator';
+  /** Real feed only: the session of the trade (`pre_market`, `regular`, `after_market`). */
+  session?: 'pre_market' | 'regular' | 'after_market';};
 
 /** One order book level. */
 export interface BookLevel {
@@ -89,7 +93,10 @@ export type OrderbookUpdate = ServerMessageBase & {
 export type MarketStatusMessage = ServerMessageBase & {
   type: 'market_status';
   market: Market;
-  status: MarketStatus;};
+  status: MarketStatus;
+  /** Present when the real feed's freshness changed: `stale` (prices stopped arriving; screens hold entered/exited) or `fresh`. */
+  prices?: 'stale' | 'fresh';
+  stale_reason?: string;};
 
 /** `alert`: one of the caller's alerts fired. */
 export type AlertMessage = ServerMessageBase & {

@@ -26,7 +26,14 @@ export interface PriceEvent {
   prev_close: number;
   /** Milliseconds since the epoch, stamped at the feed. */
   ts: number;
+  /** How a real feed learnt this price: a real-time trade frame, or the periodic sweep of the whole market. */
+  source?: QuoteSource;
+  /** The session of the trade when a real feed knows it (NXT pre/after-market outside KRX's regular session). */
+  session?: 'pre_market' | 'regular' | 'after_market';
 }
+
+/** Where a live quote came from: a real-time trade (`tick`), the market sweep (`sweep`), an ingested tick, the simulator. */
+export type QuoteSource = 'tick' | 'sweep' | 'ingest' | 'simulator';
 
 /** One price level of an order book. */
 export interface OrderBookLevel {
@@ -45,12 +52,16 @@ export interface OrderBookEvent {
   ts: number;
 }
 
-/** A market session transition. */
+/** A market session transition, or a change of the price feed's freshness. */
 export interface MarketStatusEvent {
   type: 'market_status';
   market: Market;
   status: MarketStatus;
   ts: number;
+  /** Present when the real feed's freshness changed: `stale` = prices stopped arriving, `fresh` = they arrive again. */
+  prices?: 'stale' | 'fresh';
+  /** Why prices are stale (present with `prices: "stale"`). */
+  stale_reason?: string;
 }
 
 /** A price alert that fired for one user (delivered only to that user's connections). */

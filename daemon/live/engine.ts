@@ -16,6 +16,10 @@
  * - A new indicator snapshot builds a new view (live prices re-applied) and re-runs every list.
  * - Identical queries (after normalisation) share one screen; each subscriber gets the diffs
  *   through its own listener.
+ * - While the real feed's prices are stale the engine holds: screens keep following the view,
+ *   but no entered/exited reaches a listener (a frozen or half-updated feed must not report
+ *   stocks entering or leaving). When prices are fresh again each screen reports once the net
+ *   change against its members when the hold began.
  */
 import type { PriceEvent } from '../kernel/events.js';
 import { buildItem, expressionOf, type ScreenItem, type ScreenQuery } from '../screening/query.js';
@@ -101,6 +105,13 @@ export interface LiveScreenEngine {
   onSnapshot(snapshot: Snapshot): void;
   /** Compile (or share) the screen of `query` and subscribe. @throws AppError INVALID_REQUEST for a bad expression */
   add(query: ScreenQuery, listener: LiveScreenListener): LiveScreenHandle;
+  /**
+   * Hold (true) or release (false) membership changes while prices are stale; a release reports
+   * each screen's net change since the hold began. Idempotent.
+   */
+  hold(stale: boolean): void;
+  /** True while changes are held. */
+  held(): boolean;
   /** Distinct screens, subscriptions, screens a tick can change, and the lists of matches they share. */
   stats(): { screens: number; subscriptions: number; tick_sensitive: number; lists: number };
 }
@@ -125,6 +136,8 @@ export function createLiveScreenEngine(source: Snapshot | (() => Snapshot), tuni
   let view = createLiveView(current());
   const lastTick = new Map<string, PriceEvent>();
   const entries = new Map<string, Entry>();
+  // While held: each screen's member codes when the hold began (or when it was created during it).
+  let held: Map<Entry, string[]> | null = null;
 
   const rowOf = (screen: LiveScreen, row: number): LiveMemberRow => {
     const items = screen.list.perRow ? view.snapshot : screen.list.itemView();
@@ -133,7 +146,7 @@ export function createLiveScreenEngine(source: Snapshot | (() => Snapshot), tuni
     return item;
   };
   const notify = (entry: Entry, diff: MembershipDiff | null, rerun = false) => {
-    if (diff === null) return;
+    if (diff === null || held) return;
     const change: LiveScreenChange = {
       entered: diff.entered.map((r) => rowOf(entry.screen, r)),
       exited: diff.exited,
@@ -193,6 +206,7 @@ export function createLiveScreenEngine(source: Snapshot | (() => Snapshot), tuni
         entry = { key, group, screen: createLiveScreen(query, group.list, view.snapshot), listeners: new Set() };
         group.members.add(entry);
         entries.set(key, entry);
+        held?.set(entry, entry.screen.codes());
       }
       const own = entry;
       const hold = (change: LiveScreenChange) => listener(change);
@@ -209,6 +223,29 @@ export function createLiveScreenEngine(source: Snapshot | (() => Snapshot), tuni
         },
       };
     },
+    hold(stale) {
+      if (stale && !held) {
+        // (whole lists are as of their last re-run; the scheduler keeps them current)
+        held = new Map([...entries.values()].map((e) => [e, e.screen.codes()]));
+        return;
+      }
+      if (stale || !held) return;
+      sync();
+      // (whole lists are as of their last re-run; the scheduler keeps them current)
+      const before = held;
+      held = null;
+      for (const [entry, was] of before) {
+        if (!entries.has(entry.key) || entries.get(entry.key) !== entry) continue;
+        const rows = entry.screen.members();
+        const codes = entry.screen.codes();
+        const wasSet = new Set(was);
+        const nowSet = new Set(codes);
+        const entered = rows.filter((_r, i) => !wasSet.has(codes[i]!));
+        const exited = was.filter((c) => !nowSet.has(c));
+        notify(entry, entered.length || exited.length ? { entered, exited } : null);
+      }
+    },
+    held: () => held !== null,
     stats: () => {
       const all = [...entries.values()];
       return {

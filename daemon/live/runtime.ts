@@ -62,6 +62,8 @@ export function createLiveScreens(deps: LiveScreensDeps): LiveScreens {
   // The engine notices a swap at the next tick or subscription; without either, within a second.
   const sync = () => engine.onSnapshot(deps.snapshot());
   const unsubscribe = deps.bus.subscribe((_id, event) => {
+    // The real feed's freshness, in stream order with the ticks: every daemon holds and releases at the same point.
+    if (event.type === 'market_status' && event.prices) return engine.hold(event.prices === 'stale');
     if (event.type !== 'price') return;
     ticked.add(event.code);
     engine.onTicks([event]);

@@ -7,6 +7,10 @@
  * year's first trading day KRX opens one hour late (10:00) and the pre-open moves with
  * it (09:30–10:00); the close is unchanged. Weekends and KRX holidays are closed
  * (krx-calendar). The after-hours sessions (시간외) are reported as closed.
+ *
+ * Besides the KRX status, `session()` names the trading session a quote belongs to, with
+ * Nextrade's (NXT) pre-market 08:00–08:50 and after-market 15:30–20:00 beside KRX's regular
+ * session: a real feed keeps pricing in them and marks its quotes; the simulator ignores them.
  */
 import type { Clock } from '../infra/clock.js';
 import type { MarketStatus, MarketStatusEvent } from '../kernel/events.js';
@@ -26,6 +30,31 @@ export const KRX_SESSION = {
   closingAuction: 15 * 60 + 20,
   close: 15 * 60 + 30,
 } as const;
+
+/** Nextrade's extended sessions, minutes after midnight KST (an alternative trading system since 2025-03). */
+export const NXT_SESSION = {
+  preMarketOpen: 8 * 60,
+  preMarketClose: 8 * 60 + 50,
+  afterMarketOpen: 15 * 60 + 30,
+  afterMarketClose: 20 * 60,
+} as const;
+
+/** The trading session a quote belongs to: NXT pre-market, the regular KRX session, NXT after-market. */
+export type TradingSession = 'pre_market' | 'regular' | 'after_market';
+
+/**
+ * The session trading at an instant (ms epoch), or null when nothing trades (nights,
+ * weekends, holidays, and the gap 08:50–09:00 outside the regular session).
+ */
+export function sessionAt(ms: number): TradingSession | null {
+  const date = kstDate(ms);
+  if (!isTradingDay(date)) return null;
+  if (isTradingStatus(statusAt(ms))) return 'regular';
+  const minute = Math.floor(((ms + KST_OFFSET_MS) % 86_400_000) / MINUTE);
+  if (minute >= NXT_SESSION.preMarketOpen && minute < NXT_SESSION.preMarketClose) return 'pre_market';
+  if (minute >= NXT_SESSION.afterMarketOpen && minute < NXT_SESSION.afterMarketClose) return 'after_market';
+  return null;
+}
 
 /** How the clock decides the status: real KRX sessions, or a fixed state for demos and tests. */
 export type MarketClockMode = 'krx' | 'always-open' | 'always-closed';
@@ -112,6 +141,8 @@ export interface MarketClock {
   status(): MarketStatus;
   /** True while the market trades (open or closing auction). */
   isTrading(): boolean;
+  /** The session trading now, NXT's pre- and after-market included; null when none (fixed modes: regular or null). */
+  session(): TradingSession | null;
   /** One `market_status` event per market for the current status (for snapshots). */
   statusEvents(): MarketStatusEvent[];
   /** The next transition, or null in the fixed modes. */
@@ -168,6 +199,7 @@ export function createMarketClock(options: MarketClockOptions): MarketClock {
     mode,
     status,
     isTrading: () => isTradingStatus(status()),
+    session: () => (mode === 'always-open' ? 'regular' : mode === 'always-closed' ? null : sessionAt(clock.now())),
     statusEvents: () => events(status(), clock.now()),
     next: () => (mode === 'krx' ? nextTransition(clock.now()) : null),
     start() {

@@ -126,6 +126,16 @@ export function buildHttp(core: CoreParts, sources: HttpSources): HttpParts {
     metricsAccess: { public: config.metrics_public, token: config.metrics_token },
     docTags: [{ name: 'websocket', description: WS_PROTOCOL_DOC }],
     health: {
+      feed: () => {
+        const kis = sources.realtime.kis;
+        if (!kis) return null;
+        const f = kis.freshness();
+        const success = f.record?.last_success_at;
+        return {
+          source: 'kis', stale: f.stale, stale_reason: f.stale_reason, session: sources.realtime.marketClock.session(),
+          last_success_at: success ? new Date(success).toISOString() : null, leader: sources.realtime.feed.isLeader(),
+        };
+      },
       pingDb: () => db.ping().then(() => true, () => false),
       marketLoad: marketLoadProbe(sources.jobs),
       pingRedis: async () => {

@@ -22,6 +22,7 @@ import { createLiveScreenHook } from '../ws/live-screens.js';
 import { createWsGateway, type WsGateway } from '../ws/gateway.js';
 import { createSnapshotUniverse } from '../ws/snapshot-universe.js';
 import type { AuthParts } from './auth.js';
+import { buildKis, type KisParts } from './kis.js';
 import type { CoreParts } from './core.js';
 import type { ScreeningParts } from './market.js';
 import type { AlertEvent } from '../kernel/events.js';
@@ -40,6 +41,8 @@ export interface RealtimeParts {
   live: LiveScreens;
   /** Alerts on screens. */
   screenAlerts: ScreenAlertEvaluator;
+  /** The KIS feed's parts (feed `kis` only). */
+  kis?: KisParts;
 }
 
 /** What happens to a firing besides the owner's sockets: its notification deliveries. */
@@ -82,20 +85,45 @@ export async function buildRealtime(
   });
   await alerts.start();
   const marketClock = createMarketClock({ mode: config.market_clock, clock });
+  let gatewayRef: WsGateway | undefined;
+  const stockLoader = createStockLoader(parts);
+  let listed: string[] = [];
+  const kis = config.feed === 'kis'
+    ? buildKis({
+        config, redis: commands, key: redis.key, clock, logger, registry: metrics.registry, quotes, marketClock,
+        publish: (events) => bus.publishMany(events), daemonId: randomBytes(8).toString('hex'),
+        watchers: () => gatewayRef?.stockWatchers() ?? new Map(),
+        alertCodes: async () => (await alertsRepo.listActive()).flatMap((a) => (a.code && !a.preset_id ? [a.code] : [])),
+        sampleCode: () => (listed.includes('005930') ? '005930' : listed[0]),
+      })
+    : undefined;
+  if (kis) opened.push(['kis', () => kis.close()]);
   const feed = createPriceFeed({
     mode: config.feed, bus, quotes, redis, commands, clock, marketClock, intervalMs: config.feed_interval_ms,
     updatesPerStockPerSecond: config.feed_updates_per_stock_per_s,
-    loadStocks: createStockLoader(parts), logger,
+    loadStocks: async () => {
+      const stocks = await stockLoader();
+      listed = stocks.map((s) => s.code);
+      return stocks;
+    },
+    logger,
+    ...(kis ? { leaderSource: (hooks: Parameters<KisParts['leaderSource']>[0]) => kis.leaderSource(hooks) } : {}),
     // Evaluation must not delay the ticks: the evaluator records and publishes firings itself.
     onTick: async (events) => void alerts.onTick(events).catch((err: Error) => logger.error({ err }, 'alert evaluation failed')),
   });
   marketClock.onTransition((ev) => void feed.publishStatus(ev).catch((err: Error) => logger.warn({ err: err.message }, 'market_status not published')));
   const { live, screenAlerts } = await buildLive(core, screening, bus, quotes, alertsRepo, opened, publishFiring);
+  // A feed gone stale (or fresh) on any daemon's reading: screens hold entered/exited until prices are fresh again.
+  kis?.onFreshness((stale) => live.engine.hold(stale));
   const gateway = createWsGateway({
     bus, redis: commands, key: redis.key, tokens: auth.tokens, logger, clock, registry: metrics.registry,
     universe: createSnapshotUniverse(() => snapshot.current()),
     snapshot: async (codes) => [...(await quotes.getQuotes(codes)).values()],
-    marketStatus: () => marketClock.statusEvents(),
+    // A client subscribing while the real feed is stale learns it with the market status.
+    marketStatus: () => {
+      const fresh = kis?.freshness();
+      return fresh?.stale ? marketClock.statusEvents().map((e) => ({ ...e, prices: 'stale' as const, ...(fresh.stale_reason ? { stale_reason: fresh.stale_reason } : {}) })) : marketClock.statusEvents();
+    },
     missedAlerts: async (userId, from, to, limit) => (await alertsRepo.firedBetween(userId, from, to, limit)).map(alertEventOf),
     options: {
       batchIntervalMs: config.ws_batch_interval_ms, rateLimit: config.ws_rate_limit, maxSubscriptions: config.ws_max_subscriptions,
@@ -107,7 +135,9 @@ export async function buildRealtime(
     liveScreens: createLiveScreenHook(live.service, () => clock.now()),
   });
   opened.push(['ws', () => gateway.close()]);
-  return { bus, quotes, marketClock, feed, alertsRepo, alerts, gateway, live, screenAlerts };
+  gatewayRef = gateway;
+  kis?.start();
+  return { bus, quotes, marketClock, feed, alertsRepo, alerts, gateway, live, screenAlerts, ...(kis ? { kis } : {}) };
 }
 
 /**
@@ -129,7 +159,8 @@ async function buildLive(
   let engine: LiveScreens['engine'] | undefined;
   const causes = createScreenAlertCauses(() => engine?.version() ?? '');
   const unsubscribeCause = bus.subscribe((id, e) => {
-    if (e.type === 'price') causes.beforeTick(id, () => engine?.sync());
+    // A freshness change releases held screen changes: their firings are claimed under its stream id, the same on every daemon.
+    if (e.type === 'price' || (e.type === 'market_status' && e.prices)) causes.beforeTick(id, () => engine?.sync());
   });
   opened.push(['screen alert causes', async () => unsubscribeCause()]);
   // Before the gateway: the bus calls its subscribers in order, so a tick's screen_update is queued before its price_update.

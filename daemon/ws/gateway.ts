@@ -144,6 +144,8 @@ export interface WsGateway {
   readonly events: EventEmitter;
   /** This instance's id in session records. */
   readonly id: string;
+  /** Connections of this daemon per subscribed stock code. */
+  stockWatchers(): Map<string, number>;
   readonly options: Readonly<WsGatewayOptions>;
   /** Close every connection with 1001 and wait for their sessions to be saved; idempotent. */
   close(): Promise<void>;
@@ -269,6 +271,7 @@ export function createWsGateway(deps: WsGatewayDeps): WsGateway {
     events,
     options,
     id: gatewayId,
+    stockWatchers: () => hub.stockWatchers(),
     attach(target) {
       server = target;
       server.on('upgrade', onUpgrade);

@@ -44,6 +44,8 @@ export interface Hub {
   dispatch(streamId: string, event: MarketEvent): number;
   /** Number of topics with at least one member. */
   topicCount(): number;
+  /** Connections per subscribed stock code (a real feed registers the most-watched codes for real-time trades). */
+  stockWatchers(): Map<string, number>;
 }
 
 /** The server message for a bus event. */
@@ -134,5 +136,11 @@ export function createHub(): Hub {
       return delivered;
     },
     topicCount: () => topics.size,
+    stockWatchers() {
+      const out = new Map<string, number>();
+      const prefix = topicOf('stock', '');
+      for (const [topic, set] of topics) if (topic.startsWith(prefix)) out.set(topic.slice(prefix.length), set.size);
+      return out;
+    },
   };
 }

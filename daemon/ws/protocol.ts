@@ -191,13 +191,27 @@ export const serverMessages = {
   priceUpdate: (e: PriceEvent, streamId?: string) =>
     out(
       'price_update',
-      { code: e.code, name: e.name, price: e.price, change: e.change, change_percent: e.change_percent, volume: e.volume, timestamp: iso(e.ts) } satisfies MessageBody<PriceUpdate>,
+      {
+        code: e.code, name: e.name, price: e.price, change: e.change, change_percent: e.change_percent, volume: e.volume,
+        // A real feed says how it learnt the price and, outside KRX's regular session, which session traded.
+        ...(e.source ? { source: e.source } : {}), ...(e.session ? { session: e.session } : {}),
+        timestamp: iso(e.ts),
+      } satisfies MessageBody<PriceUpdate>,
       { key: `p:${e.code}`, streamId },
     ),
   orderbookUpdate: (e: OrderBookEvent, streamId?: string) =>
     out('orderbook_update', { code: e.code, bids: e.bids, asks: e.asks, timestamp: iso(e.ts) } satisfies MessageBody<OrderbookUpdate>, { key: `o:${e.code}`, streamId }),
   marketStatus: (e: MarketStatusEvent, streamId?: string) =>
-    out('market_status', { market: e.market, status: e.status, timestamp: iso(e.ts) } satisfies MessageBody<MarketStatusMessage>, { key: `m:${e.market}`, streamId }),
+    out(
+      'market_status',
+      {
+        market: e.market, status: e.status,
+        ...(e.prices ? { prices: e.prices } : {}), ...(e.stale_reason ? { stale_reason: e.stale_reason } : {}),
+        timestamp: iso(e.ts),
+      } satisfies MessageBody<MarketStatusMessage>,
+      // A freshness change must not be coalesced away by a session transition in the same batch, nor the reverse.
+      { key: `${e.prices ? 'f' : 'm'}:${e.market}`, streamId },
+    ),
   alert: (e: AlertEvent, streamId?: string) =>
     out(
       'alert',

@@ -30,6 +30,8 @@ export interface LiveQuote {
   volume: number;
   trading_value: number;
   ts: number;
+  quote_source?: string;
+  session?: string;
 }
 
 /** Collaborators of the stock routes. */
@@ -134,7 +136,8 @@ export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): voi
       const live = (await deps.liveQuote?.(code)) ?? null;
       if (live) {
         const { ts, ...quote } = live;
-        sendSuccess<StockPrice>(req, res, { code, name: stock.name, ...quote, as_of: new Date(ts).toISOString(), source: 'live', halted: false });
+        // The quote's age lets a client tell a fresh price from one a silent feed left behind.
+        sendSuccess<StockPrice>(req, res, { code, name: stock.name, ...quote, as_of: new Date(ts).toISOString(), age_ms: Math.max(0, Date.now() - ts), source: 'live', halted: false });
         return;
       }
       const recent = await deps.prices.history(code, { limit: 2 });

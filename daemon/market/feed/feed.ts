@@ -9,6 +9,8 @@
  * auction, and ticks are ingested as well; `ingest` — only external ticks; `off` — nothing
  * (ingest answers 503). Ticks ingested while a simulator runs are handed to the leader
  * (`<prefix>feed:ingested`) so it continues from them instead of overwriting them.
+ * `kis` — the lease holder runs the KIS Open API source (../feeds/kis) instead of the
+ * simulator; its ticks take the same path, and ingest works beside it.
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -30,7 +32,21 @@ import { createTickStreamConsumer, type TickStreamConsumer } from './tick-stream
 import type { FeedStock } from './types.js';
 
 /** Where prices come from (config `feed`). */
-export type FeedMode = 'simulator' | 'ingest' | 'off';
+export type FeedMode = 'simulator' | 'ingest' | 'kis' | 'off';
+
+/** What a real source the leader runs gets from the feed. */
+export interface FeedSourceHooks {
+  /** Quotes, alerts, bus: the one path of every tick. */
+  deliver(events: MarketEvent[]): Promise<void>;
+  /** The listed stocks. */
+  stocks(): Map<string, FeedStock>;
+}
+
+/** A real source the lease holder runs (mode `kis`). */
+export interface LeaderSource {
+  start(): void;
+  stop(): Promise<void>;
+}
 
 /** Collaborators and settings of the feed. */
 export interface PriceFeedOptions {
@@ -59,6 +75,8 @@ export interface PriceFeedOptions {
   consumeStream?: boolean;
   /** Called when this instance starts (true, simulator synced) or stops (false) producing. */
   onLeadership?(leader: boolean): void;
+  /** Mode `kis`: builds the source the lease holder runs. */
+  leaderSource?(hooks: FeedSourceHooks): LeaderSource;
 }
 
 /** Counters for monitoring. */
@@ -120,6 +138,8 @@ export function createPriceFeed(options: PriceFeedOptions): PriceFeed {
   let started = false;
   let stopped = false;
   let lastStepError = '';
+  let source: LeaderSource | undefined;
+  let sourceRunning = false;
   const counters = { steps: 0, events_published: 0, ticks_ingested: 0 };
 
   async function refreshStocks(): Promise<void> {
@@ -162,7 +182,25 @@ export function createPriceFeed(options: PriceFeedOptions): PriceFeed {
     }
   }
 
+  /** Mode kis: the lease holder runs the real source; losing the lease stops it before anyone else starts. */
+  async function becomeSourceLeader(): Promise<void> {
+    await refreshStocks().catch((err: Error) => logger.warn({ err: err.message }, 'feed: stock list not loaded; the source starts with what it has'));
+    if (!lease?.isLeader() || stopped || sourceRunning) return;
+    sourceRunning = true;
+    source?.start();
+    options.onLeadership?.(true);
+  }
+
   function onLeaseChange(leader: boolean): void {
+    if (mode === 'kis') {
+      if (leader) void becomeSourceLeader();
+      else if (sourceRunning) {
+        sourceRunning = false;
+        void source?.stop();
+        options.onLeadership?.(false);
+      }
+      return;
+    }
     if (leader) void becomeLeader();
     else if (simReady) {
       simReady = false;
@@ -236,6 +274,12 @@ export function createPriceFeed(options: PriceFeedOptions): PriceFeed {
         stream = createTickStreamConsumer({ redis, instanceId, logger, handle: async (raw) => void (await ingestSerial(parseOrThrow(tickBodySchema, raw))) });
         stream.start();
       }
+      if (mode === 'kis') {
+        source = options.leaderSource?.({ deliver, stocks: () => stocks });
+        lease = createLeaderLease({ redis: commands, key: redis.key('feed', 'leader'), instanceId, leaseMs: options.leaseMs, renewMs: options.renewMs, onChange: onLeaseChange, logger });
+        lease.start();
+        return;
+      }
       if (mode !== 'simulator') return;
       lease = createLeaderLease({ redis: commands, key: redis.key('feed', 'leader'), instanceId, leaseMs: options.leaseMs, renewMs: options.renewMs, onChange: onLeaseChange, logger });
       lease.start();
@@ -249,6 +293,12 @@ export function createPriceFeed(options: PriceFeedOptions): PriceFeed {
       stopped = true;
       clearInterval(stepTimer);
       await stepping;
+      // The source stops before the lease is released, so two daemons never feed at once.
+      if (sourceRunning) {
+        sourceRunning = false;
+        await source?.stop();
+        options.onLeadership?.(false);
+      }
       await lease?.stop();
       await stream?.stop();
       await ingestChain.catch(() => undefined);
@@ -265,7 +315,7 @@ export function createPriceFeed(options: PriceFeedOptions): PriceFeed {
       return claimed.length;
     },
     refreshStocks,
-    isLeader: () => simReady && (lease?.isValid() ?? false),
-    stats: () => ({ mode, instance_id: instanceId, leader: simReady && (lease?.isValid() ?? false), stocks: stocks.size, ...counters }),
+    isLeader: () => (simReady || sourceRunning) && (lease?.isValid() ?? false),
+    stats: () => ({ mode, instance_id: instanceId, leader: (simReady || sourceRunning) && (lease?.isValid() ?? false), stocks: stocks.size, ...counters }),
   };
 }

@@ -19,6 +19,10 @@ export interface LiveQuoteView {
   volume: number;
   trading_value: number;
   ts: number;
+  /** How a real feed learnt the price (tick, sweep), when it says. */
+  quote_source?: string;
+  /** The session of the trade outside KRX's regular session (pre_market, after_market), when a real feed says. */
+  session?: string;
 }
 
 /** Read and write the live quotes. */
@@ -101,5 +105,6 @@ export function toLiveQuote(q: PriceEvent): LiveQuoteView {
   return {
     price: q.price, change: q.change, change_percent: q.change_percent, open: q.open, high: q.high, low: q.low,
     volume: q.volume, trading_value: q.trading_value, ts: q.ts,
+    ...(q.source ? { quote_source: q.source } : {}), ...(q.session ? { session: q.session } : {}),
   };
 }

@@ -54,6 +54,8 @@ export const RULES: readonly DependencyRule[] = [
   },
   // In-process benches build daemons and stores on purpose.
   { from: 'loadtest/bench', allow: ['loadtest/', 'loaders/', 'daemon/', 'cli/'], why: 'benches run the daemon in process' },
+  // The provider bench drives the daemon against the same local fake of the provider the tests use.
+  { from: 'loadtest/bench-kis.ts', allow: ['loadtest/', 'daemon/kernel/', 'test/fakes/'], why: 'the KIS bench runs the daemon against the test fake of the KIS API' },
 ];
 
 /** Folders that talk to the daemon over the wire: they take its shapes from the contract, never write their own. */
