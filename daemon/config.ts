@@ -273,6 +273,11 @@ export const configSchema = z.object({
   /** PostgreSQL schema for the tables (created when missing); default: the server's search_path. */
   database_schema: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'lower-case letters, digits and _').optional(),
   database_pool_size: int(1, 1000).default(10),
+  /**
+   * Longest a request waits for the database (sqlite: for its writer; PostgreSQL: for a pooled
+   * connection) before it answers 503 with Retry-After instead of hanging.
+   */
+  database_wait_ms: int(50, 120_000).default(5000),
   sample: bool.default(false),
   sample_seed: int(0, 2 ** 31).default(42),
   /** `sample`: the largest this many listed issues (default all of them); a small market for tests and demos. */

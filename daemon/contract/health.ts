@@ -1,5 +1,14 @@
 /** Health endpoints on the wire: GET /health, /health/db, /health/redis (bare bodies, no envelope). */
 
+/** A market-data job running now, as its progress shows it (no file names, no ids). */
+export interface MarketLoadHealth {
+  type: 'load-files' | 'load-sample' | 'compute-indicators';
+  phase: string;
+  done: number;
+  total: number;
+  rows_ok: number;
+}
+
 /** The real feed's freshness in GET /health (feed `kis`). */
 export interface FeedHealth {
   source: string;
@@ -16,6 +25,8 @@ export interface FeedHealth {
 export interface DaemonHealth {
   status: 'healthy' | 'degraded' | 'unhealthy';
   timestamp: string;
+  /** On GET /health: the market load running now (null when none, absent when the queue cannot be read quickly). */
+  market_load?: MarketLoadHealth | null;
   /** Present when a real feed is configured. */
   feed?: FeedHealth;
   reasons?: string[];

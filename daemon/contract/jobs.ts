@@ -66,8 +66,11 @@ export interface MarketStateView {
 
 /** Progress of a running job. */
 export interface JobProgress {
-  /** `sync`: a data source fetching and committing dates (done/total count dates). */
-  phase: 'queued' | 'plan' | 'load' | 'sync' | 'index' | 'indicators' | 'done';
+  /**
+   * `sync`: a data source fetching and committing dates (done/total count dates); `stage`: copying the
+   * live market into the load's staged copy; `tidy`: dropping the market it replaced (after the commit).
+   */
+  phase: 'queued' | 'plan' | 'stage' | 'load' | 'sync' | 'index' | 'indicators' | 'tidy' | 'done';
   file?: string;
   done: number;
   total: number;

@@ -1,6 +1,7 @@
 /**
  * Market data domain service: writes loader output to storage (one transaction per
- * file, however many batches it streams in: nothing half-written), derives quarters
+ * file, however many batches it streams in, or a staged copy of the market published in one
+ * short commit: nothing half-written is ever visible), derives quarters
  * from filed statements across files, computes the cap-weighted index when none was
  * loaded (a day at a time), and runs the full-market indicator computation in small
  * chunks, so the event loop is never blocked for more than a few milliseconds.
@@ -9,12 +10,14 @@ import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { applyCrossSectionalScoresAsync, computeStockIndicators, type StockSeries } from '../indicators/compute.js';
 import type { IndicatorValues } from '../indicators/registry.js';
-import { transactionDb, type Db, type Queryable } from '../store/db.js';
+import { autocommitDb, batchCommitDb, transactionDb, type Db, type Queryable } from '../store/db.js';
 import { createDesignationsRepo, type DesignationsRepo } from '../store/designations-repo.js';
 import { createFinancialsRepo, type FinancialsRepo } from '../store/financials-repo.js';
 import { createIndexRepo, type IndexRepo } from '../store/index-repo.js';
 import { createIndicatorsRepo, type IndicatorRun, type IndicatorsRepo } from '../store/indicators-repo.js';
 import { clearMarket, marketContent, setMarketContent, type MarketContent } from '../store/market-meta-repo.js';
+import { createMarketStage } from '../store/market-stage.js';
+import { LIVE_TABLES, type MarketTableNames } from '../store/market-tables.js';
 import { createPricesRepo, type PricesRepo } from '../store/prices-repo.js';
 import { createStocksRepo, type StocksRepo, type StockUpdate } from '../store/stocks-repo.js';
 import { createCapWeightedIndexBuilder } from './cap-weighted-index.js';
@@ -67,6 +70,13 @@ export interface MarketDataDeps {
   indicators: IndicatorsRepo;
   /** Defaults to the repository over `db`. */
   designations?: DesignationsRepo;
+  /** The tables the repositories work on (default: the live ones). */
+  tables?: MarketTableNames;
+  /**
+   * `applyAll` commits each batch on its own instead of the whole source at once: for a staged
+   * market, where nothing is visible before the stage is published anyway.
+   */
+  commitPerBatch?: boolean;
 }
 
 /** Progress of a computation: (done, total). */
@@ -106,9 +116,21 @@ export interface MarketDataService {
   /**
    * Run `fn` with a service whose every read and write (nested `apply`/`applyAll`, the
    * indicator run) belongs to one transaction: its rows become visible together at the
-   * commit, or never (a throw, or the process killed at any point): a load job is all or nothing.
+   * commit, or never (a throw, or the process killed at any point). It holds the database's
+   * writer throughout: loads use `staged` instead.
    */
   atomically<T>(fn: (market: MarketDataService) => Promise<T>): Promise<T>;
+  /**
+   * Run `fn` with a service over a staged copy of the market (empty with `replace`), each of its
+   * statements committing on its own so the database's writer is never held for long, then
+   * make the stage the live market in one short transaction (daemon/store/market-stage.ts).
+   * Readers see the old market until then and the whole new one after; a throw or the process
+   * killed before it changes nothing they see. The replaced tables are left for `tidy`.
+   * @throws whatever `fn` throws (nothing published), or when another run took the stage over
+   */
+  staged<T>(options: { replace: boolean }, fn: (market: MarketDataService) => Promise<T>): Promise<T>;
+  /** Drop what an earlier `staged` run replaced or left behind (short statements). */
+  tidy(): Promise<void>;
   /** What the market tables hold (the sample market, real files, nothing). */
   content(): Promise<MarketContent>;
   /** How many stocks are stored. */
@@ -119,18 +141,19 @@ export interface MarketDataService {
   clear(): Promise<void>;
 }
 
-/** The repositories of the market over `db`. */
-export function marketDataDeps(db: Db): MarketDataDeps {
+/** The repositories of the market over `db` (on the tables `t`, by default the live ones). */
+export function marketDataDeps(db: Db, t: MarketTableNames = LIVE_TABLES): MarketDataDeps {
   return {
-    db, stocks: createStocksRepo(db), prices: createPricesRepo(db), financials: createFinancialsRepo(db),
-    index: createIndexRepo(db), indicators: createIndicatorsRepo(db), designations: createDesignationsRepo(db),
+    db, stocks: createStocksRepo(db, t), prices: createPricesRepo(db, t), financials: createFinancialsRepo(db, t),
+    index: createIndexRepo(db, t), indicators: createIndicatorsRepo(db, t), designations: createDesignationsRepo(db, t), tables: t,
   };
 }
 
 /** Create the market data service. */
 export function createMarketDataService(deps: MarketDataDeps): MarketDataService {
   const { db } = deps;
-  const designations = deps.designations ?? createDesignationsRepo(db);
+  const tables = deps.tables ?? LIVE_TABLES;
+  const designations = deps.designations ?? createDesignationsRepo(db, tables);
 
   /** Quarters of the (stock, year)s that filed amounts touch, derived with what is stored. */
   async function derivedFinancials(tx: Queryable, reports: readonly ReportedAmount[]): Promise<{ years: Set<string>; quarters: FinancialQuarter[] }> {
@@ -174,14 +197,33 @@ export function createMarketDataService(deps: MarketDataDeps): MarketDataService
     },
 
     atomically(fn) {
-      return db.transaction((tx) => fn(createMarketDataService(marketDataDeps(transactionDb(tx, db.label)))));
+      return db.transaction((tx) => fn(createMarketDataService(marketDataDeps(transactionDb(tx, db.label), tables))));
     },
-    content: () => marketContent(db),
+    async staged({ replace }, fn) {
+      const stage = createMarketStage(db, tables);
+      await stage.prepare({ copy: !replace });
+      // One short transaction per batch; the indicator values (a few MB of JSON) statement by statement.
+      const stagedDeps = marketDataDeps(batchCommitDb(db), stage.tables);
+      const indicators = createIndicatorsRepo(autocommitDb(db), stage.tables);
+      const result = await fn(createMarketDataService({ ...stagedDeps, indicators, commitPerBatch: true }));
+      await stage.publish();
+      return result;
+    },
+    tidy: () => createMarketStage(db, tables).dropRetired(),
+    content: () => marketContent(db, tables),
     stockCount: () => deps.stocks.count(),
-    setContent: (content) => db.transaction((tx) => setMarketContent(tx, content)),
-    clear: () => db.transaction((tx) => clearMarket(tx)),
+    setContent: (content) => db.transaction((tx) => setMarketContent(tx, content, tables)),
+    clear: () => db.transaction((tx) => clearMarket(tx, tables)),
 
-    applyAll(open, hooks = {}) {
+    async applyAll(open, hooks = {}) {
+      if (deps.commitPerBatch) {
+        for await (const batch of open()) {
+          const written = await db.transaction((tx) => write(tx, batch));
+          await hooks.onBatch?.(batch, written);
+        }
+        await hooks.beforeCommit?.();
+        return;
+      }
       return db.transaction(async (tx) => {
         for await (const batch of open()) {
           const written = await write(tx, batch);

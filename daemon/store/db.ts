@@ -112,3 +112,30 @@ export function transactionDb(tx: Queryable, label: string): Db {
   };
   return db;
 }
+
+/**
+ * A Db for writes into tables no reader looks at (a staged market): each outermost
+ * `transaction(fn)` is a real, short transaction, and transactions nested in it run inside it
+ * (no savepoints), so a unit of work commits as a few small transactions instead of holding
+ * the writer for its whole length. Statements outside any transaction commit on their own.
+ */
+export function batchCommitDb(db: Db): Db {
+  const self: Db = {
+    dialect: db.dialect,
+    label: db.label,
+    run: (sql, params) => db.run(sql, params),
+    get: (sql, params) => db.get(sql, params),
+    all: (sql, params) => db.all(sql, params),
+    exec: (sql) => db.exec(sql),
+    transaction: (fn) => db.transaction((tx) => fn(transactionDb(tx, db.label))),
+    ping: () => db.ping(),
+    close: async () => undefined,
+  };
+  return self;
+}
+
+/** Like batchCommitDb, but even `transaction(fn)` commits statement by statement. */
+export function autocommitDb(db: Db): Db {
+  const self: Db = { ...batchCommitDb(db), transaction: (fn) => fn(self) };
+  return self;
+}

@@ -6,6 +6,7 @@ import type { ReportedAmount } from '../kernel/financial-reports.js';
 import { OPTIONAL_FINANCIAL_FIELDS, type FinancialQuarter } from '../kernel/records.js';
 import { bulkUpsert } from './bulk.js';
 import type { Db, Queryable } from './db.js';
+import { LIVE_TABLES, type MarketTableNames } from './market-tables.js';
 
 const COLUMNS = [
   'stock_code', 'fiscal_year', 'fiscal_quarter', 'revenue', 'operating_profit', 'net_profit', 'total_assets', 'equity',
@@ -38,22 +39,22 @@ function codesOf(years: ReadonlySet<string>): string[] {
 }
 
 /** Create the financials repository. */
-export function createFinancialsRepo(db: Db): FinancialsRepo {
+export function createFinancialsRepo(db: Db, t: MarketTableNames = LIVE_TABLES): FinancialsRepo {
   const inYears = <T extends { stock_code: string; fiscal_year: number }>(rows: T[], years: ReadonlySet<string>) =>
     rows.filter((r) => years.has(`${r.stock_code}|${r.fiscal_year}`));
   return {
     upsert: (q, rows) =>
       bulkUpsert(
         q,
-        { table: 'financials', columns: COLUMNS, key: ['stock_code', 'fiscal_year', 'fiscal_quarter'], keepStoredOverNull: true },
+        { table: t.financials, columns: COLUMNS, key: ['stock_code', 'fiscal_year', 'fiscal_quarter'], keepStoredOverNull: true },
         rows.map((r) => COLUMNS.map((c) => r[c] ?? null)),
       ),
     forStock: (code, limit) =>
-      db.all<FinancialQuarter>('SELECT * FROM financials WHERE stock_code = ? ORDER BY fiscal_year DESC, fiscal_quarter DESC LIMIT ?', [code, limit]),
+      db.all<FinancialQuarter>(`SELECT * FROM ${t.financials} WHERE stock_code = ? ORDER BY fiscal_year DESC, fiscal_quarter DESC LIMIT ?`, [code, limit]),
     async all(codes) {
       const rows = codes
-        ? await db.all<FinancialQuarter>(`SELECT * FROM financials WHERE ${db.dialect.inTextList('stock_code')} ORDER BY stock_code, fiscal_year, fiscal_quarter`, [db.dialect.textList(codes)])
-        : await db.all<FinancialQuarter>('SELECT * FROM financials ORDER BY stock_code, fiscal_year, fiscal_quarter');
+        ? await db.all<FinancialQuarter>(`SELECT * FROM ${t.financials} WHERE ${db.dialect.inTextList('stock_code')} ORDER BY stock_code, fiscal_year, fiscal_quarter`, [db.dialect.textList(codes)])
+        : await db.all<FinancialQuarter>(`SELECT * FROM ${t.financials} ORDER BY stock_code, fiscal_year, fiscal_quarter`);
       const out = new Map<string, FinancialQuarter[]>();
       for (const r of rows) {
         let list = out.get(r.stock_code);
@@ -64,18 +65,18 @@ export function createFinancialsRepo(db: Db): FinancialsRepo {
     },
     async quartersOf(q, years) {
       if (years.size === 0) return [];
-      const rows = await q.all<FinancialQuarter>(`SELECT * FROM financials WHERE ${q.dialect.inTextList('stock_code')}`, [q.dialect.textList(codesOf(years))]);
+      const rows = await q.all<FinancialQuarter>(`SELECT * FROM ${t.financials} WHERE ${q.dialect.inTextList('stock_code')}`, [q.dialect.textList(codesOf(years))]);
       return inYears(rows, years);
     },
     upsertReports: (q, amounts) =>
       bulkUpsert(
         q,
-        { table: 'financial_reports', columns: REPORT_COLUMNS, key: ['stock_code', 'fiscal_year', 'fiscal_quarter', 'field'] },
+        { table: t.financial_reports, columns: REPORT_COLUMNS, key: ['stock_code', 'fiscal_year', 'fiscal_quarter', 'field'] },
         amounts.map((a) => REPORT_COLUMNS.map((c) => a[c])),
       ),
     async reportsOf(q, years) {
       if (years.size === 0) return [];
-      const rows = await q.all<ReportedAmount>(`SELECT ${REPORT_COLUMNS.join(', ')} FROM financial_reports WHERE ${q.dialect.inTextList('stock_code')}`, [q.dialect.textList(codesOf(years))]);
+      const rows = await q.all<ReportedAmount>(`SELECT ${REPORT_COLUMNS.join(', ')} FROM ${t.financial_reports} WHERE ${q.dialect.inTextList('stock_code')}`, [q.dialect.textList(codesOf(years))]);
       return inYears(rows, years);
     },
   };

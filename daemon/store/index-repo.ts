@@ -2,6 +2,7 @@
 import type { IndexBar, Market } from '../kernel/records.js';
 import { bulkUpsert } from './bulk.js';
 import type { Db, Queryable } from './db.js';
+import { LIVE_TABLES, type MarketTableNames } from './market-tables.js';
 
 const COLUMNS = ['market', 'trade_date', 'open', 'high', 'low', 'close', 'volume', 'trading_value', 'computed'] as const;
 
@@ -15,18 +16,18 @@ export interface IndexRepo {
 }
 
 /** Create the index repository. */
-export function createIndexRepo(db: Db): IndexRepo {
+export function createIndexRepo(db: Db, t: MarketTableNames = LIVE_TABLES): IndexRepo {
   return {
     async upsert(q, rows, computed = false) {
       const values = rows.map((r) => [r.market, r.trade_date, r.open, r.high, r.low, r.close, r.volume, r.trading_value, computed ? 1 : 0]);
-      if (!computed) return bulkUpsert(q, { table: 'market_index', columns: COLUMNS, key: ['market', 'trade_date'] }, values);
+      if (!computed) return bulkUpsert(q, { table: t.market_index, columns: COLUMNS, key: ['market', 'trade_date'] }, values);
       let n = 0;
       for (let i = 0; i < values.length; i += 800) {
         const chunk = values.slice(i, i + 800);
         const r = await q.run(
-          `INSERT INTO market_index (${COLUMNS.join(', ')}) VALUES ${chunk.map(() => `(${COLUMNS.map(() => '?').join(', ')})`).join(', ')}
+          `INSERT INTO ${t.market_index} (${COLUMNS.join(', ')}) VALUES ${chunk.map(() => `(${COLUMNS.map(() => '?').join(', ')})`).join(', ')}
            ON CONFLICT (market, trade_date) DO UPDATE SET open = excluded.open, high = excluded.high, low = excluded.low, close = excluded.close,
-             volume = excluded.volume, trading_value = excluded.trading_value WHERE market_index.computed = 1`,
+             volume = excluded.volume, trading_value = excluded.trading_value WHERE ${t.market_index}.computed = 1`,
           chunk.flat(),
         );
         n += r.changes;
@@ -34,9 +35,9 @@ export function createIndexRepo(db: Db): IndexRepo {
       return n;
     },
     series: (market, from = '0000-00-00') =>
-      db.all<IndexBar>('SELECT market, trade_date, open, high, low, close, volume, trading_value FROM market_index WHERE market = ? AND trade_date >= ? ORDER BY trade_date', [market, from]),
+      db.all<IndexBar>(`SELECT market, trade_date, open, high, low, close, volume, trading_value FROM ${t.market_index} WHERE market = ? AND trade_date >= ? ORDER BY trade_date`, [market, from]),
     async loadedDays(market) {
-      return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM market_index WHERE market = ? AND computed = 0', [market]))?.n ?? 0;
+      return (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${t.market_index} WHERE market = ? AND computed = 0`, [market]))?.n ?? 0;
     },
   };
 }

@@ -1,6 +1,7 @@
 /** Computed indicator values per stock (the input of the screening snapshot). */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Db, Queryable } from './db.js';
+import { LIVE_TABLES, type MarketTableNames } from './market-tables.js';
 import { keysetPages } from './keyset-pages.js';
 
 /**
@@ -33,38 +34,38 @@ export interface IndicatorsRepo {
 }
 
 /** Create the indicators repository. */
-export function createIndicatorsRepo(db: Db): IndicatorsRepo {
+export function createIndicatorsRepo(db: Db, t: MarketTableNames = LIVE_TABLES): IndicatorsRepo {
   return {
     async replaceAll(values, run) {
       await db.transaction(async (tx) => {
-        await tx.run('DELETE FROM stock_indicators');
+        await tx.run(`DELETE FROM ${t.stock_indicators}`);
         const rows = [...values.entries()];
         // Chunks of 100 rows keep each synchronous JSON.stringify run to a few ms (200 took ~8 ms); the insert awaits in between.
         for (let i = 0; i < rows.length; i += 100) {
           const chunk = rows.slice(i, i + 100);
           await tx.run(
-            `INSERT INTO stock_indicators (stock_code, as_of, values_json) VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}`,
+            `INSERT INTO ${t.stock_indicators} (stock_code, as_of, values_json) VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}`,
             chunk.flatMap(([code, v]) => [code, run.as_of ?? '', JSON.stringify(v)]),
           );
         }
-        await tx.run('INSERT INTO indicator_runs (version, as_of, stocks, duration_ms, computed_at) VALUES (?, ?, ?, ?, ?)', [
+        await tx.run(`INSERT INTO ${t.indicator_runs} (version, as_of, stocks, duration_ms, computed_at) VALUES (?, ?, ?, ?, ?)`, [
           run.version, run.as_of, run.stocks, run.duration_ms, run.computed_at,
         ]);
       });
     },
     async get(code) {
-      const row = await db.get<{ as_of: string; values_json: string }>('SELECT as_of, values_json FROM stock_indicators WHERE stock_code = ?', [code]);
+      const row = await db.get<{ as_of: string; values_json: string }>(`SELECT as_of, values_json FROM ${t.stock_indicators} WHERE stock_code = ?`, [code]);
       return row && { as_of: row.as_of, values: JSON.parse(row.values_json) as IndicatorValues };
     },
     async all() {
       // A recomputation committing between two pages would mix two runs: read again if the latest run changed.
       for (let attempt = 1; ; attempt++) {
-        const before = await lastRunId(db);
-        const out = await readAllSliced(db);
-        if ((await lastRunId(db)) === before || attempt === 3) return out;
+        const before = await lastRunId(db, t);
+        const out = await readAllSliced(db, t);
+        if ((await lastRunId(db, t)) === before || attempt === 3) return out;
       }
     },
-    latestRun: (q = db) => q.get<IndicatorRun>('SELECT version, as_of, stocks, duration_ms, computed_at FROM indicator_runs ORDER BY id DESC LIMIT 1'),
+    latestRun: (q = db) => q.get<IndicatorRun>(`SELECT version, as_of, stocks, duration_ms, computed_at FROM ${t.indicator_runs} ORDER BY id DESC LIMIT 1`),
   };
 }
 
@@ -72,10 +73,10 @@ export function createIndicatorsRepo(db: Db): IndicatorsRepo {
 const PAGE_ROWS = 200;
 
 /** Every row, paged by code so no single driver callback or parse run blocks for long. */
-async function readAllSliced(db: Db): Promise<Map<string, IndicatorValues>> {
+async function readAllSliced(db: Db, t: MarketTableNames): Promise<Map<string, IndicatorValues>> {
   const out = new Map<string, IndicatorValues>();
   const pages = keysetPages<{ stock_code: string; values_json: string }>(
-    db, 'SELECT stock_code, values_json FROM stock_indicators WHERE stock_code > ? ORDER BY stock_code LIMIT ?', (r) => r.stock_code, PAGE_ROWS,
+    db, `SELECT stock_code, values_json FROM ${t.stock_indicators} WHERE stock_code > ? ORDER BY stock_code LIMIT ?`, (r) => r.stock_code, PAGE_ROWS,
   );
   for await (const rows of pages) {
     let sliceStart = performance.now();
@@ -90,7 +91,7 @@ async function readAllSliced(db: Db): Promise<Map<string, IndicatorValues>> {
   return out;
 }
 
-async function lastRunId(db: Db): Promise<string | null> {
-  const row = await db.get<{ id: unknown }>('SELECT MAX(id) AS id FROM indicator_runs');
+async function lastRunId(db: Db, t: MarketTableNames): Promise<string | null> {
+  const row = await db.get<{ id: unknown }>(`SELECT MAX(id) AS id FROM ${t.indicator_runs}`);
   return row?.id == null ? null : String(row.id);
 }

@@ -16,6 +16,8 @@ export interface StoreSettings {
   database_url?: string | undefined;
   database_schema?: string | undefined;
   database_pool_size?: number;
+  /** Longest wait for the writer (sqlite) or a connection (PostgreSQL), default 5 s; then a 503. */
+  database_wait_ms?: number;
 }
 
 /**
@@ -25,10 +27,10 @@ export interface StoreSettings {
 export async function openStore(settings: StoreSettings, onIdleError?: (err: Error) => void): Promise<Db> {
   let db: Db;
   if (settings.database_url) {
-    db = await openPostgres({ url: settings.database_url, schema: settings.database_schema, poolSize: settings.database_pool_size, onIdleError });
+    db = await openPostgres({ url: settings.database_url, schema: settings.database_schema, poolSize: settings.database_pool_size, waitMs: settings.database_wait_ms, onIdleError });
   } else {
     await mkdir(settings.data_dir, { recursive: true, mode: 0o700 });
-    db = await openSqlite(join(settings.data_dir, 'stockscreen.db'));
+    db = await openSqlite(join(settings.data_dir, 'stockscreen.db'), { waitMs: settings.database_wait_ms });
   }
   try {
     await migrate(db);

@@ -33,6 +33,8 @@ export interface PostgresOptions {
   schema?: string;
   /** Most connections the pool opens (default 10). */
   poolSize?: number;
+  /** Longest wait for a pooled connection (ms, default 5000): then the request answers 503. */
+  waitMs?: number;
   /** Called with errors of idle pooled connections (a restarted server, say); they are replaced on next use. */
   onIdleError?(err: Error): void;
 }
@@ -105,7 +107,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Db> {
   const pool = new pg.Pool({
     connectionString: withDefaultUser(options.url),
     max: options.poolSize ?? 10,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: options.waitMs ?? 5_000,
     idleTimeoutMillis: 30_000,
     application_name: 'stockscreend',
     types,

@@ -2,6 +2,7 @@
 import type { DailyBar, HaltRecord } from '../kernel/records.js';
 import { bulkUpsert } from './bulk.js';
 import type { Db, Queryable } from './db.js';
+import { LIVE_TABLES, type MarketTableNames } from './market-tables.js';
 
 const BAR_COLUMNS = [
   'stock_code', 'trade_date', 'open_price', 'high_price', 'low_price', 'close_price',
@@ -70,14 +71,14 @@ export interface PricesRepo {
 }
 
 /** Create the prices repository. */
-export function createPricesRepo(db: Db): PricesRepo {
+export function createPricesRepo(db: Db, t: MarketTableNames = LIVE_TABLES): PricesRepo {
   return {
     async upsertBars(q, bars) {
-      const written = await bulkUpsert(q, { table: 'daily_prices', columns: BAR_COLUMNS, key: ['stock_code', 'trade_date'] }, bars.map((b) => BAR_COLUMNS.map((c) => b[c])));
+      const written = await bulkUpsert(q, { table: t.daily_prices, columns: BAR_COLUMNS, key: ['stock_code', 'trade_date'] }, bars.map((b) => BAR_COLUMNS.map((c) => b[c])));
       if (bars.length) {
         // A real trade that day supersedes an earlier halt record.
         await q.run(
-          `DELETE FROM trading_halts WHERE (stock_code, trade_date) IN (SELECT value->>0, value->>1 FROM ${q.dialect.jsonRows})`,
+          `DELETE FROM ${t.trading_halts} WHERE (stock_code, trade_date) IN (SELECT value->>0, value->>1 FROM ${q.dialect.jsonRows})`,
           [JSON.stringify(bars.map((b) => [b.stock_code, b.trade_date]))],
         );
       }
@@ -86,10 +87,10 @@ export function createPricesRepo(db: Db): PricesRepo {
     async upsertHalts(q, halts) {
       const free: HaltRecord[] = [];
       for (const h of halts) {
-        const bar = await q.get('SELECT 1 AS x FROM daily_prices WHERE stock_code = ? AND trade_date = ?', [h.stock_code, h.trade_date]);
+        const bar = await q.get(`SELECT 1 AS x FROM ${t.daily_prices} WHERE stock_code = ? AND trade_date = ?`, [h.stock_code, h.trade_date]);
         if (!bar) free.push(h);
       }
-      return bulkUpsert(q, { table: 'trading_halts', columns: HALT_COLUMNS, key: ['stock_code', 'trade_date'] }, free.map((h) => HALT_COLUMNS.map((c) => h[c])));
+      return bulkUpsert(q, { table: t.trading_halts, columns: HALT_COLUMNS, key: ['stock_code', 'trade_date'] }, free.map((h) => HALT_COLUMNS.map((c) => h[c])));
     },
     async history(code, { from, to, limit }) {
       const where = ['stock_code = ?'];
@@ -97,19 +98,19 @@ export function createPricesRepo(db: Db): PricesRepo {
       if (from) (where.push('trade_date >= ?'), params.push(from));
       if (to) (where.push('trade_date <= ?'), params.push(to));
       const rows = await db.all<DailyBar>(
-        `SELECT * FROM daily_prices WHERE ${where.join(' AND ')} ORDER BY trade_date DESC ${limit ? 'LIMIT ?' : ''}`,
+        `SELECT * FROM ${t.daily_prices} WHERE ${where.join(' AND ')} ORDER BY trade_date DESC ${limit ? 'LIMIT ?' : ''}`,
         limit ? [...params, limit] : params,
       );
       return rows.reverse();
     },
     async recentBars(n) {
       const cutoff = await db.get<{ d: string }>(
-        'SELECT trade_date AS d FROM (SELECT DISTINCT trade_date FROM daily_prices ORDER BY trade_date DESC LIMIT ?) AS recent ORDER BY trade_date ASC LIMIT 1',
+        `SELECT trade_date AS d FROM (SELECT DISTINCT trade_date FROM ${t.daily_prices} ORDER BY trade_date DESC LIMIT ?) AS recent ORDER BY trade_date ASC LIMIT 1`,
         [n],
       );
       const out = new Map<string, DailyBar[]>();
       if (!cutoff) return out;
-      const rows = await db.all<DailyBar>('SELECT * FROM daily_prices WHERE trade_date >= ? ORDER BY stock_code, trade_date', [cutoff.d]);
+      const rows = await db.all<DailyBar>(`SELECT * FROM ${t.daily_prices} WHERE trade_date >= ? ORDER BY stock_code, trade_date`, [cutoff.d]);
       for (const r of rows) {
         let list = out.get(r.stock_code);
         if (!list) out.set(r.stock_code, (list = []));
@@ -119,23 +120,23 @@ export function createPricesRepo(db: Db): PricesRepo {
     },
     async latestHalts() {
       const rows = await db.all<HaltRecord>(
-        `SELECT h.* FROM trading_halts h
-         JOIN (SELECT stock_code, MAX(trade_date) AS d FROM trading_halts GROUP BY stock_code) m
+        `SELECT h.* FROM ${t.trading_halts} h
+         JOIN (SELECT stock_code, MAX(trade_date) AS d FROM ${t.trading_halts} GROUP BY stock_code) m
            ON m.stock_code = h.stock_code AND m.d = h.trade_date
-         WHERE h.trade_date > COALESCE((SELECT MAX(trade_date) FROM daily_prices p WHERE p.stock_code = h.stock_code), '')`,
+         WHERE h.trade_date > COALESCE((SELECT MAX(trade_date) FROM ${t.daily_prices} p WHERE p.stock_code = h.stock_code), '')`,
       );
       return new Map(rows.map((r) => [r.stock_code, r]));
     },
     latestHalt: (code) =>
       db.get<HaltRecord>(
-        `SELECT * FROM trading_halts h WHERE stock_code = ?
-           AND trade_date > COALESCE((SELECT MAX(trade_date) FROM daily_prices p WHERE p.stock_code = h.stock_code), '')
+        `SELECT * FROM ${t.trading_halts} h WHERE stock_code = ?
+           AND trade_date > COALESCE((SELECT MAX(trade_date) FROM ${t.daily_prices} p WHERE p.stock_code = h.stock_code), '')
          ORDER BY trade_date DESC LIMIT 1`,
         [code],
       ),
     barsFor: (codes, from = '') =>
       db.all<DailyBar>(
-        `SELECT * FROM daily_prices WHERE ${db.dialect.inTextList('stock_code')} AND trade_date >= ? ORDER BY stock_code, trade_date`,
+        `SELECT * FROM ${t.daily_prices} WHERE ${db.dialect.inTextList('stock_code')} AND trade_date >= ? ORDER BY stock_code, trade_date`,
         [db.dialect.textList(codes), from],
       ),
     async nthLatestDate(n) {
@@ -145,27 +146,27 @@ export function createPricesRepo(db: Db): PricesRepo {
       // connection mutex, so the event loop stalls while it runs.
       const row = await db.get<{ d: string | null }>(
         `WITH RECURSIVE recent(d, n) AS (
-           SELECT (SELECT MAX(trade_date) FROM daily_prices), 1
+           SELECT (SELECT MAX(trade_date) FROM ${t.daily_prices}), 1
            UNION ALL
-           SELECT (SELECT MAX(trade_date) FROM daily_prices WHERE trade_date < recent.d), n + 1 FROM recent WHERE n < ? AND recent.d IS NOT NULL
+           SELECT (SELECT MAX(trade_date) FROM ${t.daily_prices} WHERE trade_date < recent.d), n + 1 FROM recent WHERE n < ? AND recent.d IS NOT NULL
          ) SELECT MIN(d) AS d FROM recent`,
         [n],
       );
       return row?.d ?? null;
     },
-    allHalts: () => db.all<HaltRecord>('SELECT * FROM trading_halts ORDER BY stock_code, trade_date'),
+    allHalts: () => db.all<HaltRecord>(`SELECT * FROM ${t.trading_halts} ORDER BY stock_code, trade_date`),
     async tradeDates() {
       // Skip scan (see nthLatestDate): one index seek per date.
       const rows = await db.all<{ d: string }>(
         `WITH RECURSIVE dates(d) AS (
-           SELECT (SELECT MIN(trade_date) FROM daily_prices)
+           SELECT (SELECT MIN(trade_date) FROM ${t.daily_prices})
            UNION ALL
-           SELECT (SELECT MIN(trade_date) FROM daily_prices WHERE trade_date > dates.d) FROM dates WHERE dates.d IS NOT NULL
+           SELECT (SELECT MIN(trade_date) FROM ${t.daily_prices} WHERE trade_date > dates.d) FROM dates WHERE dates.d IS NOT NULL
          ) SELECT d FROM dates WHERE d IS NOT NULL ORDER BY d`,
       );
       return rows.map((r) => r.d);
     },
-    barsOn: (date) => db.all<DailyBar>('SELECT * FROM daily_prices WHERE trade_date = ?', [date]),
+    barsOn: (date) => db.all<DailyBar>(`SELECT * FROM ${t.daily_prices} WHERE trade_date = ?`, [date]),
     async barColumns(codes) {
       if (codes.length === 0) return [];
       // Both engines print a double as text that reads back to the same double (shortest round
@@ -176,16 +177,16 @@ export function createPricesRepo(db: Db): PricesRepo {
         : `string_agg(coalesce(${col}::text, 'null'), ',' ORDER BY trade_date)`);
       const rows = await db.all<Record<string, string>>(
         `SELECT stock_code, ${join('trade_date')} AS d, ${COLUMN_PARTS.map(([k, col]) => `${join(col)} AS ${k}`).join(', ')}
-         FROM daily_prices WHERE ${db.dialect.inTextList('stock_code')} GROUP BY stock_code`,
+         FROM ${t.daily_prices} WHERE ${db.dialect.inTextList('stock_code')} GROUP BY stock_code`,
         [db.dialect.textList(codes)],
       );
       return rows.map(parseBarColumns);
     },
     async countBars() {
-      return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM daily_prices'))?.n ?? 0;
+      return (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${t.daily_prices}`))?.n ?? 0;
     },
     async latestDate() {
-      return (await db.get<{ d: string | null }>('SELECT MAX(trade_date) AS d FROM daily_prices'))?.d ?? null;
+      return (await db.get<{ d: string | null }>(`SELECT MAX(trade_date) AS d FROM ${t.daily_prices}`))?.d ?? null;
     },
   };
 }

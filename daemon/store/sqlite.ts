@@ -49,14 +49,37 @@ function runner(db: sqlite3.Database): Queryable {
   };
 }
 
-/** A FIFO async mutex. */
-function createMutex() {
+/** The error of a wait for the writer that ran out: the edges answer it with 503 and Retry-After. */
+function busyError(waitMs: number): Error {
+  return Object.assign(new Error(`database busy: no turn at the writer within ${waitMs} ms`), { code: 'SQLITE_BUSY' });
+}
+
+/**
+ * A FIFO async mutex. A caller that has not had its turn within `waitMs` gets SQLITE_BUSY
+ * (and gives up its place in the queue) rather than waiting without end.
+ */
+function createMutex(waitMs: number) {
   let tail: Promise<void> = Promise.resolve();
-  return async function lock<T>(fn: () => Promise<T>): Promise<T> {
+  return async function lock<T>(fn: () => Promise<T>, wait = waitMs): Promise<T> {
     const previous = tail;
     let release!: () => void;
     tail = new Promise<void>((r) => (release = r));
-    await previous;
+    let gaveUp = false;
+    let timer: NodeJS.Timeout | undefined;
+    const turn = previous.then(() => {
+      clearTimeout(timer);
+      if (gaveUp) release();
+    });
+    if (Number.isFinite(wait)) {
+      await Promise.race([turn, new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          gaveUp = true;
+          reject(busyError(wait));
+        }, wait);
+      })]);
+    } else {
+      await turn;
+    }
     try {
       return await fn();
     } finally {
@@ -65,7 +88,7 @@ function createMutex() {
   };
 }
 
-const PRAGMAS = 'PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;';
+const pragmas = (waitMs: number) => `PRAGMA busy_timeout = ${waitMs}; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;`;
 
 /** How often switching a new file to WAL is tried while other processes hold it. */
 const WAL_ATTEMPTS = 50;
@@ -88,21 +111,31 @@ async function enableWal(conn: Queryable): Promise<void> {
   }
 }
 
+/** Options of openSqlite. */
+export interface SqliteOptions {
+  /**
+   * Longest wait (ms, default 5000) for the writer, whether another transaction of this process
+   * or another process holds it: then the statement fails with SQLITE_BUSY (a 503 at the edges).
+   */
+  waitMs?: number;
+}
+
 /**
  * Open (creating if needed) the sqlite file with WAL, busy_timeout and foreign keys on.
  * @throws the driver's error when the file cannot be opened
  */
-export async function openSqlite(file: string): Promise<Db> {
+export async function openSqlite(file: string, options: SqliteOptions = {}): Promise<Db> {
+  const waitMs = options.waitMs ?? 5000;
   // 0600 before sqlite creates it: its -wal and -shm files then get the same mode.
   await ensurePrivateFile(file, ['-wal', '-shm', '-journal'].map((s) => file + s));
   const writerDb = await open(file, sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE);
   const writer = runner(writerDb);
-  await writer.exec(PRAGMAS);
+  await writer.exec(pragmas(waitMs));
   await enableWal(writer);
   const readerDb = await open(file, sqlite3.OPEN_READONLY);
   const reader = runner(readerDb);
-  await reader.exec('PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
-  const lock = createMutex();
+  await reader.exec(`PRAGMA busy_timeout = ${waitMs}; PRAGMA foreign_keys = ON;`);
+  const lock = createMutex(waitMs);
   let closed: Promise<void> | undefined;
 
   return {
@@ -126,11 +159,12 @@ export async function openSqlite(file: string): Promise<Db> {
         }
       }),
     close() {
+      // Closing waits for whatever holds the writer, however long.
       closed ??= lock(async () => {
         await writer.exec('PRAGMA wal_checkpoint(TRUNCATE)').catch(() => undefined);
         await new Promise<void>((r) => readerDb.close(() => r()));
         await new Promise<void>((r) => writerDb.close(() => r()));
-      });
+      }, Infinity);
       return closed;
     },
   };

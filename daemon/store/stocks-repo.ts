@@ -1,6 +1,7 @@
 /** Stocks repository: listed issues with partial-update merges from loaders. */
 import type { StockRecord } from '../kernel/records.js';
 import type { Db, Queryable } from './db.js';
+import { LIVE_TABLES, type MarketTableNames } from './market-tables.js';
 import { keysetPages } from './keyset-pages.js';
 
 /** A partial update: `code` plus only the fields a source carries (absent = keep). */
@@ -50,7 +51,7 @@ export interface StocksRepo {
 }
 
 /** Create the stocks repository. */
-export function createStocksRepo(db: Db): StocksRepo {
+export function createStocksRepo(db: Db, t: MarketTableNames = LIVE_TABLES): StocksRepo {
   return {
     async merge(q, updates) {
       const existing = await this.codes(q);
@@ -62,10 +63,10 @@ export function createStocksRepo(db: Db): StocksRepo {
         const values = keys.map((k) => toColumn(k, u[k]));
         if (existing.has(u.code)) {
           if (keys.length === 0) continue;
-          const r = await q.run(`UPDATE stocks SET ${keys.map((k) => `${k} = ?`).join(', ')}, updated_at = ? WHERE code = ?`, [...values, now, u.code]);
+          const r = await q.run(`UPDATE ${t.stocks} SET ${keys.map((k) => `${k} = ?`).join(', ')}, updated_at = ? WHERE code = ?`, [...values, now, u.code]);
           written += r.changes;
         } else if (u.name !== undefined && u.market !== undefined) {
-          await q.run(`INSERT INTO stocks (code, ${keys.join(', ')}, updated_at) VALUES (?, ${keys.map(() => '?').join(', ')}, ?)`, [u.code, ...values, now]);
+          await q.run(`INSERT INTO ${t.stocks} (code, ${keys.join(', ')}, updated_at) VALUES (?, ${keys.map(() => '?').join(', ')}, ?)`, [u.code, ...values, now]);
           existing.add(u.code);
           written += 1;
         } else {
@@ -75,7 +76,7 @@ export function createStocksRepo(db: Db): StocksRepo {
       return { written, unknown, known: existing };
     },
     async get(code) {
-      const row = await db.get<StockRow>('SELECT * FROM stocks WHERE code = ?', [code]);
+      const row = await db.get<StockRow>(`SELECT * FROM ${t.stocks} WHERE code = ?`, [code]);
       return row && toRecord(row);
     },
     async all() {
@@ -83,19 +84,19 @@ export function createStocksRepo(db: Db): StocksRepo {
       // pages may show in later pages only; every caller (indicator run, snapshot build) is
       // followed by another run after such a load.
       const out: StockRecord[] = [];
-      for await (const page of keysetPages<StockRow>(db, 'SELECT * FROM stocks WHERE code > ? ORDER BY code LIMIT ?', (r) => r.code, ALL_PAGE_ROWS)) {
+      for await (const page of keysetPages<StockRow>(db, `SELECT * FROM ${t.stocks} WHERE code > ? ORDER BY code LIMIT ?`, (r) => r.code, ALL_PAGE_ROWS)) {
         for (const row of page) out.push(toRecord(row));
       }
       return out;
     },
     async count() {
-      return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM stocks'))?.n ?? 0;
+      return (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${t.stocks}`))?.n ?? 0;
     },
     async codes(q = db) {
-      return new Set((await q.all<{ code: string }>('SELECT code FROM stocks')).map((r) => r.code));
+      return new Set((await q.all<{ code: string }>(`SELECT code FROM ${t.stocks}`)).map((r) => r.code));
     },
     async sectors() {
-      return (await db.all<{ sector: string }>('SELECT DISTINCT sector FROM stocks WHERE sector IS NOT NULL ORDER BY sector')).map((r) => r.sector);
+      return (await db.all<{ sector: string }>(`SELECT DISTINCT sector FROM ${t.stocks} WHERE sector IS NOT NULL ORDER BY sector`)).map((r) => r.sector);
     },
   };
 }

@@ -36,6 +36,8 @@ import type { CoreParts } from './core.js';
 import { importRootsOf, type ScreeningParts } from './market.js';
 import type { RealtimeParts } from './realtime.js';
 import type { MarketJobs } from '../jobs/market-jobs.js';
+import type { MarketLoadHealth } from '../contract/health.js';
+import type { JobProgress } from '../jobs/types.js';
 import { hasConditions } from '../live/engine.js';
 import type { NotifyParts } from './notify.js';
 import type { SourceParts } from './sources.js';
@@ -145,6 +147,7 @@ export function buildHttp(core: CoreParts, sources: HttpSources): HttpParts {
       },
       degraded: async () => (await sources.sources.registry.statuses()).filter((s) => s.stale).map((s) => `source ${s.name} stale: ${s.stale_reason ?? ''}`),
       pingDb: () => db.ping().then(() => true, () => false),
+      marketLoad: marketLoadProbe(sources.jobs),
       pingRedis: async () => {
         if (commands.status !== 'ready') return false;
         try {
@@ -157,6 +160,36 @@ export function buildHttp(core: CoreParts, sources: HttpSources): HttpParts {
   });
   for (const name of limiter.unusedEndpointLimits()) logger.warn({ endpoint: name }, 'rate_limit.endpoints names a route that does not exist: ignored');
   return { http, limiter };
+}
+
+/**
+ * The market load running now, for /health: read from the job queue at most once a second (health
+ * checks may come often) and within 500 ms (a slow Redis must not slow the liveness answer much).
+ */
+function marketLoadProbe(jobs: MarketJobs): () => Promise<MarketLoadHealth | null | undefined> {
+  let cached: { at: number; value: Promise<MarketLoadHealth | null | undefined> } | undefined;
+  const read = async (): Promise<MarketLoadHealth | null> => {
+    // Plain reads of the queue's lists and the job's hash (no Lua script, unlike the jobs API's
+    // listing): a few round trips, and they answer even while Redis refuses writes.
+    const client = (await jobs.queue.client) as unknown as {
+      lindex(key: string, i: number): Promise<string | null>;
+      hmget(key: string, ...fields: string[]): Promise<(string | null)[]>;
+    };
+    const activeId = await client.lindex(jobs.queue.toKey('active'), -1);
+    const id = activeId ?? (await client.lindex(jobs.queue.toKey('wait'), -1));
+    if (!id) return null;
+    const [data, progress] = await client.hmget(jobs.queue.toKey(id), 'data', 'progress');
+    if (!data) return null;
+    const type = (JSON.parse(data) as { type: MarketLoadHealth['type'] }).type;
+    const parsed: unknown = activeId && progress ? JSON.parse(progress) : null;
+    const p = parsed && typeof parsed === 'object' ? (parsed as Partial<JobProgress>) : null;
+    return { type, phase: p?.phase ?? (activeId ? 'plan' : 'queued'), done: p?.done ?? 0, total: p?.total ?? 0, rows_ok: p?.rows_ok ?? 0 };
+  };
+  return () => {
+    const now = Date.now();
+    if (!cached || now - cached.at >= 1000) cached = { at: now, value: withTimeout(read(), 500).catch(() => undefined) };
+    return cached.value;
+  };
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

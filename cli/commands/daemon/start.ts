@@ -1,6 +1,7 @@
 /** `stockscreen daemon start`: run stockscreend in the background and wait until it is healthy. */
 import type { Command } from 'commander';
 import { healthyDaemonAt, runningDaemon, startDaemon } from '../../services/daemon/daemon-process.js';
+import { marketLoadAt, marketLoadText } from '../../services/daemon/daemon-health.js';
 import { findDaemon } from '../../services/daemon/daemon-target.js';
 import type { CliContext } from '../context.js';
 import { action, examples, intArg } from '../shared.js';
@@ -9,7 +10,7 @@ import { action, examples, intArg } from '../shared.js';
 export function register(parent: Command, ctx: CliContext): void {
   parent
     .command('start')
-    .description('Start stockscreend detached (pid and log under $XDG_STATE_HOME/stockscreen), wait for /health, print its URL')
+    .description('Start stockscreend detached (pid and log under $XDG_STATE_HOME/stockscreen), wait for /health, print its URL and a market load it started (--sample)')
     .option('--host <host>', 'address to listen on (daemon default 127.0.0.1)')
     .option('--port <port>', 'port to listen on; 0 picks a free one (daemon default 8000)', intArg(0, 65535))
     .option('--data-dir <dir>', 'data directory (daemon default $XDG_DATA_HOME/stockscreen)')
@@ -42,6 +43,8 @@ export function register(parent: Command, ctx: CliContext): void {
           const who = ours ? `stockscreend is already running (pid ${ours.pid}${url ? `, ${url}` : ''})` : `a healthy stockscreend already answers at ${url}${pid ? ` (pid ${pid})` : ''}`;
           const stop = pid ? '`stockscreen daemon stop` stops it' : '`stockscreen daemon stop` stops one started on this machine';
           session.out.info(`${who}: nothing to start (\`stockscreen daemon status\` shows it; ${stop})`);
+          const load = url ? marketLoadText(await marketLoadAt(url)) : null;
+          if (load) session.out.info(load);
           return;
         }
         session.out.info('Starting stockscreend…');
@@ -49,6 +52,8 @@ export function register(parent: Command, ctx: CliContext): void {
         if (session.out.mode === 'json') session.out.json({ pid: started.pid, url: started.url, log_file: started.logFile });
         else session.out.line(started.url);
         session.out.info(`stockscreend is running (pid ${started.pid}); logs: ${started.logFile}`);
+        const load = marketLoadText(await marketLoadAt(started.url));
+        if (load) session.out.info(`${load}; \`stockscreen daemon status\` shows its progress`);
       }),
     );
 }

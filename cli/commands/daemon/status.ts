@@ -1,6 +1,6 @@
 /** `stockscreen daemon status`: health of the daemon, its database and Redis. */
 import type { Command } from 'commander';
-import { checkHealth } from '../../services/daemon/daemon-health.js';
+import { checkHealth, marketLoadText } from '../../services/daemon/daemon-health.js';
 import { controlUrl, findDaemon } from '../../services/daemon/daemon-target.js';
 import { EXIT } from '../../services/session/errors.js';
 import type { CliContext } from '../context.js';
@@ -10,7 +10,7 @@ import { action, examples } from '../shared.js';
 export function register(parent: Command, ctx: CliContext): void {
   parent
     .command('status')
-    .description('Show /health, /health/db and /health/redis (piped: rows of component, state, endpoint); exits 1 when anything is down')
+    .description('Show /health, /health/db and /health/redis (piped: rows of component, state, endpoint) and a market load in progress; exits 1 when anything is down')
     .addHelpText('after', examples(['stockscreen daemon status', 'stockscreen --url http://10.0.0.5:8000 daemon status --json']))
     .action(
       action(ctx, async (session) => {
@@ -23,6 +23,8 @@ export function register(parent: Command, ctx: CliContext): void {
         session.out.table(raw, { headers: ['COMPONENT', 'STATE', 'ENDPOINT'], rows });
         const local = target.pid === undefined ? '' : ` (pid ${target.pid}; log ${target.logFile ?? 'on the terminal it was started from'})`;
         session.out.info(`${url}${local}: ${report.healthy ? 'healthy' : 'unhealthy'}`);
+        const load = marketLoadText(report.marketLoad);
+        if (load) session.out.info(load);
         return report.healthy ? EXIT.OK : EXIT.ERROR;
       }),
     );

@@ -18,7 +18,10 @@ export interface AccountInput {
  */
 export async function registerAccount(session: Session, input: AccountInput): Promise<ApiResponse<PublicUser>> {
   const body = { email: input.email, password: input.password, ...(input.name ? { name: input.name } : {}) };
-  return session.api.request<PublicUser>({ method: 'POST', path: `${API_PREFIX}/auth/register`, body, auth: false });
+  return session.api.request<PublicUser>({
+    method: 'POST', path: `${API_PREFIX}/auth/register`, body, auth: false,
+    ifTimedOut: 'the account may have been created — try `stockscreen login` before registering again',
+  });
 }
 
 /**

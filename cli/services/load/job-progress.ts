@@ -26,7 +26,7 @@ export interface ProgressSink {
   close(): void;
 }
 
-const PHASE_LABEL: Record<string, string> = { queued: 'queued', plan: 'planning', load: 'loading', sync: 'fetching', index: 'index', indicators: 'indicators', done: 'done' };
+const PHASE_LABEL: Record<string, string> = { queued: 'queued', plan: 'planning', stage: 'staging', load: 'loading', sync: 'fetching', index: 'index', indicators: 'indicators', tidy: 'tidying', done: 'done' };
 
 /** The label of a job's current step: the BullMQ state until it runs, then the phase. */
 export function phaseLabel(state: string, progress: JobProgress | null): string {

@@ -37,6 +37,12 @@ export interface ApiRequest {
    * called on every attempt (a retry after token renewal sends the bytes again).
    */
   stream?: { open(): Readable; length: number };
+  /**
+   * What a write that got no answer in time may have done, for the error (e.g. "the account may
+   * have been created — try `stockscreen login`"). Writes without one say that the request may
+   * still have been carried out; a read that timed out changed nothing.
+   */
+  ifTimedOut?: string;
 }
 
 /** A parsed response. */
@@ -99,7 +105,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         signal: req.stream ? undefined : AbortSignal.timeout(timeoutMs),
       });
     } catch (err) {
-      throw unreachable(baseUrl, err, timeoutMs);
+      throw unreachable(baseUrl, err, timeoutMs, req);
     }
     const text = await res.body.text();
     const header = res.headers['x-request-id'];
@@ -192,11 +198,21 @@ function systemCode(err: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-/** The "daemon unreachable" error: the URL tried and how to start the daemon. */
-export function unreachable(baseUrl: string, err: unknown, timeoutMs: number): CliError {
+/**
+ * The "daemon unreachable" error: the URL tried and how to start the daemon. For a write (`req`
+ * with a method other than GET) that timed out, it says what may have happened: the daemon may
+ * have carried it out after the CLI stopped waiting.
+ */
+export function unreachable(baseUrl: string, err: unknown, timeoutMs: number, req?: Pick<ApiRequest, 'method' | 'ifTimedOut'>): CliError {
   const name = (err as { name?: unknown } | undefined)?.name;
   if (name === 'TimeoutError' || name === 'AbortError') {
-    return new CliError({ code: 'TIMEOUT', message: `no answer from stockscreend at ${baseUrl} within ${timeoutMs / 1000} s`, hint: `check the daemon with \`stockscreen daemon status\`` });
+    const write = req?.method !== undefined && req.method !== 'GET';
+    const happened = write ? `; ${req.ifTimedOut ?? 'it may still have been carried out — check before repeating it'}` : '';
+    return new CliError({
+      code: 'TIMEOUT',
+      message: `${write ? 'the request timed out: ' : ''}no answer from stockscreend at ${baseUrl} within ${timeoutMs / 1000} s${happened}`,
+      hint: `check the daemon with \`stockscreen daemon status\``,
+    });
   }
   const code = systemCode(err);
   if (code && !CONNECT_CODES.has(code)) {

@@ -1,12 +1,14 @@
 /** Health endpoints at the root; 503 with "unhealthy" when a dependency is down. */
 import { z } from 'zod';
-import type { DaemonHealth, DatabaseHealth, FeedHealth, RedisHealth } from '../../contract/health.js';
+import type { DaemonHealth, DatabaseHealth, FeedHealth, MarketLoadHealth, RedisHealth } from '../../contract/health.js';
 import { errorEnvelope, type ApiBuilder } from '../api.js';
 
 /** Probes the health routes call; each resolves true when the dependency answers. */
 export interface HealthDeps {
   pingDb(): Promise<boolean>;
   pingRedis(): Promise<boolean>;
+  /** The market load running now (null: none; undefined: the queue could not be read in time). */
+  marketLoad?(): Promise<MarketLoadHealth | null | undefined>;
   /** The real feed's freshness (absent: no real feed configured). */
   feed?(): FeedHealth | null;
   /** Why the daemon serves degraded (a data source's data is stale), or none. */
@@ -14,6 +16,10 @@ export interface HealthDeps {
 }
 
 const healthBody = z.object({ status: z.enum(['healthy', 'unhealthy']), timestamp: z.string() });
+const marketLoad = z.object({
+  type: z.enum(['load-files', 'load-sample', 'compute-indicators']),
+  phase: z.string(), done: z.number().int(), total: z.number().int(), rows_ok: z.number().int(),
+}).nullable().optional().describe('The market-data job running now (its progress, as the jobs API shows it to admins; no ids or file names); null when none, absent when the queue could not be read quickly. Writes are answered while it runs.');
 const feedBody = z
   .object({
     source: z.string(), stale: z.boolean(), stale_reason: z.string().nullable(), session: z.string().nullable(),
@@ -26,6 +32,7 @@ const daemonBody = z.object({
   timestamp: z.string(),
   reasons: z.array(z.string()).optional().describe('why it is degraded'),
   feed: feedBody.optional(),
+  market_load: marketLoad,
 });
 const dbBody = healthBody.extend({ database: z.enum(['connected', 'disconnected']) }).meta({ id: 'DatabaseHealth' });
 const redisBody = healthBody.extend({ redis: z.enum(['connected', 'disconnected']) }).meta({ id: 'RedisHealth' });
@@ -43,17 +50,17 @@ export function registerHealthRoutes(api: ApiBuilder, deps: HealthDeps): void {
   const common = { tags: ['health'], access: 'public', raw: true, rateLimitExempt: true, errors: [503] } as const;
   api.route(
     {
-      ...common, method: 'get', path: '/health', summary: 'Liveness of the daemon (degraded while a data source is stale; the real feed\'s freshness when one is configured)', response: daemonBody,
+      ...common, method: 'get', path: '/health', summary: 'Liveness of the daemon (degraded while a data source is stale), the market load in progress, and the real feed\'s freshness when one is configured', response: daemonBody,
       errorBodies: { 503: { description: 'The daemon is shutting down (error envelope, code SERVICE_UNAVAILABLE)', schema: errorEnvelope } },
     },
     async (_req, res) => {
       // A status read that fails (Redis away) must not turn liveness into an error; a stale source or
       // feed does not make the daemon unhealthy (it still serves): it says so, for monitors to alert on.
-      const reasons = await (deps.degraded?.() ?? Promise.resolve([])).catch(() => []);
+      const [reasons, load] = await Promise.all([(deps.degraded?.() ?? Promise.resolve([])).catch(() => []), deps.marketLoad?.()]);
       const feed = deps.feed?.() ?? null;
       const body: DaemonHealth = {
         status: reasons.length > 0 ? 'degraded' : 'healthy', timestamp: new Date().toISOString(),
-        ...(reasons.length > 0 ? { reasons } : {}), ...(feed ? { feed } : {}),
+        ...(reasons.length > 0 ? { reasons } : {}), ...(feed ? { feed } : {}), ...(load === undefined ? {} : { market_load: load }),
       };
       res.json(body);
     },

@@ -3,10 +3,11 @@
  * load the sample market, compute indicators. Bad input fails at once with a readable
  * reason (UnrecoverableError); transient faults are retried by BullMQ with backoff.
  *
- * A whole job runs in one transaction: every file (streamed NDJSON included),
- * the sample market, the computed index and the indicators become visible together at
- * the commit, or not at all: a refused file, a failure or a worker killed at any point
- * leaves the database exactly as before, and BullMQ runs the job again from its start
+ * A whole load is all or nothing: every file (streamed NDJSON included), the sample market,
+ * the computed index and the indicators are written into a staged copy of the market in short
+ * transactions and become visible together at one short final commit, or not at all: a refused
+ * file, a failure or a worker killed at any point leaves the live market exactly as before (other
+ * writers never wait for the load meanwhile), and BullMQ runs the job again from its start
  * (loading the same rows twice changes nothing). Rows for stocks with no stock record
  * are rejected, and the 5% rule is decided per whole file before the commit.
  *
@@ -40,7 +41,7 @@ export interface MarketProcessorDeps {
   logger: Logger;
   /** Called after a computation so every daemon swaps in the new screening snapshot. */
   onIndicatorsComputed(run: IndicatorRun): Promise<void>;
-  /** NDJSON lines per streamed batch (default 50,000; the file is still one transaction). */
+  /** NDJSON lines per streamed batch (default 50,000; each a short transaction into the staged market). */
   chunkRows?: number;
   /** Directories server-side paths must lie in (none: path loads are off). */
   importDirs?: readonly string[];
@@ -133,7 +134,7 @@ export function refusedFileError(path: string, err: AppError): UnrecoverableErro
   return new UnrecoverableError([head, ...lines].join('\n'));
 }
 
-/** Load one file in one transaction; `onRows` gets the file's running totals. */
+/** Load one file into `deps.market` (a staged market: a transaction per batch); `onRows` gets the file's running totals. */
 async function loadFile(deps: MarketProcessorDeps, f: PlannedInput, onRows: (ok: number, rejected: number) => Promise<unknown>): Promise<FileOutcome> {
   let outcome = outcomeOf(f.path, f.format ?? 'auto');
   // Up to REASONS_LISTED rejected rows with their file, for the error if the file is refused.
@@ -169,20 +170,18 @@ type LoadFilesRequest = Extract<JobRequest, { type: 'load-files' }>;
 
 /**
  * Refuse a load that would mix the sample market and real files, or merge a sample market into
- * another (market-content.ts); remove the sample market when the request says to replace it.
+ * another (market-content.ts). Reads the live market; true when the load replaces the sample
+ * market (its stage then starts empty).
  */
-async function settleContent(market: MarketDataService, request: JobRequest): Promise<void> {
+async function settleContent(market: MarketDataService, request: JobRequest): Promise<boolean> {
   const content = await market.content();
   const problem = mixingProblem(request, { content, stocks: content === 'empty' ? 0 : await market.stockCount() });
   if (problem) throw new UnrecoverableError(problem.message);
-  if (content === 'sample') await market.clear();
-  await market.setContent(request.type === 'load-sample' ? 'sample' : 'files');
+  return content === 'sample';
 }
 
-async function loadFiles(deps: MarketProcessorDeps, market: MarketDataService, data: LoadFilesRequest, result: JobResult, report: Report): Promise<void> {
-  const { files, unrecognised } = await expand(data.paths, deps);
-  result.unrecognised = unrecognised;
-  await settleContent(market, data);
+async function loadFiles(deps: MarketProcessorDeps, market: MarketDataService, files: readonly PlannedInput[], result: JobResult, report: Report): Promise<void> {
+  await market.setContent('files');
   await report({ phase: 'load', total: files.length });
   for (const [i, f] of files.entries()) {
     await report({ file: f.label, done: i });
@@ -204,7 +203,7 @@ async function loadFiles(deps: MarketProcessorDeps, market: MarketDataService, d
 }
 
 async function loadSample(deps: MarketProcessorDeps, market: MarketDataService, data: Extract<JobRequest, { type: 'load-sample' }>, result: JobResult, report: Report): Promise<void> {
-  await settleContent(market, data);
+  await market.setContent('sample');
   await report({ phase: 'load', file: `sample(seed=${data.seed})`, total: 1 });
   const outcome = outcomeOf('sample', 'sample');
   for await (const batch of deps.sample({ seed: data.seed, stocks: data.stocks, days: data.days })) {
@@ -218,8 +217,9 @@ async function loadSample(deps: MarketProcessorDeps, market: MarketDataService, 
 }
 
 /**
- * Thrown at a progress report once the job's worker is shutting down: the transaction rolls back
- * and the job goes back to the queue, to run from its start on another worker or at the next start.
+ * Thrown at a progress report once the job's worker is shutting down: the load stops before its
+ * publish (nothing of it is visible) and the job goes back to the queue, to run from its start on
+ * another worker or at the next start.
  */
 class JobInterrupted extends Error {
   constructor() {
@@ -228,25 +228,38 @@ class JobInterrupted extends Error {
   }
 }
 
-/** The whole job inside one transaction; the indicator run it recorded, if any. */
+/** Indexes and indicators of `market`, recorded in `result`. */
+async function compute(market: MarketDataService, result: JobResult, report: Report): Promise<IndicatorRun> {
+  await report({ phase: 'index', file: undefined });
+  await market.fillComputedIndex();
+  await report({ phase: 'indicators', done: 0, total: 0 });
+  const run = await market.computeIndicators((done, total) => report({ done, total }));
+  result.indicators = { version: run.version, as_of: run.as_of, stocks: run.stocks, duration_ms: run.duration_ms };
+  return run;
+}
+
+/**
+ * The whole job, all or nothing: a load writes a staged copy of the market and publishes it in
+ * one short transaction at its end (MarketDataService.staged), so other writers never wait for
+ * it; the indicator run alone writes its values in one transaction. The indicator run it
+ * recorded, if any.
+ */
 async function runAtomically(deps: MarketProcessorDeps, data: Exclude<JobRequest, SourceSyncRequest>, result: JobResult, reportProgress: Report, signal?: AbortSignal): Promise<IndicatorRun | null> {
-  // Every phase reports progress often, before anything is committed: that is where a shutdown stops it.
+  // Every phase reports progress often, before anything is published: that is where a shutdown stops it.
   const report: Report = async (patch) => {
     if (signal?.aborted) throw new JobInterrupted();
     await reportProgress(patch);
   };
-  return deps.market.atomically(async (market) => {
-    // PostgreSQL may run the transaction again after a serialisation failure: start afresh.
-    Object.assign(result, { files: [], unrecognised: [], rows_ok: 0, rows_rejected: 0, indicators: null });
-    if (data.type === 'load-files') await loadFiles(deps, market, data, result, report);
+  if (data.type === 'compute-indicators') return compute(deps.market, result, report);
+  const files = data.type === 'load-files' ? await expand(data.paths, deps) : null;
+  if (files) result.unrecognised = files.unrecognised;
+  const replace = await settleContent(deps.market, data);
+  await report({ phase: 'stage' });
+  return deps.market.staged({ replace }, async (market) => {
+    if (files) await loadFiles(deps, market, files.files, result, report);
     else if (data.type === 'load-sample') await loadSample(deps, market, data, result, report);
-    if (data.type !== 'compute-indicators' && !data.compute) return null;
-    await report({ phase: 'index', file: undefined });
-    await market.fillComputedIndex();
-    await report({ phase: 'indicators', done: 0, total: 0 });
-    const run = await market.computeIndicators((done, total) => report({ done, total }));
-    result.indicators = { version: run.version, as_of: run.as_of, stocks: run.stocks, duration_ms: run.duration_ms };
-    return run;
+    if (!data.compute) return null;
+    return compute(market, result, report);
   });
 }
 
@@ -304,6 +317,9 @@ export function createMarketProcessor(deps: MarketProcessorDeps) {
     await dropUploads(deps, data);
     // Committed: only now may the daemons swap in the new snapshot.
     if (run) await deps.onIndicatorsComputed(run);
+    // The market it replaced, emptied and dropped in short statements (a kill leaves it to the next load).
+    await report({ phase: 'tidy' });
+    await deps.market.tidy().catch((err: Error) => deps.logger.warn({ job: job.id, err: err.message }, 'replaced market tables not dropped yet'));
     result.duration_ms = Date.now() - started;
     await report({ phase: 'done' });
     deps.logger.info({ job: job.id, type: data.type, rows_ok: result.rows_ok, rows_rejected: result.rows_rejected, ms: result.duration_ms }, 'market job done');

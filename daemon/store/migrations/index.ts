@@ -18,6 +18,7 @@ import { m012Backtests } from './012-backtests.js';
 import { m013ScreenAlerts } from './013-screen-alerts.js';
 import { m014BacktestQueue } from './014-backtest-queue.js';
 import { m015Designations } from './015-designations.js';
+import { m016MarketStage } from './016-market-stage.js';
 import { m024ScreenAlertMembership } from './024-screen-alert-membership.js';
 import { m032SourceDates } from './032-source-dates.js';
 import { m044Notifications } from './044-notifications.js';
@@ -32,7 +33,7 @@ export interface Migration {
 }
 
 /** Every migration, in order. */
-export const MIGRATIONS: readonly Migration[] = [m001Users, m002MarketData, m003Presets, m004PortfolioAlerts, m005SharedSecrets, m006FinancialReports, m007LoadtestExemption, m008MarketContent, m011DisclosureDates, m012Backtests, m013ScreenAlerts, m014BacktestQueue, m015Designations, m024ScreenAlertMembership, m032SourceDates, m044Notifications, m054BacktestPhase];
+export const MIGRATIONS: readonly Migration[] = [m001Users, m002MarketData, m003Presets, m004PortfolioAlerts, m005SharedSecrets, m006FinancialReports, m007LoadtestExemption, m008MarketContent, m011DisclosureDates, m012Backtests, m013ScreenAlerts, m014BacktestQueue, m015Designations, m016MarketStage, m024ScreenAlertMembership, m032SourceDates, m044Notifications, m054BacktestPhase];
 
 /**
  * Apply the migrations that have not run yet.

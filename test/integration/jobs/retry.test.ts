@@ -42,6 +42,8 @@ describe('market-data job retries', () => {
     },
     fillComputedIndex: async () => 0,
     atomically: (fn) => fn(market),
+    staged: (_options, fn) => fn(market),
+    tidy: async () => undefined,
     content: async () => 'empty',
     stockCount: async () => 0,
     setContent: async () => undefined,
