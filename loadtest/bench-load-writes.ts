@@ -23,7 +23,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from './bench/paths.js';
 import { runBenchProgram } from './bench/program.js';
 import { deletePrefix, ensureBenchRedis } from './bench/redis.js';
 
@@ -57,8 +57,7 @@ async function startDaemon(root: string, config: object, dir: string): Promise<{
 }
 
 await runBenchProgram(async (io, env) => {
-  const here = fileURLToPath(new URL('.', import.meta.url));
-  const root = resolve(env.BENCH_DAEMON_ROOT ?? join(here, '../..'));
+  const root = resolve(env.BENCH_DAEMON_ROOT ?? packageRoot());
   // 0 writers: the load alone (its wall time without the writers' work competing for the CPU).
   const CLIENTS = env.BENCH_LOAD_CLIENTS === '0' ? 0 : num(env.BENCH_LOAD_CLIENTS, 4);
   const PAUSE_MS = num(env.BENCH_LOAD_PAUSE_MS, 100);
