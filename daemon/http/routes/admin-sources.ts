@@ -40,11 +40,14 @@ const sourceTestSchema = z.object({
   checks: z.array(z.object({ service: z.string(), ok: z.boolean(), code: z.string().nullable(), message: z.string(), apply_for: z.string().nullable().describe('the service to apply for at the provider when the key is not approved for it') })),
 }).meta({ id: 'SourceTestResult' });
 
+/** What configures each job-run source (the environment variable an operator sets). */
+const CONFIG_OF: Record<string, string> = { krx: 'its key (STOCKSCREEN_KRX_API_KEY)', fdr: 'its base URL (STOCKSCREEN_FDR_CACHE_URL)' };
+
 /** The source named in the path, run as jobs and configured. @throws AppError NOT_FOUND, CONFLICT */
 function jobSource(deps: AdminSourceDeps, name: string): SourceDriver {
   const driver = deps.drivers.get(name);
   if (!driver) throw notFound('Source', { source: name });
-  if (!driver.configured) throw new AppError('CONFLICT', `source ${name} is not configured: set its key (STOCKSCREEN_${name.toUpperCase()}_API_KEY) and restart the daemon`, { source: name, configured: false });
+  if (!driver.configured) throw new AppError('CONFLICT', `source ${name} is not configured: set ${CONFIG_OF[name] ?? 'its configuration'} and restart the daemon`, { source: name, configured: false });
   return driver;
 }
 
