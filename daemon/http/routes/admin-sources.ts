@@ -76,7 +76,7 @@ export function registerAdminSourceRoutes(api: ApiBuilder, deps: AdminSourceDeps
     {
       method: 'post', path: '/admin/sources/:source/sync', summary: 'Backfill a source from `from` to `to` as a market-data job', tags, access: 'admin', params: sourceParams, body: sourceSyncBodySchema, status: 202, errors: [404, 409, 503],
       description: 'Answers 202 with the job; follow it with GET /admin/jobs/{id} (progress: dates done/total, rows, calls). Each trading date commits on its own; a date fetched again with the same content writes nothing, a changed one (a correction) replaces it. '
-        + '`to` defaults to the last trading day the provider has published (KRX: the previous trading day, the next morning); `from` defaults to `to`. 409 when the source is not configured, or over the sample market without `replace_sample`.',
+        + '`to` defaults to the last trading day the provider has published (KRX: the previous trading day, the next morning; FDR cache: the same day, in the evening); `from` defaults to `to`. 409 when the source is not configured, or over the sample market without `replace_sample`.',
     },
     async (req, res) => {
       const { source } = req.valid.params as z.output<typeof sourceParams>;
