@@ -14,7 +14,7 @@ import type { JobView } from '../../../daemon/contract/jobs.js';
 import type { SourceStatus, SourceTestResult } from '../../../daemon/contract/sources.js';
 import { parseFile } from '../../../loaders/registry.js';
 import { waitForJob } from '../../helpers/jobs.js';
-import { krxFile } from '../../helpers/krx-fixtures.js';
+import { KRX_DIR, krxFile } from '../../helpers/krx-fixtures.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 import { fakeIO, tempEnv, type TempEnv } from '../cli/fake-io.js';
 import { startFakeFdr, type FakeFdr } from '../../fakes/fdr-cache-server.js';
@@ -100,6 +100,37 @@ describe('FDR cache backfill', () => {
     const d = await h.rows<{ is_administrative: number | boolean }>("SELECT is_administrative FROM stock_designations WHERE stock_code = '174900' AND trade_date = '2026-03-09'");
     expect(Boolean(Number(d[0]?.is_administrative))).toBe(true);
     expect(await status(h)).toMatchObject({ name: 'fdr', kind: 'eod', configured: true, last_success_date: DAYS[2], last_error: null });
+  });
+
+  it('holds the same rows as a folder load of the same files into another daemon', async () => {
+    // Given another daemon (its own database) loads the three listing files and the yearly index files from a folder
+    const other = await startTestDaemon('fdr-folder', { workers: 1, ...ADMIN, sources_schedule: false, import_dirs: [KRX_DIR.replace(/\/$/, '')] });
+    try {
+      const login = await other.request('/api/v1/auth/login', { method: 'POST', json: { email: ADMIN.admin_email, password: ADMIN.admin_password } });
+      const token = ((await login.json()) as { data: { access_token: string } }).data.access_token;
+      const paths = [...DAYS.map((d) => krxFile(`listing/${d}.csv`)), krxFile('index/kospi/2026.csv'), krxFile('index/kosdaq/2026.csv')];
+      const res = await other.request('/api/v1/admin/jobs', { method: 'POST', token, json: { type: 'load-files', paths, compute: false } });
+      expect(res.status, await res.clone().text()).toBe(202);
+      await waitForJob(other.daemon, ((await res.json()) as { data: JobView }).data.id);
+      const params = (sql: string) => (sql.includes('?') ? DAYS : []);
+      const synced = (sql: string) => h.rows<Record<string, unknown>>(sql, params(sql));
+      const loaded = (sql: string) => other.daemon.context().db.all<Record<string, unknown>>(sql, params(sql));
+      const within = `trade_date IN (?, ?, ?)`;
+      // Then every stored row of those days, and every stock, is the same in both
+      for (const sql of [
+        `SELECT stock_code, trade_date, open_price, high_price, low_price, close_price, volume, trading_value, market_cap FROM daily_prices WHERE ${within} ORDER BY stock_code, trade_date`,
+        `SELECT stock_code, trade_date FROM trading_halts WHERE ${within} ORDER BY stock_code, trade_date`,
+        `SELECT stock_code, trade_date, is_administrative FROM stock_designations WHERE ${within} ORDER BY stock_code, trade_date`,
+        `SELECT market, trade_date, open, high, low, close, volume, trading_value FROM market_index WHERE ${within} ORDER BY market, trade_date`,
+        'SELECT code, name, market, board, is_spac, is_preferred, is_administrative, shares_outstanding FROM stocks ORDER BY code',
+      ]) {
+        const a = await synced(sql);
+        expect(a.length, sql).toBeGreaterThan(0);
+        expect(a, sql).toEqual(await loaded(sql));
+      }
+    } finally {
+      await other.close();
+    }
   });
 
   it('writes nothing when run again, and replaces a date whose file was rewritten', async () => {
