@@ -426,6 +426,18 @@ export const configSchema = z.object({
   krx_daily_calls: int(1, 1_000_000).default(10_000),
   /** Least time between two KRX calls (ms). */
   krx_min_interval_ms: int(0, 60_000).default(200),
+  /**
+   * Base URL of FinanceDataReader's KRX cache (third-party, keyless; the public one is
+   * https://raw.githubusercontent.com/FinanceData/fdr_krx_data_cache/master/data). Unset: the source
+   * is off and the daemon makes no call to it.
+   */
+  fdr_cache_url: z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL').transform((u) => u.replace(/\/+$/, '')).optional(),
+  /** KST time (HH:MM) by which the cache holds a trading day's final file (it refreshes during the day until about 18:00). */
+  fdr_publish_time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM').default('18:30'),
+  /** When the daily FDR cache run starts (cron, KST). */
+  fdr_schedule: z.string().min(9).max(100).default('0 19 * * *'),
+  /** Least time between two calls to the cache (ms). */
+  fdr_min_interval_ms: int(0, 60_000).default(500),
   /** Run the data sources' daily schedules (each daemon registers the same schedulers; one run per slot across daemons). */
   sources_schedule: bool.default(true),
   /** Minutes after a date's publication before its absence counts as stale (the daily run plus its retries). */

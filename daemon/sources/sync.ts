@@ -148,7 +148,7 @@ export async function runSourceSync(deps: SourceSyncDeps, job: SyncJob, token: s
   const data = job.data;
   const driver = deps.drivers.get(data.source);
   if (!driver) throw new UnrecoverableError(`unknown source ${data.source}`);
-  if (!driver.configured) throw new UnrecoverableError(`source ${data.source} is not configured (its key is not set)`);
+  if (!driver.configured) throw new UnrecoverableError(`source ${data.source} is not configured (its key or URL is not set)`);
   let range: { from: string; to: string } | null = { from: data.from, to: data.to };
   if (data.scheduled) {
     range = await scheduledRange(deps, driver);

@@ -1,5 +1,5 @@
 /**
- * Data-source wiring: the job-run sources (KRX Open API) over their HTTP clients, the status
+ * Data-source wiring: the job-run sources (KRX Open API, FinanceDataReader's KRX cache) over their HTTP clients, the status
  * store in Redis, the registry every source's status provider is put in (a real-time feed
  * registers its own), and the daily schedules as BullMQ job schedulers on the market queue
  * (one scheduler per source, the same id from every daemon: one run per slot across them).
@@ -11,6 +11,7 @@ import type { SourceSyncRequest } from '../contract/jobs.js';
 import type { SourceStatus } from '../contract/sources.js';
 import type { MarketDataService } from '../market/market-data-service.js';
 import type { SourceDriver } from '../sources/driver.js';
+import { createFdrSource } from '../sources/fdr-cache.js';
 import { createKrxSource } from '../sources/krx-openapi.js';
 import { createProviderHttp } from '../sources/provider-http.js';
 import { createSourceRegistry, type SourceRegistry } from '../sources/registry.js';
@@ -43,6 +44,9 @@ async function settleContent(market: MarketDataService, replaceSample: boolean):
 /** Largest provider answer read (a whole market's day is ~1.5 MB). */
 const MAX_ANSWER_BYTES = 64 * 2 ** 20;
 
+/** Calls a day to the FDR cache: it publishes no quota, so a polite ceiling (a backfill of years is ~750 calls a year of dates). */
+const FDR_DAILY_CALLS = 20_000;
+
 /** Build the sources (no network until a job or a test runs). */
 export function buildSources(core: CoreParts): SourceParts {
   const { config, commands, redis, clock, logger, db } = core;
@@ -60,7 +64,18 @@ export function buildSources(core: CoreParts): SourceParts {
       onCall: () => status.countCalls('krx').then(() => undefined, () => undefined),
     }),
   });
-  const drivers = new Map<string, SourceDriver>([[krx.name, krx]]);
+  const fdr = createFdrSource({
+    baseUrl: config.fdr_cache_url,
+    publishTime: config.fdr_publish_time,
+    staleGraceMinutes: config.sources_stale_grace_min,
+    dailyCalls: FDR_DAILY_CALLS,
+    http: createProviderHttp({
+      timeoutMs: config.source_timeout_ms, retries: config.source_retries, backoffMs: config.source_retry_base_ms,
+      maxBytes: MAX_ANSWER_BYTES, minIntervalMs: config.fdr_min_interval_ms,
+      onCall: () => status.countCalls('fdr').then(() => undefined, () => undefined),
+    }),
+  });
+  const drivers = new Map<string, SourceDriver>([[krx.name, krx], [fdr.name, fdr]]);
   const registry = createSourceRegistry();
   for (const driver of drivers.values()) {
     registry.registerSourceStatus(driver.name, {
@@ -101,7 +116,7 @@ export function scheduledRunData(source: string): SourceSyncRequest {
 /** Register (or update) each configured source's daily run on the market queue. */
 export async function scheduleSources(queue: Queue, drivers: ReadonlyMap<string, SourceDriver>, config: CoreParts['config']): Promise<void> {
   if (!config.sources_schedule) return;
-  const patterns: Record<string, string> = { krx: config.krx_schedule };
+  const patterns: Record<string, string> = { krx: config.krx_schedule, fdr: config.fdr_schedule };
   for (const driver of drivers.values()) {
     const pattern = patterns[driver.name];
     if (!driver.configured || !pattern) continue;

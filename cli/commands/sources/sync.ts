@@ -13,7 +13,7 @@ export function register(parent: Command, ctx: CliContext): void {
   parent
     .command('sync')
     .description('Fetch a range of trading dates from a source (admin only); each date commits on its own, an unchanged date writes nothing')
-    .argument('<source>', 'source name: krx')
+    .argument('<source>', 'source name: krx or fdr')
     .option('--from <date>', 'first date, YYYY-MM-DD (default: --to)')
     .option('--to <date>', 'last date, YYYY-MM-DD (default: the last date the provider has published)')
     .option('--wait', 'follow the job with a progress bar until it finishes; exit 0 when it completes, 1 when it fails')
@@ -23,6 +23,7 @@ export function register(parent: Command, ctx: CliContext): void {
       'stockscreen sources sync krx --from 2024-01-01 --wait',
       'stockscreen sources sync krx --from 2026-03-09 --to 2026-03-20 --json',
       'stockscreen sources sync krx            # the last published date only',
+      'stockscreen sources sync fdr --from 2026-03-09 --wait   # FinanceDataReader\'s KRX cache (STOCKSCREEN_FDR_CACHE_URL set)',
     ]))
     .action(
       action(ctx, async (session, cmd) => {

@@ -40,11 +40,14 @@ const sourceTestSchema = z.object({
   checks: z.array(z.object({ service: z.string(), ok: z.boolean(), code: z.string().nullable(), message: z.string(), apply_for: z.string().nullable().describe('the service to apply for at the provider when the key is not approved for it') })),
 }).meta({ id: 'SourceTestResult' });
 
+/** What configures each job-run source (the environment variable an operator sets). */
+const CONFIG_OF: Record<string, string> = { krx: 'its key (STOCKSCREEN_KRX_API_KEY)', fdr: 'its base URL (STOCKSCREEN_FDR_CACHE_URL)' };
+
 /** The source named in the path, run as jobs and configured. @throws AppError NOT_FOUND, CONFLICT */
 function jobSource(deps: AdminSourceDeps, name: string): SourceDriver {
   const driver = deps.drivers.get(name);
   if (!driver) throw notFound('Source', { source: name });
-  if (!driver.configured) throw new AppError('CONFLICT', `source ${name} is not configured: set its key (STOCKSCREEN_${name.toUpperCase()}_API_KEY) and restart the daemon`, { source: name, configured: false });
+  if (!driver.configured) throw new AppError('CONFLICT', `source ${name} is not configured: set ${CONFIG_OF[name] ?? 'its configuration'} and restart the daemon`, { source: name, configured: false });
   return driver;
 }
 
@@ -73,7 +76,7 @@ export function registerAdminSourceRoutes(api: ApiBuilder, deps: AdminSourceDeps
     {
       method: 'post', path: '/admin/sources/:source/sync', summary: 'Backfill a source from `from` to `to` as a market-data job', tags, access: 'admin', params: sourceParams, body: sourceSyncBodySchema, status: 202, errors: [404, 409, 503],
       description: 'Answers 202 with the job; follow it with GET /admin/jobs/{id} (progress: dates done/total, rows, calls). Each trading date commits on its own; a date fetched again with the same content writes nothing, a changed one (a correction) replaces it. '
-        + '`to` defaults to the last trading day the provider has published (KRX: the previous trading day, the next morning); `from` defaults to `to`. 409 when the source is not configured, or over the sample market without `replace_sample`.',
+        + '`to` defaults to the last trading day the provider has published (KRX: the previous trading day, the next morning; FDR cache: the same day, in the evening); `from` defaults to `to`. 409 when the source is not configured, or over the sample market without `replace_sample`.',
     },
     async (req, res) => {
       const { source } = req.valid.params as z.output<typeof sourceParams>;

@@ -1,0 +1,232 @@
+/**
+ * FinanceDataReader's KRX cache as a source, end to end through the daemon's own wiring (routes,
+ * the market queue, a worker, the store) against a local fake laid out as the public cache is
+ * served (test/fakes/fdr-cache-server.ts) with the repository's real KRX files: a backfill stores
+ * exactly what the folder loaders make of the same files, a second run writes nothing, a rewritten
+ * file replaces its date, a 5xx or a cut-off body is retried, an HTML page and a missing file are
+ * reported — never a half-loaded date. The CLI's `sources sync fdr` and `sources test fdr` go
+ * through the same routes.
+ */
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../../../cli/main.js';
+import type { JobView } from '../../../daemon/contract/jobs.js';
+import type { SourceStatus, SourceTestResult } from '../../../daemon/contract/sources.js';
+import { parseFile } from '../../../loaders/registry.js';
+import { waitForJob } from '../../helpers/jobs.js';
+import { KRX_DIR, krxFile } from '../../helpers/krx-fixtures.js';
+import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
+import { fakeIO, tempEnv, type TempEnv } from '../cli/fake-io.js';
+import { startFakeFdr, type FakeFdr } from '../../fakes/fdr-cache-server.js';
+
+const ADMIN = { admin_email: 'ops@example.com', admin_password: 'ops-password-1' };
+const DAYS = ['2026-03-09', '2026-03-10', '2026-03-11'];
+
+interface Harness {
+  t: TestDaemon;
+  fake: FakeFdr;
+  token: string;
+  sync(body: Record<string, unknown>): Promise<Response>;
+  syncAndWait(body: Record<string, unknown>): Promise<JobView>;
+  rows<T>(sql: string, params?: unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+async function harness(label: string, extra: Record<string, unknown> = {}, fakeOptions: { anyDate?: boolean } = {}): Promise<Harness> {
+  const fake = await startFakeFdr(fakeOptions);
+  const t = await startTestDaemon(label, {
+    workers: 1, ...ADMIN, fdr_cache_url: fake.url, fdr_min_interval_ms: 0, source_retries: 2, source_retry_base_ms: 5,
+    source_timeout_ms: 2000, sources_schedule: false, ...extra,
+  });
+  const login = await t.request('/api/v1/auth/login', { method: 'POST', json: { email: ADMIN.admin_email, password: ADMIN.admin_password } });
+  const token = ((await login.json()) as { data: { access_token: string } }).data.access_token;
+  const h: Harness = {
+    t, fake, token,
+    sync: (body) => t.request('/api/v1/admin/sources/fdr/sync', { method: 'POST', json: body, token }),
+    async syncAndWait(body) {
+      const res = await h.sync(body);
+      expect(res.status).toBe(202);
+      const job = ((await res.json()) as { data: JobView }).data;
+      await waitForJob(t.daemon, job.id).catch(() => undefined);
+      return ((await (await t.request(`/api/v1/admin/jobs/${job.id}`, { token })).json()) as { data: JobView }).data;
+    },
+    rows: (sql, params = []) => t.daemon.context().db.all(sql, params),
+    async close() {
+      await t.close();
+      await fake.close();
+    },
+  };
+  return h;
+}
+
+const status = async (h: Harness): Promise<SourceStatus> => {
+  const body = (await (await h.t.request('/api/v1/admin/sources', { token: h.token })).json()) as { data: SourceStatus[] };
+  return body.data.find((s) => s.name === 'fdr')!;
+};
+
+const count = async (h: Harness, day: string) => Number((await h.rows<{ n: number }>('SELECT COUNT(*) AS n FROM daily_prices WHERE trade_date = ?', [day]))[0]?.n);
+
+describe('FDR cache backfill', () => {
+  let h: Harness;
+  beforeAll(async () => (h = await harness('fdr-sync')));
+  afterAll(async () => h.close());
+
+  it('stores exactly what the folder loaders make of the same days\' files', async () => {
+    // When three trading days are backfilled from the cache
+    const done = await h.syncAndWait({ from: DAYS[0], to: DAYS[2], compute: false });
+    // Then the job reports the dates and 3 calls a date (the listing and two index files)
+    expect(done.state).toBe('completed');
+    expect(done.result?.sync).toMatchObject({ source: 'fdr', from: DAYS[0], to: DAYS[2], total: 3, loaded: 3, unchanged: 0, calls: 9 });
+    expect(h.fake.calls.slice(0, 3)).toEqual([`listing/krx/${DAYS[0]}.csv`, `index/ks11/${DAYS[0]}.csv`, `index/kq11/${DAYS[0]}.csv`]);
+    for (const day of DAYS) {
+      // And each day's bars and halts are those of the fdr-listing loader on that day's file
+      const file = parseFile(await readFile(krxFile(`listing/${day}.csv`)), `listing/${day}.csv`);
+      const bars = await h.rows<{ stock_code: string; open_price: number; high_price: number; low_price: number; close_price: number; volume: number; trading_value: number; market_cap: number | null }>(
+        'SELECT stock_code, open_price, high_price, low_price, close_price, volume, trading_value, market_cap FROM daily_prices WHERE trade_date = ? ORDER BY stock_code', [day]);
+      const expected = file.bars.map((b) => ({ stock_code: b.stock_code, open_price: b.open_price, high_price: b.high_price, low_price: b.low_price, close_price: b.close_price, volume: b.volume, trading_value: b.trading_value, market_cap: b.market_cap }))
+        .sort((a, b) => a.stock_code.localeCompare(b.stock_code));
+      expect(bars.length).toBeGreaterThan(2000);
+      expect(bars.map((b) => ({ ...b, open_price: Number(b.open_price), high_price: Number(b.high_price), low_price: Number(b.low_price), close_price: Number(b.close_price), volume: Number(b.volume), trading_value: Number(b.trading_value), market_cap: b.market_cap === null ? null : Number(b.market_cap) }))).toEqual(expected);
+      const halts = await h.rows<{ stock_code: string }>('SELECT stock_code FROM trading_halts WHERE trade_date = ? ORDER BY stock_code', [day]);
+      expect(halts.map((x) => x.stock_code)).toEqual(file.halts.map((x) => x.stock_code).sort());
+      // And both composites equal the fdr-index loader's row of that day in the yearly files
+      for (const [market, folder] of [['KOSPI', 'kospi'], ['KOSDAQ', 'kosdaq']] as const) {
+        const want = parseFile(await readFile(krxFile(`index/${folder}/2026.csv`)), `index/${folder}/2026.csv`).index.find((b) => b.trade_date === day)!;
+        const got = await h.rows<{ close: number; open: number; high: number; low: number }>('SELECT close, open, high, low FROM market_index WHERE market = ? AND trade_date = ?', [market, day]);
+        expect(got.map((r) => [Number(r.open), Number(r.high), Number(r.low), Number(r.close)])).toEqual([[want.open, want.high, want.low, want.close]]);
+      }
+    }
+    // And 174900's administrative designation of 03-09 is there, as the file says
+    const d = await h.rows<{ is_administrative: number | boolean }>("SELECT is_administrative FROM stock_designations WHERE stock_code = '174900' AND trade_date = '2026-03-09'");
+    expect(Boolean(Number(d[0]?.is_administrative))).toBe(true);
+    expect(await status(h)).toMatchObject({ name: 'fdr', kind: 'eod', configured: true, last_success_date: DAYS[2], last_error: null });
+  });
+
+  it('holds the same rows as a folder load of the same files into another daemon', async () => {
+    // Given another daemon (its own database) loads the three listing files and the yearly index files from a folder
+    const other = await startTestDaemon('fdr-folder', { workers: 1, ...ADMIN, sources_schedule: false, import_dirs: [KRX_DIR.replace(/\/$/, '')] });
+    try {
+      const login = await other.request('/api/v1/auth/login', { method: 'POST', json: { email: ADMIN.admin_email, password: ADMIN.admin_password } });
+      const token = ((await login.json()) as { data: { access_token: string } }).data.access_token;
+      const paths = [...DAYS.map((d) => krxFile(`listing/${d}.csv`)), krxFile('index/kospi/2026.csv'), krxFile('index/kosdaq/2026.csv')];
+      const res = await other.request('/api/v1/admin/jobs', { method: 'POST', token, json: { type: 'load-files', paths, compute: false } });
+      expect(res.status, await res.clone().text()).toBe(202);
+      await waitForJob(other.daemon, ((await res.json()) as { data: JobView }).data.id);
+      const params = (sql: string) => (sql.includes('?') ? DAYS : []);
+      const synced = (sql: string) => h.rows<Record<string, unknown>>(sql, params(sql));
+      const loaded = (sql: string) => other.daemon.context().db.all<Record<string, unknown>>(sql, params(sql));
+      const within = `trade_date IN (?, ?, ?)`;
+      // Then every stored row of those days, and every stock, is the same in both
+      for (const sql of [
+        `SELECT stock_code, trade_date, open_price, high_price, low_price, close_price, volume, trading_value, market_cap FROM daily_prices WHERE ${within} ORDER BY stock_code, trade_date`,
+        `SELECT stock_code, trade_date FROM trading_halts WHERE ${within} ORDER BY stock_code, trade_date`,
+        `SELECT stock_code, trade_date, is_administrative FROM stock_designations WHERE ${within} ORDER BY stock_code, trade_date`,
+        `SELECT market, trade_date, open, high, low, close, volume, trading_value FROM market_index WHERE ${within} ORDER BY market, trade_date`,
+        'SELECT code, name, market, board, is_spac, is_preferred, is_administrative, shares_outstanding FROM stocks ORDER BY code',
+      ]) {
+        const a = await synced(sql);
+        expect(a.length, sql).toBeGreaterThan(0);
+        expect(a, sql).toEqual(await loaded(sql));
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('writes nothing when run again, and replaces a date whose file was rewritten', async () => {
+    const before = await h.rows<{ unit: string; loaded_at: string }>("SELECT unit, loaded_at FROM source_dates WHERE source = 'fdr' ORDER BY unit");
+    const again = await h.syncAndWait({ from: DAYS[0], to: DAYS[2], compute: false });
+    expect(again.result?.sync).toMatchObject({ loaded: 0, unchanged: 3 });
+    expect(again.result?.files).toEqual([]);
+    expect(await h.rows("SELECT unit, loaded_at FROM source_dates WHERE source = 'fdr' ORDER BY unit")).toEqual(before);
+    // When the cache rewrites 03-10 with a corrected close
+    h.fake.correct(DAYS[1]!, '005930');
+    const fixed = await h.syncAndWait({ from: DAYS[0], to: DAYS[2], compute: false });
+    expect(fixed.result?.sync).toMatchObject({ loaded: 1, unchanged: 2 });
+    const row = await h.rows<{ close_price: number; low_price: number }>("SELECT close_price, low_price FROM daily_prices WHERE stock_code = '005930' AND trade_date = ?", [DAYS[1]]);
+    expect(Number(row[0]?.close_price)).toBe(Number(row[0]?.low_price));
+  });
+
+  it('retries a 5xx and a cut-off body, then loads the date', async () => {
+    h.fake.fail('listing', { kind: 'status', status: 503, body: 'Service Unavailable' });
+    h.fake.fail('kq11', { kind: 'truncated' });
+    const job = await h.syncAndWait({ from: '2026-03-12', to: '2026-03-12', compute: false });
+    expect(job.state).toBe('completed');
+    expect(job.result?.sync).toMatchObject({ loaded: 1, calls: 5 });
+    expect(await count(h, '2026-03-12')).toBeGreaterThan(2000);
+  });
+
+  it('reports an HTML page after its retries, and stores nothing of that date', async () => {
+    // Given the listing of 03-13 is an HTML error page every time (3 calls an attempt, 3 attempts of the job)
+    h.fake.fail('listing', ...Array.from({ length: 9 }, () => ({ kind: 'html' as const })));
+    const job = await h.syncAndWait({ from: '2026-03-13', to: '2026-03-13', compute: false });
+    expect(job.state).toBe('failed');
+    expect(job.failed_reason).toMatch(/BAD_ANSWER: listing\/krx\/2026-03-13\.csv: the server answered an HTML page/);
+    expect(await count(h, '2026-03-13')).toBe(0);
+    expect((await status(h)).last_error).toMatchObject({ code: 'BAD_ANSWER' });
+  });
+
+  it('asks for trading days only, and reports a trading day missing from the cache, keeping the dates before it', async () => {
+    // Given 03-17 is not in the cache; the range spans a weekend (03-14, 03-15)
+    h.fake.calls.length = 0;
+    h.fake.drop('2026-03-17');
+    const job = await h.syncAndWait({ from: '2026-03-13', to: '2026-03-18', compute: false });
+    // Then no weekend file was asked for, the job fails at once (a 404 does not pass by retrying) naming the file
+    expect(h.fake.calls.filter((c) => c.startsWith('listing/')).map((c) => c.slice(12, 22))).toEqual(['2026-03-13', '2026-03-16', '2026-03-17']);
+    expect(job.state).toBe('failed');
+    expect(job.attempts).toBe(1);
+    expect(job.failed_reason).toMatch(/NOT_FOUND: listing\/krx\/2026-03-17\.csv: not in the cache/);
+    // And the dates before it stay, the missing one and those after it have nothing
+    expect(await count(h, '2026-03-13')).toBeGreaterThan(2000);
+    expect(await count(h, '2026-03-16')).toBeGreaterThan(2000);
+    expect(await count(h, '2026-03-17')).toBe(0);
+    expect(await count(h, '2026-03-18')).toBe(0);
+    expect((await status(h)).last_error).toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('FDR cache: the CLI and an operator who has not set it', () => {
+  let h: Harness;
+  let e: TempEnv;
+  beforeAll(async () => {
+    h = await harness('fdr-cli', {}, { anyDate: true });
+    e = await tempEnv();
+  });
+  afterAll(async () => {
+    await h.close();
+    await e.cleanup();
+  });
+  const cli = async (argv: string[], stdin = '') => {
+    const io = fakeIO({ stdin });
+    return { code: await run(['--url', h.t.url, ...argv], io, e.env), io };
+  };
+
+  it('`stockscreen sources test fdr` fetches each file of the latest date; `sources sync fdr --wait` loads a range', async () => {
+    expect((await cli(['login', '--email', ADMIN.admin_email, '--password-stdin'], ADMIN.admin_password)).code).toBe(0);
+    const test = await cli(['--json', 'sources', 'test', 'fdr']);
+    expect(test.code).toBe(0);
+    const result = (JSON.parse(test.io.out()) as { data: SourceTestResult }).data;
+    expect(result.ok).toBe(true);
+    expect(result.checks.map((c) => c.service.replace(/\d{4}-\d{2}-\d{2}/, 'DATE'))).toEqual(['listing/krx/DATE.csv', 'index/ks11/DATE.csv', 'index/kq11/DATE.csv']);
+    expect(result.checks[0]?.message).toMatch(/^\d{4} rows$/);
+    const sync = await cli(['--json', 'sources', 'sync', 'fdr', '--from', '2026-03-19', '--to', '2026-03-20', '--wait', '--no-compute']);
+    expect(sync.code).toBe(0);
+    expect(await count(h, '2026-03-20')).toBeGreaterThan(2000);
+    const list = await cli(['sources']);
+    expect(list.io.out()).toMatch(/\nfdr\teod\tyes\t/);
+  });
+
+  it('without STOCKSCREEN_FDR_CACHE_URL: not configured (409 naming it), no call made, /health stays healthy', async () => {
+    const off = await harness('fdr-none', { fdr_cache_url: undefined });
+    try {
+      const res = await off.sync({ from: '2026-03-09' });
+      expect(res.status).toBe(409);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/STOCKSCREEN_FDR_CACHE_URL/);
+      expect(await status(off)).toMatchObject({ configured: false, stale: false });
+      expect(((await (await off.t.request('/health')).json()) as { status: string }).status).toBe('healthy');
+      expect(off.fake.calls).toEqual([]);
+    } finally {
+      await off.close();
+    }
+  });
+});
