@@ -14,6 +14,7 @@
  * change is waiting; subscriptions without a dwell never reach it.
  */
 import { isAppError } from '../errors.js';
+import { MAX_LIVE_SCREEN_DWELL_S } from '../contract/ws.js';
 import type { Clock } from '../infra/clock.js';
 import type { Tier } from '../kernel/roles.js';
 import type { LiveMemberRow, LiveScreenChange } from '../live/engine.js';
@@ -54,8 +55,6 @@ interface Held {
   dwell?: Dwell;
 }
 
-/** Longest dwell a subscription may ask for (seconds). */
-export const MAX_SCREEN_DWELL_S = 3600;
 /** How often waiting changes are checked against their dwell. */
 const SWEEP_MS = 250;
 
@@ -73,7 +72,7 @@ interface Dwell {
 function dwellOf(raw: unknown): { ok: true; seconds: number } | { ok: false; message: string } {
   if (raw === undefined || raw === null) return { ok: true, seconds: 0 };
   if (typeof raw !== 'number' || !Number.isInteger(raw)) return { ok: false, message: 'must be whole seconds' };
-  if (raw < 0 || raw > MAX_SCREEN_DWELL_S) return { ok: false, message: `must be from 0 to ${MAX_SCREEN_DWELL_S} (an hour)` };
+  if (raw < 0 || raw > MAX_LIVE_SCREEN_DWELL_S) return { ok: false, message: `must be from 0 to ${MAX_LIVE_SCREEN_DWELL_S} (an hour)` };
   return { ok: true, seconds: raw };
 }
 
