@@ -121,4 +121,38 @@ describe('live screen dwell', () => {
     expect(mentioned).not.toContain(hover!.code);
     expect(mentioned.filter((c) => c === stay!.code)).toHaveLength(1);
   });
+
+  it('a restored session keeps its dwell', async () => {
+    // Given a subscriber with a dwell whose connection drops and whose session is restored
+    const plain = await open();
+    plain.send({ type: 'subscribe', subscription_type: 'screen', query: TOP3 });
+    await plain.next(ofType('subscribed', { subscription_type: 'screen' }));
+    const c = await open();
+    const sessionId = c.messages.find((m) => m.type === 'connected')!.session_id as string;
+    c.send({ type: 'subscribe', subscription_type: 'screen', query: TOP3, dwell_s: DWELL_S });
+    const sub = await c.next(ofType('subscribed', { subscription_type: 'screen' }));
+    await c.close();
+    const back = await connect(`${t.url.replace('http', 'ws')}/v1/ws?token=${alice.access_token}&session_id=${sessionId}`);
+    clients.push(back);
+    await back.next(ofType('reconnected'));
+    const again = await back.next(ofType('subscribed', { subscription_type: 'screen' }));
+    expect(again).toMatchObject({ screen_id: sub.screen_id, restored: true });
+    const before = await screen();
+    expect((again.members as { code: string }[]).map((m) => m.code)).toEqual(before);
+    const [hover, stay] = stocks.filter((s) => !before.includes(s.code));
+
+    // When a stock enters and leaves the top 3 and another enters for good
+    await tick(hover!, 29);
+    await plain.next((m) => m.type === 'screen_update' && (m.entered as { code: string }[]).some((r) => r.code === hover!.code));
+    await tick(hover!, -5);
+    await plain.next((m) => m.type === 'screen_update' && (m.exited as string[]).includes(hover!.code));
+    await tick(stay!, 30);
+    await plain.next((m) => m.type === 'screen_update' && (m.entered as { code: string }[]).some((r) => r.code === stay!.code));
+
+    // Then after the dwell the restored subscription is told the lasting entry only
+    clock.advance(DWELL_S * 1000);
+    const told = await back.next(ofType('screen_update', { screen_id: sub.screen_id }), 10_000);
+    expect((told.entered as { code: string }[]).map((r) => r.code)).toEqual([stay!.code]);
+    expect(replay(back, again)).toEqual(new Set(await screen()));
+  });
 });
