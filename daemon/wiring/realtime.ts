@@ -132,7 +132,7 @@ export async function buildRealtime(
       maxConnectionsPerAddress: config.ws_max_connections_per_address, maxConnectionsPerUser: config.ws_max_connections_per_user,
     },
     clientAddress,
-    liveScreens: createLiveScreenHook(live.service, clock),
+    liveScreens: createLiveScreenHook(live.service, clock, () => live.engine.held()),
   });
   opened.push(['ws', () => gateway.close()]);
   gatewayRef = gateway;

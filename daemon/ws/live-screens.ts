@@ -81,14 +81,19 @@ function sourceOf(target: string): LiveSource | null {
   return m ? { kind: m[1] as 'preset' | 'template', id: m[2]! } : null;
 }
 
-/** Create the hook over the live service; `clock` stamps messages and times dwells. */
-export function createLiveScreenHook(service: LiveService, clock: Clock): LiveScreenHook {
+/**
+ * Create the hook over the live service; `clock` stamps messages and times dwells. `isHolding` says
+ * when the engine holds membership changes (prices stale): waiting changes are not told then
+ * either, and are told after the release only if they still stand.
+ */
+export function createLiveScreenHook(service: LiveService, clock: Clock, isHolding: () => boolean = () => false): LiveScreenHook {
   const now = () => clock.now();
   const byConnection = new Map<string, Map<string, Held>>();
   // Dwelling subscriptions with a change waiting; the timer runs only while there is one.
   const waiting = new Set<Dwell>();
   let timer: NodeJS.Timeout | undefined;
   const sweep = () => {
+    if (isHolding()) return;
     const at = now();
     for (const d of [...waiting]) {
       d.flush?.(at);
