@@ -20,7 +20,7 @@ Every server message carries \`type\`, \`timestamp\` and \`sequence\` (one count
 |---|---|
 | \`connected\`, \`reconnected\`, \`subscribed\`, \`unsubscribed\`, \`price_update\`, \`orderbook_update\`, \`market_status\`, \`alert\`, \`error\`, \`pong\`, \`batch\`, \`token_refreshed\` | as in the service interface |
 | \`subscribed\` (screen) | \`subscription_type: "screen"\`, \`targets: [source]\`, \`screen_id\`, \`source\` (\`preset:<id>\`, \`template:<id>\` or \`query\`), \`members\` (rows: code, name, market, sector, \`price\` and the POST /screen columns of the screen, in its sort order, at most \`per_page\`), \`count\`, \`total\` (matches on every page), \`sort\`, \`page\`, \`per_page\`, \`restored\` (true after a session restore) |
-| \`screen_update\` | \`screen_id\`, \`entered\` (rows, as in \`members\`), \`exited\` (codes), \`count\` (members now), \`total\` — sent whenever the members change, never coalesced |
+| \`screen_update\` | \`screen_id\`, \`entered\` (rows, as in \`members\`), \`exited\` (codes), \`count\` (members now), \`total\` — sent whenever the members change (with \`dwell_s\`: once a change has held for it), never coalesced |
 | \`alert\` (screen) | an alert on a preset's live screen (POST /alerts with \`alert_type\` \`screen_enter\`/\`screen_exit\` and \`preset_id\`): \`alert_type\`, \`preset_id\`, \`code\` (the stock that entered or left), \`current_price\`, \`threshold: null\`, \`message\` |
 
 **Live screens.** Members equal the page \`POST /screen?prices=live\` returns for the same query (a screen on ranks, scores or formula columns:
