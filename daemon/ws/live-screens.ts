@@ -46,6 +46,8 @@ export interface LiveScreenHook {
    * the current members, then one `screen_update` with what entered and left since the save.
    */
   restore(peer: LiveScreenPeer, screens: readonly SavedLiveScreen[]): Promise<void>;
+  /** Tell the waiting changes whose dwell is over (a timer does it every 250 ms; tests on a manual clock call it). */
+  sweep(): void;
 }
 
 interface Held {
@@ -240,6 +242,7 @@ export function createLiveScreenHook(service: LiveService, clock: Clock, isHoldi
       for (const held of screens?.values() ?? []) end(held);
     },
     count: (peer) => byConnection.get(peer.id)?.size ?? 0,
+    sweep,
     saved(peer) {
       const screens = byConnection.get(peer.id);
       if (!screens || screens.size === 0) return undefined;

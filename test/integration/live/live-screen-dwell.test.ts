@@ -4,7 +4,7 @@
  * a stock into the top 3 and back out, and another in for good; the daemon runs on a manual
  * clock, so "within the dwell" and "after the dwell" are moves of that clock, not waits.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createManualClock } from '../../../daemon/infra/clock.js';
 import { priceLimits, roundToTick } from '../../../daemon/kernel/tick-size.js';
 import { waitForJob } from '../../helpers/jobs.js';
@@ -52,7 +52,7 @@ describe('live screen dwell', () => {
 
   beforeAll(async () => {
     t = await startTestDaemon('live-dwell', { workers: 1, feed: 'ingest', admin_email: 'ops@example.com', admin_password: 'ops-password-1',
-      live_screen_limits: { free: { per_connection: 4, per_user: 5 } },
+      live_screen_limits: { free: { per_connection: 4, per_user: 10 } },
     } as never, { clock });
     const login = await t.request('/api/v1/auth/login', { method: 'POST', json: { email: 'ops@example.com', password: 'ops-password-1' } });
     admin = ((await login.json()) as any).access_token;
@@ -154,5 +154,43 @@ describe('live screen dwell', () => {
     const told = await back.next(ofType('screen_update', { screen_id: sub.screen_id }), 10_000);
     expect((told.entered as { code: string }[]).map((r) => r.code)).toEqual([stay!.code]);
     expect(replay(back, again)).toEqual(new Set(await screen()));
+  });
+
+  it('tells nothing while prices are stale; a change that went back during the hold is never told', async () => {
+    const ctx = t.daemon.context();
+    const freshness = (prices: 'stale' | 'fresh') =>
+      ctx.bus.publish({ type: 'market_status', market: 'KOSPI', status: 'open', ts: clock.now(), prices, ...(prices === 'stale' ? { stale_reason: 'test' } : {}) });
+    const plain = await open();
+    plain.send({ type: 'subscribe', subscription_type: 'screen', query: TOP3 });
+    await plain.next(ofType('subscribed', { subscription_type: 'screen' }));
+    const dwelling = await open();
+    dwelling.send({ type: 'subscribe', subscription_type: 'screen', query: TOP3, dwell_s: DWELL_S });
+    const sub = await dwelling.next(ofType('subscribed', { subscription_type: 'screen' }));
+    const before = await screen();
+    const [hover, stay] = stocks.filter((s) => !before.includes(s.code));
+
+    // Given a stock that entered the top 3 just before the feed went stale
+    await tick(hover!, 30);
+    await plain.next((m) => m.type === 'screen_update' && (m.entered as { code: string }[]).some((r) => r.code === hover!.code));
+    await freshness('stale');
+    await vi.waitFor(() => expect(ctx.live.engine.held()).toBe(true), { timeout: 10_000 });
+    // When its dwell passes while prices are stale, then it falls back out and prices are fresh again
+    clock.advance(DWELL_S * 1000);
+    ctx.liveScreens.sweep();
+    await tick(hover!, -5);
+    await freshness('fresh');
+    await plain.next((m) => m.type === 'screen_update' && (m.exited as string[]).includes(hover!.code));
+    // And another enters for good
+    await tick(stay!, 30);
+    await plain.next((m) => m.type === 'screen_update' && (m.entered as { code: string }[]).some((r) => r.code === stay!.code));
+    clock.advance(DWELL_S * 1000);
+    ctx.liveScreens.sweep();
+
+    // Then the dwelling subscriber is told the lasting entry only, never the one from before the hold
+    const told = await dwelling.next(ofType('screen_update', { screen_id: sub.screen_id }), 10_000);
+    expect((told.entered as { code: string }[]).map((r) => r.code)).toEqual([stay!.code]);
+    const mentioned = updates(dwelling, sub.screen_id).flatMap((u) => [...(u.entered as { code: string }[]).map((r) => r.code), ...(u.exited as string[])]);
+    expect(mentioned).not.toContain(hover!.code);
+    expect(replay(dwelling, sub)).toEqual(new Set(await screen()));
   });
 });
