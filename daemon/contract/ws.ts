@@ -11,6 +11,11 @@ import type { Market } from '../kernel/records.js';
 export const SUBSCRIPTION_TYPES = ['stock', 'market', 'sector'] as const;
 /** A subscription kind. */
 export type SubscriptionType = (typeof SUBSCRIPTION_TYPES)[number];
+/**
+ * Longest `dwell_s` a live-screen subscribe may ask for (seconds): an entry or exit reaches the
+ * subscriber only once it has held that long.
+ */
+export const MAX_LIVE_SCREEN_DWELL_S = 3600;
 /** Targets per subscription kind (the `restored_subscriptions` shape). */
 export type SubscriptionMap = Record<SubscriptionType, string[]>;
 /** A WebSocket error code. */

@@ -18,7 +18,7 @@ import { createMarketClock, type MarketClock } from '../market/market-clock.js';
 import { createAlertsRepo, type AlertsRepo, type AlertsRepoHooks } from '../store/alerts-repo.js';
 import { membershipQuery, membershipWatch } from '../live/engine.js';
 import { createLiveScreens, type LiveScreens } from '../live/runtime.js';
-import { createLiveScreenHook } from '../ws/live-screens.js';
+import { createLiveScreenHook, type LiveScreenHook } from '../ws/live-screens.js';
 import { createWsGateway, type WsGateway } from '../ws/gateway.js';
 import { createSnapshotUniverse } from '../ws/snapshot-universe.js';
 import type { AuthParts } from './auth.js';
@@ -39,6 +39,8 @@ export interface RealtimeParts {
   gateway: WsGateway;
   /** Live screens. */
   live: LiveScreens;
+  /** The WebSocket side of live screens (each subscription's dwell). */
+  liveScreens: LiveScreenHook;
   /** Alerts on screens. */
   screenAlerts: ScreenAlertEvaluator;
   /** The KIS feed's parts (feed `kis` only). */
@@ -115,6 +117,7 @@ export async function buildRealtime(
   const { live, screenAlerts } = await buildLive(core, screening, bus, quotes, alertsRepo, opened, publishFiring);
   // A feed gone stale (or fresh) on any daemon's reading: screens hold entered/exited until prices are fresh again.
   kis?.onFreshness((stale) => live.engine.hold(stale));
+  const liveScreens = createLiveScreenHook(live.service, clock, () => live.engine.held());
   const gateway = createWsGateway({
     bus, redis: commands, key: redis.key, tokens: auth.tokens, logger, clock, registry: metrics.registry,
     universe: createSnapshotUniverse(() => snapshot.current()),
@@ -132,12 +135,12 @@ export async function buildRealtime(
       maxConnectionsPerAddress: config.ws_max_connections_per_address, maxConnectionsPerUser: config.ws_max_connections_per_user,
     },
     clientAddress,
-    liveScreens: createLiveScreenHook(live.service, () => clock.now()),
+    liveScreens,
   });
   opened.push(['ws', () => gateway.close()]);
   gatewayRef = gateway;
   kis?.start();
-  return { bus, quotes, marketClock, feed, alertsRepo, alerts, gateway, live, screenAlerts, ...(kis ? { kis } : {}) };
+  return { bus, quotes, marketClock, feed, alertsRepo, alerts, gateway, live, liveScreens, screenAlerts, ...(kis ? { kis } : {}) };
 }
 
 /**

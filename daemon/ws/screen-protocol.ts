@@ -6,6 +6,9 @@
  *   {"type":"subscribe","subscription_type":"screen","targets":["preset:<id>","template:value"]}
  *   {"type":"subscribe","subscription_type":"screen","query":{"filters":{...},"sort":[...],"per_page":20}}
  *   {"type":"unsubscribe","subscription_type":"screen","targets":["<screen_id>" | "template:value" | ...]}
+ *
+ * A subscribe may add `"dwell_s": <0–3600>`: an entry or exit reaches this subscriber only once
+ * it has held that long (live-screens.ts).
  */
 import { z } from 'zod';
 
@@ -22,6 +25,9 @@ export const screenSubscribeSchema = z
     subscription_type: z.literal('screen'),
     targets: z.array(screenTarget).min(1).max(MAX_SCREEN_TARGETS).optional(),
     query: z.record(z.string(), z.unknown()).optional(),
+    // Checked by the live-screen hook, so a bad value is a SUBSCRIPTION_FAILED naming the field
+    // like the screen's other refusals, not a malformed message.
+    dwell_s: z.unknown().optional(),
   })
   .refine((m) => (m.targets === undefined) !== (m.query === undefined), { message: 'give either targets or query', path: ['targets'] });
 
@@ -60,6 +66,8 @@ export interface SavedLiveScreen {
   source: string;
   /** The inline query as the client sent it (source `query`). */
   query?: Record<string, unknown>;
-  /** Member codes when the session was saved. */
+  /** Member codes when the session was saved (as the subscriber was told them, dwell included). */
   members: string[];
+  /** The subscription's dwell in seconds (absent: none). */
+  dwell_s?: number;
 }

@@ -20,8 +20,9 @@ import type { ReceivedMessage } from '../../../daemon/contract/ws.js';
  * The subscribe message `flags` describe.
  * @throws CliError USAGE for conflicting flags; NOT_FOUND for an unknown preset
  */
-export async function liveSubscribeMessage(session: Session, flags: ScreenCommandFlags): Promise<Record<string, unknown>> {
-  const base = { type: 'subscribe', subscription_type: 'screen' };
+export async function liveSubscribeMessage(session: Session, flags: ScreenCommandFlags, dwellS?: number): Promise<Record<string, unknown>> {
+  // No dwell asked: the field is left out, so the server's default applies.
+  const base = { type: 'subscribe', subscription_type: 'screen', ...(dwellS ? { dwell_s: dwellS } : {}) };
   if (flags.csv) throw usageError('--live and --csv exclude each other');
   if (flags.preset !== undefined && flags.template !== undefined) throw usageError('give --preset or --template, not both');
   if (flags.preset === undefined && flags.template === undefined) return { ...base, query: buildScreenBody(flags) };
@@ -47,12 +48,18 @@ export interface LiveStop {
   durationMs?: number;
 }
 
+/** How the screen reports. */
+export interface LiveOptions {
+  /** Report an entry (exit) only once it has held this many seconds. */
+  dwellS?: number;
+}
+
 /**
  * Run the live screen until stopped.
  * @throws CliError USAGE for bad flags, when the first connection fails, or when the screen is refused
  */
-export async function runLiveScreen(session: Session, flags: ScreenCommandFlags, stopAt: LiveStop, signal: AbortSignal): Promise<void> {
-  const message = await liveSubscribeMessage(session, flags);
+export async function runLiveScreen(session: Session, flags: ScreenCommandFlags, stopAt: LiveStop, signal: AbortSignal, options: LiveOptions = {}): Promise<void> {
+  const message = await liveSubscribeMessage(session, flags, options.dwellS);
   const token = await wsTokenSource(session);
   if (!token) throw usageError('live screens need a login', 'run `stockscreen login` first');
   const client = createWsClient({ baseUrl: session.baseUrl, token, subscriptions: [] });

@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events';
 import { roundToTick } from '../../../daemon/kernel/tick-size.js';
 import { run } from '../../../cli/main.js';
 import { waitForJob } from '../../helpers/jobs.js';
+import type { DaemonOverrides } from '../../../daemon/daemon.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 import { fakeIO, tempEnv, type FakeIO, type FakeIOOptions, type TempEnv } from './fake-io.js';
 
@@ -48,8 +49,8 @@ export interface SampleOptions {
 }
 
 /** Start the daemon, load the sample market and log a user in through the CLI. */
-export async function startMarketHarness(label: string, config: Record<string, unknown> = {}, sample: SampleOptions = { seed: 42, stocks: 30, days: 60 }): Promise<MarketHarness> {
-  const t = await startTestDaemon(label, { feed: 'ingest', market_clock: 'always-open', workers: 1, admin_email: ADMIN.email, admin_password: ADMIN.password, ...config });
+export async function startMarketHarness(label: string, config: Record<string, unknown> = {}, sample: SampleOptions = { seed: 42, stocks: 30, days: 60 }, overrides: DaemonOverrides = {}): Promise<MarketHarness> {
+  const t = await startTestDaemon(label, { feed: 'ingest', market_clock: 'always-open', workers: 1, admin_email: ADMIN.email, admin_password: ADMIN.password, ...config }, overrides);
   const login = await t.request('/api/v1/auth/login', { method: 'POST', json: ADMIN });
   const adminToken = ((await login.json()) as { access_token: string }).access_token;
   const job = await t.request('/api/v1/admin/jobs', { method: 'POST', token: adminToken, json: { type: 'load-sample', ...sample } });

@@ -6,6 +6,8 @@
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { priceLimits } from '../../../daemon/kernel/tick-size.js';
+import { createManualClock } from '../../../daemon/infra/clock.js';
+import { connect, ofType, type TestClient } from '../ws/client.js';
 import { priceNear, startMarketHarness, streamIO, ttyIO, type MarketHarness } from './market-harness.js';
 
 describe('stockscreen screen --live', () => {
@@ -57,6 +59,10 @@ describe('stockscreen screen --live', () => {
     const count = await h.cli(['screen', '--count', '3']);
     expect(count.code).toBe(2);
     expect(count.io.err()).toContain('--live only');
+    expect((await h.cli(['screen', '--dwell', '30s'])).code).toBe(2);
+    const long = await h.cli(['screen', '--live', '--dwell', '2h']);
+    expect(long.code).toBe(2);
+    expect(long.io.err()).toContain('--dwell');
     const bad = await h.cli(['screen', '--live', '--json', '--template', 'no-such-template']);
     expect(bad.code).toBe(1);
     expect(bad.io.err()).toContain('Unknown template');
@@ -77,5 +83,49 @@ describe('stockscreen screen --live', () => {
     await io.waitForJson((m) => m.type === 'price_update' && m.price === price);
     stop.abort();
     expect((await done).code).toBe(0);
+  });
+});
+
+describe('stockscreen screen --live --dwell', () => {
+  // The daemon runs on a manual clock: "after the dwell" is a move of that clock, not a wait.
+  const clock = createManualClock();
+  let h: MarketHarness;
+  let observer: TestClient;
+  let volume = 1000;
+  const tick = (code: string, price: number) => h.tick(code, price, (volume += 100));
+  const TOP3 = { sort: [{ field: 'change_percent', direction: 'desc' }], per_page: 3 };
+
+  beforeAll(async () => {
+    h = await startMarketHarness('cli-screen-dwell', { live_screen_limits: { free: { per_connection: 3, per_user: 10 } } }, undefined, { clock });
+    // A subscriber of the same screen without dwell: its updates say when the daemon has applied a tick.
+    observer = await connect(`${h.t.url.replace('http', 'ws')}/v1/ws?token=${h.adminToken}`);
+    observer.send({ type: 'subscribe', subscription_type: 'screen', query: TOP3 });
+    await observer.next(ofType('subscribed', { subscription_type: 'screen' }));
+  });
+  afterAll(async () => {
+    await observer?.close();
+    await h?.close();
+  });
+
+  it('prints only the entry that held for the dwell, never the stock that entered and left within it', async () => {
+    const io = streamIO();
+    const done = h.cli(['screen', '--live', '--sort', 'change_percent:desc', '--limit', '3', '--dwell', '1m', '--json', '--count', '2'], io);
+    const sub = await io.waitForJson((m) => m.type === 'subscribed');
+    const members = (sub.members as { code: string }[]).map((m) => m.code);
+    const [hover, stay] = h.stocks.filter((s) => !members.includes(s.code));
+    const entered = (code: string) => (m: { type: string; entered?: unknown }) => m.type === 'screen_update' && (m.entered as { code: string }[]).some((r) => r.code === code);
+    // One stock jumps into the top 3 and falls back out; another goes to its upper limit and stays
+    await tick(hover!.code, priceNear(hover!.close, 29));
+    await observer.next(entered(hover!.code));
+    await tick(hover!.code, priceNear(hover!.close, -5));
+    await observer.next((m) => m.type === 'screen_update' && (m.exited as string[]).includes(hover!.code));
+    await tick(stay!.code, priceLimits(stay!.close).upper);
+    await observer.next(entered(stay!.code));
+    clock.advance(60_000);
+    expect((await done).code).toBe(0);
+    const update = JSON.parse(io.lines()[1]!) as { type: string; entered: { code: string }[]; exited: string[] };
+    expect(update.type).toBe('screen_update');
+    expect(update.entered.map((r) => r.code)).toEqual([stay!.code]);
+    expect(update.exited).toEqual([members[2]]);
   });
 });
