@@ -11,38 +11,23 @@
  * Moments are exact, not timed: on the job's progress event the test freezes the Redis for
  * writes (CLIENT PAUSE), so the daemon's job stops at its next progress report until unpaused.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createLogger } from '../../../daemon/infra/logger.js';
-import { createRedisFactory } from '../../../daemon/infra/redis.js';
-import { createMarketJobs, type MarketJobs } from '../../../daemon/jobs/market-jobs.js';
-import { jobRequestSchema, marketQueueName, type JobProgress } from '../../../daemon/jobs/types.js';
-import { MARKET_TABLES } from '../../../daemon/store/market-meta-repo.js';
-import { createSecretsRepo } from '../../../daemon/store/secrets-repo.js';
-import { startDaemonProcess, stopAllDaemonProcesses, type DaemonProcess } from '../../helpers/daemon-processes.js';
+import { type MarketJobs } from '../../../daemon/jobs/market-jobs.js';
+import { jobRequestSchema, type JobProgress } from '../../../daemon/jobs/types.js';
+import { startDaemonProcess, type DaemonProcess } from '../../helpers/daemon-processes.js';
 import { waitForJobAt } from '../../helpers/jobs.js';
+import { marketFingerprint as fingerprint, openMarketQueueFixture, type MarketQueueFixture } from '../../helpers/market-queue-fixture.js';
 import { startPrivateRedis, type PrivateRedis } from '../../helpers/redis-server.js';
-import { openTestDb, testBackend, type TestDb } from '../../helpers/test-store.js';
+import { testBackend, type TestDb } from '../../helpers/test-store.js';
 
 const bin = inject('redisServerBin');
 /** The shutdown bound the daemons are given (ms). */
 const BOUND_MS = 15_000;
 
 /** Row count and a sha256 of every row of every market table. */
-async function fingerprint(store: TestDb): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const table of MARKET_TABLES) {
-    const rows = (await store.db.all(`SELECT * FROM ${table}`)).map((r) => JSON.stringify(r)).sort();
-    out[table] = `${rows.length}:${createHash('sha256').update(rows.join('\n')).digest('hex').slice(0, 16)}`;
-  }
-  return out;
-}
-
 /** How long `daemon` took to exit after `send()`; rejects when it is still running after a generous minute. */
 async function exitAfter(daemon: DaemonProcess, send: () => void): Promise<{ ms: number; code: number | null; signal: NodeJS.Signals | null }> {
   const started = Date.now();
@@ -69,12 +54,11 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30
 }
 
 describe.skipIf(!bin)(`stockscreend stops within its shutdown bound (${testBackend()})`, () => {
-  const logger = createLogger('silent');
   const prefix = 'bounded:';
   let redis: PrivateRedis;
   let admin: Redis;
   let events: QueueEvents;
-  let eventsConnection: Redis;
+  let fixture: MarketQueueFixture | undefined;
   let jobs: MarketJobs;
   let store: TestDb;
   let configDir: string;
@@ -103,27 +87,9 @@ describe.skipIf(!bin)(`stockscreend stops within its shutdown bound (${testBacke
   const shuttingDown = (line: string) => line.includes('SIGTERM received, shutting down');
 
   beforeAll(async () => {
-    redis = await startPrivateRedis(bin!);
-    admin = new Redis(redis.url);
-    store = await openTestDb('bounded-shutdown');
-    configDir = await mkdtemp(join(tmpdir(), 'bounded-shutdown-'));
-    const queueName = marketQueueName(await createSecretsRepo(store.db).getOrCreate('database_id', () => randomUUID()));
-    jobs = createMarketJobs({ redis: createRedisFactory({ url: redis.url, prefix, logger }), logger, queueName });
-    eventsConnection = new Redis(redis.url, { maxRetriesPerRequest: null });
-    events = new QueueEvents(queueName, { connection: eventsConnection, prefix: `${prefix}bull` });
-    await events.waitUntilReady();
+    ({ redis, admin, store, configDir, jobs, events } = fixture = await openMarketQueueFixture(bin!, 'bounded-shutdown', prefix));
   }, 60_000);
-  afterAll(async () => {
-    await admin?.call('CLIENT', 'UNPAUSE').catch(() => undefined);
-    await stopAllDaemonProcesses();
-    await events?.close();
-    eventsConnection?.disconnect();
-    await jobs?.close();
-    admin?.disconnect();
-    await store?.close();
-    await redis?.stop();
-    await rm(configDir, { recursive: true, force: true });
-  });
+  afterAll(() => fixture?.close());
 
   it('SIGTERM during a market load: exits within the bound, the load goes back to the queue and completes after a restart', async () => {
     // Given a daemon holding a small sample market, loading a bigger one that replaces it

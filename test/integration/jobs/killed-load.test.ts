@@ -9,23 +9,18 @@
  * Redis for writes (CLIENT PAUSE), so the worker stops at its next progress report, which
  * every phase makes before the commit; then the process is killed.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createLogger } from '../../../daemon/infra/logger.js';
-import { createRedisFactory } from '../../../daemon/infra/redis.js';
-import { createMarketJobs, type MarketJobs } from '../../../daemon/jobs/market-jobs.js';
-import { jobRequestSchema, marketQueueName, type JobProgress } from '../../../daemon/jobs/types.js';
-import { createSecretsRepo } from '../../../daemon/store/secrets-repo.js';
-import { MARKET_TABLES } from '../../../daemon/store/market-meta-repo.js';
+import { type MarketJobs } from '../../../daemon/jobs/market-jobs.js';
+import { jobRequestSchema, type JobProgress } from '../../../daemon/jobs/types.js';
 import { startDaemonProcess, stopAllDaemonProcesses, type DaemonProcess } from '../../helpers/daemon-processes.js';
 import { waitForJobAt } from '../../helpers/jobs.js';
-import { startPrivateRedis, type PrivateRedis } from '../../helpers/redis-server.js';
-import { openTestDb, testBackend, type TestDb } from '../../helpers/test-store.js';
+import { marketFingerprint as fingerprint, openMarketQueueFixture, type MarketQueueFixture } from '../../helpers/market-queue-fixture.js';
+import { type PrivateRedis } from '../../helpers/redis-server.js';
+import { testBackend, type TestDb } from '../../helpers/test-store.js';
 import { KRX_DIR as KRX_FIXTURES } from '../../helpers/krx-fixtures.js';
 
 const KRX_DIR = KRX_FIXTURES.replace(/\/$/, '');
@@ -33,15 +28,6 @@ const LOCK_MS = 1500;
 const bin = inject('redisServerBin');
 
 /** Row count and a sha256 of every row of every market table. */
-async function fingerprint(store: TestDb): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const table of MARKET_TABLES) {
-    const rows = (await store.db.all(`SELECT * FROM ${table}`)).map((r) => JSON.stringify(r)).sort();
-    out[table] = `${rows.length}:${createHash('sha256').update(rows.join('\n')).digest('hex').slice(0, 16)}`;
-  }
-  return out;
-}
-
 /** Poll `check` until it holds (a condition over other processes; bounded). */
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -52,12 +38,11 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30
 }
 
 describe.skipIf(!bin)(`a load job killed at any point leaves the database as it was (${testBackend()})`, () => {
-  const logger = createLogger('silent');
   const prefix = 'killed:';
   let redis: PrivateRedis;
   let admin: Redis;
   let events: QueueEvents;
-  let eventsConnection: Redis;
+  let fixture: MarketQueueFixture | undefined;
   let jobs: MarketJobs;
   let store: TestDb;
   let configDir: string;
@@ -94,31 +79,12 @@ describe.skipIf(!bin)(`a load job killed at any point leaves the database as it 
     });
 
   beforeAll(async () => {
-    redis = await startPrivateRedis(bin!);
-    admin = new Redis(redis.url);
-    store = await openTestDb('killed');
-    configDir = await mkdtemp(join(tmpdir(), 'killed-'));
+    ({ redis, admin, store, configDir, jobs, events } = fixture = await openMarketQueueFixture(bin!, 'killed', prefix));
     // A folder of four real daily files (a full market each): enough for a kill on the third.
     await mkdir(join(configDir, 'listing'));
     for (const day of ['09', '10', '11', '12']) await copyFile(join(KRX_DIR, `listing/2026-03-${day}.csv`), join(configDir, `listing/2026-03-${day}.csv`));
-    // The workers' queue is their database's: the identity they will read from it.
-    const queueName = marketQueueName(await createSecretsRepo(store.db).getOrCreate('database_id', () => randomUUID()));
-    jobs = createMarketJobs({ redis: createRedisFactory({ url: redis.url, prefix, logger }), logger, queueName });
-    eventsConnection = new Redis(redis.url, { maxRetriesPerRequest: null });
-    events = new QueueEvents(queueName, { connection: eventsConnection, prefix: `${prefix}bull` });
-    await events.waitUntilReady();
   }, 60_000);
-  afterAll(async () => {
-    await stopAllDaemonProcesses();
-    await events?.close();
-    // BullMQ leaves a connection it was given open.
-    eventsConnection?.disconnect();
-    await jobs?.close();
-    admin?.disconnect();
-    await store?.close();
-    await redis?.stop();
-    await rm(configDir, { recursive: true, force: true });
-  });
+  afterAll(() => fixture?.close());
 
   it('sample market: killed while loading and while computing indicators, then completed on restart', async () => {
     // Given a database holding a small sample market

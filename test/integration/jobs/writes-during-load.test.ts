@@ -14,35 +14,29 @@
  *    answers 503 `SERVICE_UNAVAILABLE` with Retry-After after `database_wait_ms`, then succeeds
  *    once the database is free again.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createLogger } from '../../../daemon/infra/logger.js';
-import { createRedisFactory } from '../../../daemon/infra/redis.js';
-import { createMarketJobs, type MarketJobs } from '../../../daemon/jobs/market-jobs.js';
-import { jobRequestSchema, marketQueueName, type JobProgress } from '../../../daemon/jobs/types.js';
-import { createSecretsRepo } from '../../../daemon/store/secrets-repo.js';
+import { type MarketJobs } from '../../../daemon/jobs/market-jobs.js';
+import { jobRequestSchema, type JobProgress } from '../../../daemon/jobs/types.js';
 import { startDaemonProcess, stopAllDaemonProcesses } from '../../helpers/daemon-processes.js';
 import { waitForJobAt } from '../../helpers/jobs.js';
-import { startPrivateRedis, type PrivateRedis } from '../../helpers/redis-server.js';
+import { openMarketQueueFixture, type MarketQueueFixture } from '../../helpers/market-queue-fixture.js';
+import { type PrivateRedis } from '../../helpers/redis-server.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
-import { openTestDb, testBackend, type TestDb } from '../../helpers/test-store.js';
+import { testBackend, type TestDb } from '../../helpers/test-store.js';
 
 const bin = inject('redisServerBin');
 
 const count = async (store: TestDb, table: string) => Number((await store.db.get<{ n: unknown }>(`SELECT COUNT(*) AS n FROM ${table}`))?.n ?? 0);
 
 describe.skipIf(!bin)(`writes during a market load (${testBackend()})`, () => {
-  const logger = createLogger('silent');
   const prefix = 'writes-load:';
   let redis: PrivateRedis;
   let admin: Redis;
   let events: QueueEvents;
-  let eventsConnection: Redis;
+  let fixture: MarketQueueFixture | undefined;
   let jobs: MarketJobs;
   let store: TestDb;
   let configDir: string;
@@ -51,31 +45,15 @@ describe.skipIf(!bin)(`writes during a market load (${testBackend()})`, () => {
   let observer: TestDaemon;
 
   beforeAll(async () => {
-    redis = await startPrivateRedis(bin!);
-    admin = new Redis(redis.url);
-    store = await openTestDb('writes-load');
-    configDir = await mkdtemp(join(tmpdir(), 'writes-load-'));
-    const queueName = marketQueueName(await createSecretsRepo(store.db).getOrCreate('database_id', () => randomUUID()));
-    jobs = createMarketJobs({ redis: createRedisFactory({ url: redis.url, prefix, logger }), logger, queueName });
-    eventsConnection = new Redis(redis.url, { maxRetriesPerRequest: null });
-    events = new QueueEvents(queueName, { connection: eventsConnection, prefix: `${prefix}bull` });
-    await events.waitUntilReady();
+    ({ redis, admin, store, configDir, jobs, events } = fixture = await openMarketQueueFixture(bin!, 'writes-load', prefix));
     // The API daemon shares the database, not the worker's Redis (pausing that one stops only the worker).
     api = await startTestDaemon('writes-load', { ...store.settings, database_wait_ms: 1000 });
     observer = await startTestDaemon('writes-load-observer', { ...store.settings, redis_url: redis.url, redis_prefix: prefix });
   }, 60_000);
   afterAll(async () => {
-    await admin?.call('CLIENT', 'UNPAUSE').catch(() => undefined);
-    await stopAllDaemonProcesses();
     await api?.close();
     await observer?.close();
-    await events?.close();
-    eventsConnection?.disconnect();
-    await jobs?.close();
-    admin?.disconnect();
-    await store?.close();
-    await redis?.stop();
-    await rm(configDir, { recursive: true, force: true });
+    await fixture?.close();
   });
 
   it('answers a registration, a login and a preset save while a load is stopped half-way, and the load then completes whole', async () => {
