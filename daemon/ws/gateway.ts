@@ -269,16 +269,7 @@ export function createWsGateway(deps: WsGatewayDeps): WsGateway {
     : undefined;
   capRenewal?.unref();
 
-  // While connections wait for a start slot (a reconnect storm) a periodic checkpoint of every
-  // open connection competes with them for the event loop, so one in two is skipped then:
-  // each restored session is checkpointed as it starts, and a crash meanwhile repeats at most
-  // two intervals of messages instead of one.
-  let skippedCheckpoint = false;
-  const checkpointTimer = setInterval(() => {
-    if (starts.waiting() > 0 && !skippedCheckpoint) return void (skippedCheckpoint = true);
-    skippedCheckpoint = false;
-    checkpoints.touchAll(sockets.keys());
-  }, options.checkpointMs);
+  const checkpointTimer = setInterval(() => checkpoints.touchAll(sockets.keys()), options.checkpointMs);
   checkpointTimer.unref();
   const markAlive = () =>
     sessions.markAlive(gatewayId, options.instanceTtlMs).catch((err: Error) => logger.debug({ err: err.message }, 'gateway liveness key not refreshed'));
