@@ -19,6 +19,7 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadavg } from 'node:os';
+import { sampleDaemonLoopDelay, type LoopDelay } from '../daemon-loop.js';
 import { readListenCounters, readListenLimits, type ListenCounters } from '../kernel-net.js';
 import { correctness, makeRow } from '../targets.js';
 import type { ReportRow, Scenario, ScenarioContext } from '../types.js';
@@ -76,6 +77,8 @@ interface Restored {
   loadAverage: number[];
   /** The daemon's CPU time (ms, from /proc) over the storm (first attempt to last answer) and that wall time. */
   daemonCpu: { cpuMs: number; wallMs: number } | null;
+  /** The daemon's own worst event-loop delay during the storm (its /metrics, with an admin token). */
+  daemonLoop?: LoopDelay;
   time: Histogram;
   lostInFlight: number;
   missed: number;
@@ -181,6 +184,7 @@ async function storm(ctx: ScenarioContext, clients: Client[], source: TickSource
     time: new Histogram(), lostInFlight: 0, missed: 0, replayed: 0, truncated: 0,
   };
   const memory = sampleDaemonMemory(ctx, token);
+  const loop = sampleDaemonLoopDelay(ctx.session.api, await ctx.session.adminToken().catch(() => null));
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
   const pid = o.ws.daemonPid;
@@ -205,6 +209,7 @@ async function storm(ctx: ScenarioContext, clients: Client[], source: TickSource
     delay.disable();
     r.generatorDelayP99Ms = delay.count > 0 ? delay.percentile(99) / 1e6 : null;
     r.memory = await memory.stop();
+    r.daemonLoop = await loop.stop();
   }
   await source.stop();
   await quiesce(clients, 300, 5000, ctx.signal);
@@ -258,6 +263,7 @@ function rows(n: number, r: Restored, clients: Client[], controlled: boolean, no
   const resets = Object.entries(r.connectFailures).map(([k, v]) => `${k} × ${v}`).join(', ');
   const live = r.live.summary(1000);
   const hs = r.handshake.summary(1000);
+  const ms = (v: number | null | undefined) => (v == null ? null : Math.round(v * 10) / 10);
   const { before, after } = r.kernel;
   const overflows = before && after ? after.overflows - before.overflows : null;
   const limits = readListenLimits();
@@ -281,6 +287,10 @@ function rows(n: number, r: Restored, clients: Client[], controlled: boolean, no
       note: r.daemonCpu ? `${Math.round(r.daemonCpu.cpuMs)} ms over ${(r.daemonCpu.wallMs / 1000).toFixed(1)} s, from /proc (first attempt to last answer)` : 'needs --daemon-pid',
     }),
     makeRow(S, 'daemon CPU per reconnect', r.daemonCpu && n > 0 ? Math.round((r.daemonCpu.cpuMs / n) * 100) / 100 : null, 'ms', null, { note: 'handshake, restore, replay, and the live fan-out meanwhile' }),
+    makeRow(S, 'daemon event-loop delay p99 during the storm', ms(r.daemonLoop?.p99Ms), 'ms', null, {
+      note: r.daemonLoop?.p99Ms != null ? 'worst of its /metrics scrapes every 0.5 s (nodejs_eventloop_lag_p99_seconds)' : 'needs an admin (the daemon’s /metrics)',
+    }),
+    makeRow(S, 'daemon event-loop delay max during the storm', ms(r.daemonLoop?.maxMs), 'ms'),
     makeRow(S, 'generator event-loop delay p99', r.generatorDelayP99Ms === null ? null : Math.round(r.generatorDelayP99Ms * 10) / 10, 'ms', null, { note: 'the load generator itself: a large delay means its clients, not the daemon, were late' }),
     makeRow(S, 'load average at the end of the storm', r.loadAverage[0] === undefined ? null : Math.round(r.loadAverage[0] * 100) / 100, '', null, { note: r.loadAverage.length ? `1, 5, 15 min: ${r.loadAverage.map((l) => l.toFixed(2)).join(', ')}` : undefined }),
     makeRow(S, 'restore time p50', t.p50, 'ms'),

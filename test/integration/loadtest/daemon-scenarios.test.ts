@@ -161,6 +161,8 @@ describe('scenarios against a test daemon', () => {
     expect(find('daemon CPU per reconnect').measured).toBeGreaterThan(0);
     expect(find('accept-queue overflows during the storm').note).toMatch(/somaxconn \d+/);
     expect(find('generator event-loop delay p99').measured).not.toBeNull();
+    // The admin reads the daemon's own loop delay from its /metrics.
+    expect(find('daemon event-loop delay max during the storm').measured).toBeGreaterThan(0);
     expect(find('restorations succeeded')).toMatchObject({ measured: 100, pass: true });
     expect(find('sequence gaps')).toMatchObject({ measured: 0, pass: true });
     expect(find('messages lost in flight at the drop')).toMatchObject({ measured: 0, pass: true });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { metricSeconds } from '../../../loadtest/daemon-loop.js';
 import { parseListenCounters } from '../../../loadtest/kernel-net.js';
 import { sourceAddress } from '../../../loadtest/scenarios/ws-reconnect-storm.js';
 
@@ -29,5 +30,14 @@ describe('storm source addresses', () => {
     for (const a of used) expect(a).toMatch(/^127\.0\.0\.\d+$/);
     expect(sourceAddress('http://localhost:8080', 3)).toBeUndefined();
     expect(sourceAddress('http://[::1]:8080', 3)).toBeUndefined();
+  });
+});
+
+describe('daemon event-loop delay from its metrics', () => {
+  it('reads a metric’s value in seconds by its exact name, null when absent', () => {
+    const text = ['# HELP x', 'stockscreen_nodejs_eventloop_lag_p99_seconds 0.812', 'stockscreen_nodejs_eventloop_lag_p99_seconds_extra 9', 'stockscreen_nodejs_eventloop_lag_max_seconds 2.5'].join('\n');
+    expect(metricSeconds(text, 'stockscreen_nodejs_eventloop_lag_p99_seconds')).toBe(0.812);
+    expect(metricSeconds(text, 'stockscreen_nodejs_eventloop_lag_max_seconds')).toBe(2.5);
+    expect(metricSeconds(text, 'stockscreen_nodejs_eventloop_lag_min_seconds')).toBeNull();
   });
 });
