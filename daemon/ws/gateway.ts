@@ -33,6 +33,7 @@ import { createWsMetrics } from './metrics.js';
 import { CLOSE_CODES } from './protocol.js';
 import type { ReplaySource } from './replay.js';
 import { createSessionStore } from './session-store.js';
+import { createStartQueue } from './start-queue.js';
 import { collectStats, type WsStats } from './stats-report.js';
 import { createWsCounters } from './stats.js';
 import type { Universe } from './subscriptions.js';
@@ -80,6 +81,11 @@ export interface WsGatewayOptions extends ConnectionSettings {
   maxConnectionsPerUser: number;
   /** Lease of a counted connection, renewed every third of it: a crashed daemon's connections stop counting after this. */
   capLeaseMs: number;
+  /**
+   * Connections whose start (token check, cap, session restore and replay) runs at once; the
+   * next wait their turn, so that a reconnect storm's handshakes are answered first (start-queue.ts).
+   */
+  startConcurrency: number;
 }
 
 /** Defaults: the configurable ones are the config's (WS_DEFAULTS), plus slow-consumer and replay bounds. */
@@ -108,6 +114,7 @@ export const DEFAULT_WS_OPTIONS: WsGatewayOptions = {
   maxConnectionsPerAddress: WS_DEFAULTS.max_connections_per_address,
   maxConnectionsPerUser: WS_DEFAULTS.max_connections_per_user,
   capLeaseMs: 60_000,
+  startConcurrency: 64,
 };
 
 /** Collaborators of the gateway. */
@@ -214,6 +221,8 @@ export function createWsGateway(deps: WsGatewayDeps): WsGateway {
     },
   };
 
+  const starts = createStartQueue(options.startConcurrency, (err) => logger.error({ err }, 'WebSocket connection start failed'));
+
   function onConnection(ws: WebSocket, query: URLSearchParams, address: string): void {
     if (deflate) installPooledDeflate(ws, deflate);
     const conn = createConnection(ws, connectionDeps);
@@ -228,14 +237,15 @@ export function createWsGateway(deps: WsGatewayDeps): WsGateway {
     });
     events.emit('connection', conn);
     const lastSequence = Number(query.get('last_sequence') ?? NaN);
-    conn
-      .start({
-        token: query.get('token') ?? undefined,
-        session_id: query.get('session_id') ?? undefined,
-        last_sequence: Number.isSafeInteger(lastSequence) && lastSequence >= 0 ? lastSequence : undefined,
-        address,
-      })
-      .catch((err: Error) => logger.error({ err, connection: conn.id }, 'WebSocket connection start failed'));
+    const start = {
+      token: query.get('token') ?? undefined,
+      session_id: query.get('session_id') ?? undefined,
+      last_sequence: Number.isSafeInteger(lastSequence) && lastSequence >= 0 ? lastSequence : undefined,
+      address,
+    };
+    // The handshake is answered already; the start waits for a slot (a socket closed meanwhile is dropped).
+    const begin = () => conn.start(start).catch((err: Error) => logger.error({ err, connection: conn.id }, 'WebSocket connection start failed'));
+    starts.run(begin, () => ws.readyState === ws.OPEN);
   }
 
   function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {

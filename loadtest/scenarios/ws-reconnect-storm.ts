@@ -10,17 +10,43 @@
  * follow without a sequence gap. Reported during the storm: the daemon's memory (RSS, from
  * /proc when its pid is known, else from `GET /v1/ws/stats`) and the tick → client latency of
  * the live updates the reconnected clients receive.
+ *
+ * So that the figures are the server's, not the generator's: against a loopback daemon the
+ * clients connect from several source addresses (127.0.0.2 …), each waits for its handshake
+ * as long as a real client's connect would (at least STORM_CONNECT_TIMEOUT_S; its time is
+ * reported), and the generator's own event-loop delay is reported next to the kernel's count
+ * of handshakes dropped because the daemon's accept queue was full.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { loadavg } from 'node:os';
+import { sampleDaemonLoopDelay, type LoopDelay } from '../daemon-loop.js';
+import { readListenCounters, readListenLimits, type ListenCounters } from '../kernel-net.js';
 import { correctness, makeRow } from '../targets.js';
 import type { ReportRow, Scenario, ScenarioContext } from '../types.js';
 import { Histogram } from '../histogram.js';
-import { processRssBytes } from '../proc-cpu.js';
+import { processCpuMs, processRssBytes } from '../proc-cpu.js';
 import { readGatewayStats, waitForStats } from '../ws/stats.js';
 import type { TickSource } from '../ws/tick-source.js';
 import { openTracked, type TrackedSocket, type WsMessage } from '../ws/tracked-socket.js';
 import { chooseTickSource, clientsThatFit, sleep, socketUrl } from './ws-common.js';
 
 const S = 'ws-reconnect-storm';
+
+/**
+ * Least time a reconnecting client waits for its handshake: a browser or `ws` client after a
+ * restart waits for its TCP connect far longer than the 10 s of a request timeout, so a
+ * handshake the daemon answers late still is a first-attempt success (its time is reported).
+ */
+export const STORM_CONNECT_TIMEOUT_S = 30;
+
+/** Loopback source addresses the storm's clients are spread over (one address is not a real storm). */
+const SOURCE_ADDRESSES = 8;
+
+/** The local address client `i` connects from: spread over 127.0.0.2… when the daemon is on 127.x, else the default. */
+export function sourceAddress(url: string, i: number): string | undefined {
+  const host = new URL(url).hostname;
+  return /^127\.\d+\.\d+\.\d+$/.test(host) ? `127.0.0.${2 + (i % SOURCE_ADDRESSES)}` : undefined;
+}
 
 interface Client {
   socket: TrackedSocket | null;
@@ -42,6 +68,17 @@ interface Restored {
   lastAt: number;
   /** Tick → client latency (µs) of live updates read by reconnected clients during the storm. */
   live: Histogram;
+  /** Attempt → open (µs) of the handshakes that succeeded. */
+  handshake: Histogram;
+  /** The generator's own event-loop delay p99 during the storm (ms). */
+  generatorDelayP99Ms: number | null;
+  /** Kernel accept-queue counters before and after the storm (machine-wide). */
+  kernel: { before: ListenCounters | null; after: ListenCounters | null };
+  loadAverage: number[];
+  /** The daemon's CPU time (ms, from /proc) over the storm (first attempt to last answer) and that wall time. */
+  daemonCpu: { cpuMs: number; wallMs: number } | null;
+  /** The daemon's own worst event-loop delay during the storm (its /metrics, with an admin token). */
+  daemonLoop?: LoopDelay;
   time: Histogram;
   lostInFlight: number;
   missed: number;
@@ -78,7 +115,7 @@ async function quiesce(clients: Client[], quietMs: number, maxMs: number, signal
   }
 }
 
-async function restore(ctx: ScenarioContext, c: Client, token: string | null, r: Restored, timeoutMs: number): Promise<void> {
+async function restore(ctx: ScenarioContext, c: Client, token: string | null, r: Restored, timeoutMs: number, localAddress: string | undefined): Promise<void> {
   const t0 = performance.now();
   r.lastAt = t0;
   const reason = (why: string) => void (r.failures[why] = (r.failures[why] ?? 0) + 1);
@@ -90,7 +127,8 @@ async function restore(ctx: ScenarioContext, c: Client, token: string | null, r:
   };
   let socket: TrackedSocket;
   try {
-    socket = await openTracked(socketUrl(ctx, { session_id: c.sessionId, token }), timeoutMs, { onData });
+    socket = await openTracked(socketUrl(ctx, { session_id: c.sessionId, token }), timeoutMs, { onData, localAddress });
+    r.handshake.record((performance.now() - t0) * 1000);
   } catch (err) {
     const why = (err as Error).message;
     r.connectFailures[why] = (r.connectFailures[why] ?? 0) + 1;
@@ -119,7 +157,7 @@ async function restore(ctx: ScenarioContext, c: Client, token: string | null, r:
 
 async function storm(ctx: ScenarioContext, clients: Client[], source: TickSource, codes: string[], token: string | null): Promise<Restored> {
   const o = ctx.options;
-  const timeoutMs = o.timeout * 1000;
+  const timeoutMs = Math.max(o.timeout, STORM_CONNECT_TIMEOUT_S) * 1000;
   ctx.progress({ type: 'phase', phase: 'quiesce' });
   await source.stop();
   await quiesce(clients, 300, 5000, ctx.signal);
@@ -142,9 +180,15 @@ async function storm(ctx: ScenarioContext, clients: Client[], source: TickSource
   ctx.progress({ type: 'phase', phase: 'reconnect', detail: windowMs > 0 ? `${clients.length} clients within ${o.stormWindow} s` : `${clients.length} clients at once` });
   const r: Restored = {
     ok: 0, failures: {}, connectFailures: {}, firstAt: performance.now(), lastAt: 0, live: new Histogram(),
+    handshake: new Histogram(), generatorDelayP99Ms: null, kernel: { before: readListenCounters(), after: null }, loadAverage: [], daemonCpu: null,
     time: new Histogram(), lostInFlight: 0, missed: 0, replayed: 0, truncated: 0,
   };
   const memory = sampleDaemonMemory(ctx, token);
+  const loop = sampleDaemonLoopDelay(ctx.session.api, await ctx.session.adminToken().catch(() => null));
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  const pid = o.ws.daemonPid;
+  const cpu0 = pid !== undefined ? processCpuMs(pid) : null;
   try {
     // Evenly spread: each client starts at its due time (those already due start together).
     const pending: Promise<void>[] = [];
@@ -152,13 +196,20 @@ async function storm(ctx: ScenarioContext, clients: Client[], source: TickSource
     for (const [i, c] of clients.entries()) {
       const wait = t0 + (windowMs * i) / clients.length - performance.now();
       if (wait >= 2) await sleep(wait, ctx.signal);
-      pending.push(restore(ctx, c, token, r, timeoutMs));
+      pending.push(restore(ctx, c, token, r, timeoutMs, sourceAddress(ctx.url, i)));
     }
     await Promise.all(pending);
+    const cpu1 = pid !== undefined ? processCpuMs(pid) : null;
+    if (cpu0 !== null && cpu1 !== null) r.daemonCpu = { cpuMs: cpu1 - cpu0, wallMs: performance.now() - r.firstAt };
+    r.kernel.after = readListenCounters();
+    r.loadAverage = loadavg();
     // Live updates after the replay must continue the sequence too.
     await sleep(1000, ctx.signal);
   } finally {
+    delay.disable();
+    r.generatorDelayP99Ms = delay.count > 0 ? delay.percentile(99) / 1e6 : null;
     r.memory = await memory.stop();
+    r.daemonLoop = await loop.stop();
   }
   await source.stop();
   await quiesce(clients, 300, 5000, ctx.signal);
@@ -211,6 +262,12 @@ function rows(n: number, r: Restored, clients: Client[], controlled: boolean, no
   const connectFailed = Object.values(r.connectFailures).reduce((a, b) => a + b, 0);
   const resets = Object.entries(r.connectFailures).map(([k, v]) => `${k} × ${v}`).join(', ');
   const live = r.live.summary(1000);
+  const hs = r.handshake.summary(1000);
+  const ms = (v: number | null | undefined) => (v == null ? null : Math.round(v * 10) / 10);
+  const { before, after } = r.kernel;
+  const overflows = before && after ? after.overflows - before.overflows : null;
+  const limits = readListenLimits();
+  const kernelNote = `TcpExt ListenOverflows, machine-wide; somaxconn ${limits.somaxconn ?? '?'}, tcp_max_syn_backlog ${limits.maxSynBacklog ?? '?'}, syncookies ${limits.syncookies ?? '?'}`;
   const mb = (bytes: number | null | undefined) => (bytes == null ? null : Math.round((bytes / 2 ** 20) * 10) / 10);
   const memoryNote = r.memory?.source ? `read from ${r.memory.source}` : 'daemon memory unavailable (give --daemon-pid, or a target serving /v1/ws/stats)';
   const window = n > 1 ? (r.lastAt - r.firstAt) / 1000 : 0;
@@ -223,6 +280,19 @@ function rows(n: number, r: Restored, clients: Client[], controlled: boolean, no
     makeRow(S, 'daemon RSS peak during the storm', mb(r.memory?.peak), 'MB'),
     makeRow(S, 'tick → client p50 during the storm', live.p50, 'ms', null, { note: `${live.count} live updates read by reconnected clients` }),
     makeRow(S, 'tick → client p99 during the storm', live.p99, 'ms'),
+    makeRow(S, 'handshake time p50', hs.p50, 'ms', null, { note: 'attempt → open, handshakes that succeeded' }),
+    makeRow(S, 'handshake time p99', hs.p99, 'ms'),
+    makeRow(S, 'accept-queue overflows during the storm', overflows, '', null, { note: kernelNote }),
+    makeRow(S, 'daemon CPU during the storm', r.daemonCpu ? Math.round((r.daemonCpu.cpuMs / r.daemonCpu.wallMs) * 1000) / 10 : null, '% of a core', null, {
+      note: r.daemonCpu ? `${Math.round(r.daemonCpu.cpuMs)} ms over ${(r.daemonCpu.wallMs / 1000).toFixed(1)} s, from /proc (first attempt to last answer)` : 'needs --daemon-pid',
+    }),
+    makeRow(S, 'daemon CPU per reconnect', r.daemonCpu && n > 0 ? Math.round((r.daemonCpu.cpuMs / n) * 100) / 100 : null, 'ms', null, { note: 'handshake, restore, replay, and the live fan-out meanwhile' }),
+    makeRow(S, 'daemon event-loop delay p99 during the storm', ms(r.daemonLoop?.p99Ms), 'ms', null, {
+      note: r.daemonLoop?.p99Ms != null ? 'worst of its /metrics scrapes every 0.5 s (nodejs_eventloop_lag_p99_seconds)' : 'needs an admin (the daemon’s /metrics)',
+    }),
+    makeRow(S, 'daemon event-loop delay max during the storm', ms(r.daemonLoop?.maxMs), 'ms'),
+    makeRow(S, 'generator event-loop delay p99', r.generatorDelayP99Ms === null ? null : Math.round(r.generatorDelayP99Ms * 10) / 10, 'ms', null, { note: 'the load generator itself: a large delay means its clients, not the daemon, were late' }),
+    makeRow(S, 'load average at the end of the storm', r.loadAverage[0] === undefined ? null : Math.round(r.loadAverage[0] * 100) / 100, '', null, { note: r.loadAverage.length ? `1, 5, 15 min: ${r.loadAverage.map((l) => l.toFixed(2)).join(', ')}` : undefined }),
     makeRow(S, 'restore time p50', t.p50, 'ms'),
     makeRow(S, 'restore time p99', t.p99, 'ms'),
     makeRow(S, 'sequence gaps', gaps, '', correctness('==', 0), { note: gaps > 0 ? `${missing} sequence numbers skipped` : undefined }),

@@ -42,6 +42,8 @@ export interface TrackOptions {
   /** Sequence read before (a restored session continues from it). */
   sequence?: number;
   onData?(m: WsMessage): void;
+  /** Local address to connect from (e.g. one of 127.0.0.x, so a storm is not one source address). */
+  localAddress?: string;
 }
 
 /**
@@ -49,8 +51,8 @@ export interface TrackOptions {
  * @throws Error with the HTTP status or socket error when the handshake fails
  */
 export function openTracked(url: string, timeoutMs: number, options: TrackOptions = {}): Promise<TrackedSocket> {
-  const { onData } = options;
-  const ws = new WebSocket(url, { handshakeTimeout: timeoutMs });
+  const { onData, localAddress } = options;
+  const ws = new WebSocket(url, { handshakeTimeout: timeoutMs, ...(localAddress ? { localAddress } : {}) });
   const waiters = new Set<() => void>();
   const control: WsMessage[] = [];
   let cursor = 0;

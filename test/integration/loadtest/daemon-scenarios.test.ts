@@ -155,6 +155,14 @@ describe('scenarios against a test daemon', () => {
     // Ticks keep flowing while the clients come back: the reconnected clients read live updates.
     expect(find('tick → client p50 during the storm').note).toMatch(/^[1-9]\d* live updates/);
     expect(find('tick → client p99 during the storm').measured).not.toBeNull();
+    // What tells a slow daemon from a slow generator or a full accept queue is reported beside it.
+    expect(find('handshake time p99').measured).toBeGreaterThan(0);
+    expect(find('daemon CPU during the storm').note).toMatch(/from \/proc/);
+    expect(find('daemon CPU per reconnect').measured).toBeGreaterThan(0);
+    expect(find('accept-queue overflows during the storm').note).toMatch(/somaxconn \d+/);
+    expect(find('generator event-loop delay p99').measured).not.toBeNull();
+    // The admin reads the daemon's own loop delay from its /metrics.
+    expect(find('daemon event-loop delay max during the storm').measured).toBeGreaterThan(0);
     expect(find('restorations succeeded')).toMatchObject({ measured: 100, pass: true });
     expect(find('sequence gaps')).toMatchObject({ measured: 0, pass: true });
     expect(find('messages lost in flight at the drop')).toMatchObject({ measured: 0, pass: true });

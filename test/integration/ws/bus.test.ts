@@ -12,6 +12,10 @@ describe('stream id helpers', () => {
     expect(compareStreamIds('10-2', '10-10')).toBeLessThan(0);
     expect(compareStreamIds('10-10', '10-10')).toBe(0);
     expect(compareStreamIds('5-18446744073709551615', '5-18446744073709551614')).toBeGreaterThan(0);
+    // An id without its sequence part is sequence 0.
+    expect(compareStreamIds('5', '5-0')).toBe(0);
+    expect(compareStreamIds('5', '5-1')).toBeLessThan(0);
+    expect(compareStreamIds('6', '5-9')).toBeGreaterThan(0);
   });
 
   it('steps to the neighbouring possible ids', () => {
