@@ -27,13 +27,14 @@ function waitExit(child: ChildProcess, ms: number): Promise<void> {
 }
 
 /**
- * Start a child serving `start`; resolves once it listens.
+ * Start a child serving `start`; resolves once it listens. `entry`: another build's child-entry.js
+ * (a before/after comparison runs the previous build's daemon beside this one).
  * @throws Error with the child's message when it fails to start or exits early
  */
-export function startChild(start: ChildStart, timeoutMs = 60_000): Promise<BenchChild> {
+export function startChild(start: ChildStart, timeoutMs = 60_000, entry: URL = new URL('./child-entry.js', import.meta.url)): Promise<BenchChild> {
   // BENCH_CHILD_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the servers under test.
   const execArgv = [...process.execArgv, ...(process.env.BENCH_CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
-  const child = fork(new URL('./child-entry.js', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
+  const child = fork(entry, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
   let closing: Promise<void> | undefined;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
