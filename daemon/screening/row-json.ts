@@ -39,13 +39,15 @@ const CLOSE = 0x5d; // ]
 
 /**
  * The UTF-8 JSON array of the items of `rows` (in that order) with `columns`, as
- * `Buffer.from(JSON.stringify(rows.map((r) => buildItem(snapshot, r, columns))))` gives it.
+ * `Buffer.from(JSON.stringify(rows.map((r) => buildItem(snapshot, r, columns))))` gives it,
+ * after `prefix` in the same buffer (so a cache value holding both costs no second copy).
  * Only for snapshots that serve many requests and whose memory nobody else counts (the daemon's
  * current one): the fragments stay with the snapshot.
  */
-export function rowsJson(snapshot: Snapshot, rows: Int32Array, columns: readonly string[]): Buffer {
+export function rowsJson(snapshot: Snapshot, rows: Int32Array, columns: readonly string[], prefix?: Buffer): Buffer {
   const fragments = fragmentsOf(snapshot, columns);
-  let length = 2 + Math.max(0, rows.length - 1);
+  const before = prefix?.length ?? 0;
+  let length = before + 2 + Math.max(0, rows.length - 1);
   const parts: Buffer[] = new Array<Buffer>(rows.length);
   for (let k = 0; k < rows.length; k++) {
     const row = rows[k]!;
@@ -60,8 +62,9 @@ export function rowsJson(snapshot: Snapshot, rows: Int32Array, columns: readonly
     length += part.length;
   }
   const out = Buffer.allocUnsafe(length);
-  out[0] = OPEN;
-  let at = 1;
+  if (prefix !== undefined) prefix.copy(out, 0);
+  out[before] = OPEN;
+  let at = before + 1;
   for (let k = 0; k < parts.length; k++) {
     if (k > 0) out[at++] = COMMA;
     at += parts[k]!.copy(out, at);

@@ -141,10 +141,9 @@ export interface ScreenService {
 
 const NEWLINE = 0x0a;
 
-/** Cache value: the summary's JSON, a newline, the stocks' JSON (JSON text never holds a raw newline), as UTF-8. */
-function encode(summary: ScreenSummary, stocks: Buffer): Buffer {
-  const head = Buffer.from(`${JSON.stringify(summary)}\n`);
-  return Buffer.concat([head, stocks], head.length + stocks.length);
+/** Start of a cache value: the summary's JSON and a newline; the stocks' JSON follows (JSON text never holds a raw newline). */
+function cacheHead(summary: ScreenSummary): Buffer {
+  return Buffer.from(`${JSON.stringify(summary)}\n`);
 }
 
 function decode(value: Buffer): ScreenAnswer | null {
@@ -244,11 +243,14 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
         ...(as_of !== undefined ? { as_of } : {}),
         ...(result.total === 0 ? { explain: explainEmpty(snap, query, deps.knownFields) } : {}),
       };
-      const answer: ScreenAnswer = { ...summary, stocks: pageBytes(snap, result, query.as_of === undefined), cached: true };
+      // With a cache, the stocks are written after the cache value's head in one buffer.
+      const head = deps.ttlSeconds > 0 ? cacheHead(summary) : undefined;
+      const value = pageBytes(snap, result, query.as_of === undefined, head);
+      const answer: ScreenAnswer = { ...summary, stocks: head === undefined ? value : value.subarray(head.length), cached: true };
       if (deps.ttlSeconds > 0) {
         const key = keyOf(query);
         local.set(key, answer);
-        await deps.cache.set(key, encode(summary, answer.stocks), deps.ttlSeconds).catch(() => undefined);
+        await deps.cache.set(key, value, deps.ttlSeconds).catch(() => undefined);
       }
       return { ...answer, ...extra, cached: false };
     },
@@ -258,13 +260,14 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
 }
 
 /**
- * The page's stocks as UTF-8 JSON. Rows of the current snapshot itself are joined from its
+ * The page's stocks as UTF-8 JSON, after `prefix` when given. Rows of the current snapshot itself are joined from its
  * pre-serialised rows; as-of snapshots (cached by bytes that would not count the fragments) and
  * views with formula columns (one request's) are serialised here.
  */
-function pageBytes(snap: Snapshot, page: ScreenPage, current: boolean): Buffer {
-  if (current && page.view === snap) return rowsJson(snap, page.rows, page.columns);
-  return Buffer.from(JSON.stringify(Array.from(page.rows, (row) => buildItem(page.view, row, page.columns))));
+function pageBytes(snap: Snapshot, page: ScreenPage, current: boolean, prefix: Buffer | undefined): Buffer {
+  if (current && page.view === snap) return rowsJson(snap, page.rows, page.columns, prefix);
+  const stocks = Buffer.from(JSON.stringify(Array.from(page.rows, (row) => buildItem(page.view, row, page.columns))));
+  return prefix === undefined ? stocks : Buffer.concat([prefix, stocks], prefix.length + stocks.length);
 }
 
 /** True when a query's evaluation is more than one pass over the snapshot: it takes a fair-share turn. */
