@@ -108,8 +108,7 @@ export function executeQuery(snapshot: Snapshot, query: ScreenQuery, opts: Execu
  * @throws like executeQuery, and what `checkpoint` throws
  */
 export async function executeQuerySliced(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOptions, checkpoint: () => Promise<void>): Promise<ScreenResult> {
-  const { rows, view, columns, ...page } = await executePageSliced(snapshot, query, opts, checkpoint);
-  return { ...page, items: Array.from(rows, (row) => buildItem(view, row, columns)) };
+  return withItems(await executePageSliced(snapshot, query, opts, checkpoint));
 }
 
 /**
@@ -207,17 +206,13 @@ function isPlain(query: ScreenQuery, opts: ExecuteOptions): boolean {
   return parsed === undefined || countCrossTerms(parsed.ast) === 0;
 }
 
-function pageOf(query: ScreenQuery, { total, rows, parsed, view }: Paged, started: number, now: () => number): ScreenResult {
-  const columns = itemColumns(query, parsed);
-  const items = Array.from(rows, (row) => buildItem(view, row, columns));
-  return {
-    total,
-    page: query.page,
-    per_page: query.per_page,
-    total_pages: Math.ceil(total / query.per_page),
-    items,
-    query_time_ms: elapsed(started, now()),
-  };
+function pageOf(query: ScreenQuery, paged: Paged, started: number, now: () => number): ScreenResult {
+  return withItems(pageRowsOf(query, paged, started, now));
+}
+
+/** A page with its items built from its rows. */
+function withItems({ rows, view, columns, ...page }: ScreenPage): ScreenResult {
+  return { ...page, items: Array.from(rows, (row) => buildItem(view, row, columns)) };
 }
 
 /** Runs `query` ignoring paging: every match, sorted. Throws like executeQuery. */
