@@ -4,12 +4,15 @@
  * limits on, one with limits off (same data, same secret) and a bare express app, then run
  * interleaved rounds and print the table. BENCH_SCALE=quick for a smoke run; BENCH_CASES="screen hit"
  * (comma-separated parts of case names) runs only those, e.g. to profile one path with
- * BENCH_CHILD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
+ * BENCH_CHILD_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof". BENCH_BEFORE_ROOT=<another checkout,
+ * built> also runs that build's daemon (limits on, same data) and engine, its screen cases
+ * interleaved with this build's: a before/after comparison under the same load on a shared box.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createApiClient } from './api.js';
 import { formatReport, runVerdict } from './report.js';
 import { startChild, type BenchChild } from './bench/children.js';
@@ -43,6 +46,14 @@ await runBenchProgram(async (io, env, signal) => {
     };
     const on = await daemon(true);
     const off = await daemon(false);
+    const beforeRoot = env.BENCH_BEFORE_ROOT;
+    const beforeDist = beforeRoot ? join(beforeRoot, 'dist', 'loadtest', 'bench') : undefined;
+    let before: BenchChild | undefined;
+    if (beforeDist) {
+      const config = benchDaemonConfig({ ...settings, rateLimit: true });
+      before = await startChild({ role: 'daemon', config: { ...config, rate_limit: { ...config.rate_limit, tiers: LIFTED_TIERS } } }, 60_000, pathToFileURL(join(beforeDist, 'child-entry.js')));
+      children.push(before);
+    }
     const api = createApiClient(on.urls.http!);
     const token = await adminLogin(api, admin.email, admin.password);
     const get = async (method: string, path: string, body?: unknown) =>
@@ -53,7 +64,13 @@ await runBenchProgram(async (io, env, signal) => {
     io.err(`request path: ${rounds} interleaved rounds of ${plan.rest.duration} s, ${plan.rest.connections} connections\n`);
     // The engine alone on the same market, before the load runs (it is part of a cache miss's CPU).
     const engine = await screenEngineRows(dataDir, plan.engineIterations);
-    const rows = await runRequestPathBench({ on, off, bare, token }, { rounds, duration: plan.rest.duration, connections: plan.rest.connections, signal, progress: io.err, only: env.BENCH_CASES?.split(',').map((c) => c.trim()) });
+    if (beforeDist) {
+      const previous = (await import(pathToFileURL(join(beforeDist, 'engine-timing.js')).href)) as { screenEngineRows: typeof screenEngineRows };
+      for (const row of await previous.screenEngineRows(dataDir, plan.engineIterations)) engine.push({ ...row, metric: `${row.metric} (before build)` });
+      // This build's once more after it: the two engines' figures bracket the same minutes.
+      for (const row of await screenEngineRows(dataDir, plan.engineIterations)) engine.push({ ...row, metric: `${row.metric} (again)` });
+    }
+    const rows = await runRequestPathBench({ on, off, bare, token, ...(before ? { before } : {}) }, { rounds, duration: plan.rest.duration, connections: plan.rest.connections, signal, progress: io.err, only: env.BENCH_CASES?.split(',').map((c) => c.trim()) });
     const now = new Date().toISOString();
     io.out(formatReport({
       url: on.urls.http!, started_at: now, finished_at: now, aborted: signal.aborted, pass: runVerdict([], rows),

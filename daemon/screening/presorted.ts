@@ -107,13 +107,14 @@ const EMPTY = new Int32Array(0);
  * The rows `start … start + count - 1` (0-based) of the matches of universe, filters and
  * `predicate` in `sort` order, and the number of matches: what filterRows + sortRows + a slice
  * give, without sorting. `predicate` is called exactly for the rows that pass the universe and
- * every filter, as the straightforward scan calls it.
+ * every filter, as the straightforward scan calls it; given as a mask (expression-masks.ts: 1
+ * where the expression holds), it is read instead, for the same rows.
  */
 export function presortedPage(
   snapshot: Snapshot,
   universe: Universe,
   filters: readonly RangeFilter[],
-  predicate: ((row: number) => boolean) | undefined,
+  predicate: ((row: number) => boolean) | Uint8Array | undefined,
   sort: readonly SortKey[],
   start: number,
   count: number,
@@ -137,6 +138,8 @@ export function presortedPage(
   const sectorIds = snapshot.sector.ids;
   const industryIds = snapshot.industry.ids;
 
+  const mask = predicate instanceof Uint8Array ? predicate : null;
+  const test = typeof predicate === 'function' ? predicate : undefined;
   const candidates = candidatesOf(snapshot, orders, universe.codes, filters, columns);
   const marks = new Uint8Array(snapshot.size);
   let total = 0;
@@ -147,12 +150,14 @@ export function presortedPage(
     if ((flags[i]! & excludeBits) !== 0) continue;
     if (sectorMask !== null && sectorMask[sectorIds[i]!] !== 1) continue;
     if (industryMask !== null && industryMask[industryIds[i]!] !== 1) continue;
+    // A mask is one byte: read before the filters, it turns most non-matches away soonest.
+    if (mask !== null && mask[i] !== 1) continue;
     for (let f = 0; f < columns.length; f++) {
       const v = columns[f]![i]!;
       // Null is NaN, for which both comparisons are false.
       if (!(v >= lows[f]! && v <= highs[f]!)) continue rows;
     }
-    if (predicate !== undefined && !predicate(i)) continue;
+    if (test !== undefined && !test(i)) continue;
     marks[i] = 1;
     total++;
   }

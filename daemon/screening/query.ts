@@ -10,6 +10,7 @@ import { compileExpression, countCrossTerms, parseExpression } from './expressio
 import type { ParsedExpression } from './expression.js';
 import type { CrossSectionMemo } from './cross-section.js';
 import { deriveView, deriveViewSliced, formulasOf, type DerivedView } from './formula-columns.js';
+import { expressionMask } from './expression-masks.js';
 import { prepareOrders, presortedPage } from './presorted.js';
 import { filterRows, filterWithin } from './select.js';
 import { sortRows } from './sort-rows.js';
@@ -107,6 +108,27 @@ export function executeQuery(snapshot: Snapshot, query: ScreenQuery, opts: Execu
  * @throws like executeQuery, and what `checkpoint` throws
  */
 export async function executeQuerySliced(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOptions, checkpoint: () => Promise<void>): Promise<ScreenResult> {
+  return withItems(await executePageSliced(snapshot, query, opts, checkpoint));
+}
+
+/**
+ * One page of a screen as rows, not items: what executeQuerySliced returns before it builds the
+ * items, for callers that serialise the rows themselves (row-json.ts).
+ */
+export interface ScreenPage extends Omit<ScreenResult, 'items'> {
+  /** The page's rows of `view`, in order. */
+  rows: Int32Array;
+  /** The snapshot the items are read from: the one screened, or a view with the query's formula columns. */
+  view: Snapshot;
+  /** Item key order (itemColumns). */
+  columns: string[];
+}
+
+/**
+ * Like executeQuerySliced, the page as rows (see ScreenPage).
+ * @throws like executeQuery, and what `checkpoint` throws
+ */
+export async function executePageSliced(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOptions, checkpoint: () => Promise<void>): Promise<ScreenPage> {
   const now = opts.now ?? (() => performance.now());
   const started = now();
   checkPaging(query);
@@ -116,9 +138,22 @@ export async function executeQuerySliced(snapshot: Snapshot, query: ScreenQuery,
     await prepareOrders(snapshot, query.filters, query.sort, checkpoint);
     await checkpoint();
     const paged = pageRows(snapshot, query, opts);
-    if (paged !== undefined) return pageOf(query, paged, started, now);
+    if (paged !== undefined) return pageRowsOf(query, paged, started, now);
   }
-  return pageOf(query, pagedOf(query, await matchingRowsSliced(snapshot, query, opts, checkpoint)), started, now);
+  return pageRowsOf(query, pagedOf(query, await matchingRowsSliced(snapshot, query, opts, checkpoint)), started, now);
+}
+
+function pageRowsOf(query: ScreenQuery, { total, rows, parsed, view }: Paged, started: number, now: () => number): ScreenPage {
+  return {
+    total,
+    page: query.page,
+    per_page: query.per_page,
+    total_pages: Math.ceil(total / query.per_page),
+    rows,
+    view,
+    columns: itemColumns(query, parsed),
+    query_time_ms: elapsed(started, now()),
+  };
 }
 
 /** Like matchAll, time-sliced through `checkpoint`. @throws like matchAll, and what `checkpoint` throws */
@@ -157,7 +192,8 @@ function pagedOf(query: ScreenQuery, { rows, parsed, view }: Matching): Paged {
 function pageRows(snapshot: Snapshot, query: ScreenQuery, opts: ExecuteOptions): Paged | undefined {
   if (opts.presorted !== true || !isPlain(query, opts)) return undefined;
   const parsed = opts.parsedExpression ?? expressionOf(query);
-  const predicate = parsed === undefined ? undefined : compileExpression(parsed, snapshot);
+  // The presorted path serves a long-lived snapshot: its expressions' masks are kept with it.
+  const predicate = parsed === undefined ? undefined : expressionMask(snapshot, parsed);
   const start = (query.page - 1) * query.per_page;
   const { total, rows } = presortedPage(snapshot, query.universe, query.filters, predicate, query.sort, start, query.per_page);
   return { total, rows, parsed, view: snapshot };
@@ -170,17 +206,13 @@ function isPlain(query: ScreenQuery, opts: ExecuteOptions): boolean {
   return parsed === undefined || countCrossTerms(parsed.ast) === 0;
 }
 
-function pageOf(query: ScreenQuery, { total, rows, parsed, view }: Paged, started: number, now: () => number): ScreenResult {
-  const columns = itemColumns(query, parsed);
-  const items = Array.from(rows, (row) => buildItem(view, row, columns));
-  return {
-    total,
-    page: query.page,
-    per_page: query.per_page,
-    total_pages: Math.ceil(total / query.per_page),
-    items,
-    query_time_ms: elapsed(started, now()),
-  };
+function pageOf(query: ScreenQuery, paged: Paged, started: number, now: () => number): ScreenResult {
+  return withItems(pageRowsOf(query, paged, started, now));
+}
+
+/** A page with its items built from its rows. */
+function withItems({ rows, view, columns, ...page }: ScreenPage): ScreenResult {
+  return { ...page, items: Array.from(rows, (row) => buildItem(view, row, columns)) };
 }
 
 /** Runs `query` ignoring paging: every match, sorted. Throws like executeQuery. */

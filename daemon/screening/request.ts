@@ -140,6 +140,31 @@ function readExpression(data: RequestFields, knownFields: ReadonlySet<string>, p
   const text = top || nested;
   if (text === '') return undefined;
   const path = top !== '' ? 'expression' : 'filters.expression';
-  return problems.parsed(path, () => parseExpression(text, knownFields));
+  return problems.parsed(path, () => rememberedExpression(text, knownFields));
+}
+
+/** Valid expressions remembered per set of known names (their text at most EXPRESSION_MEMO_TEXT long). */
+export const EXPRESSION_MEMO_SIZE = 500;
+const EXPRESSION_MEMO_TEXT = 1024;
+const EXPRESSIONS = new WeakMap<ReadonlySet<string>, Map<string, ParsedExpression>>();
+
+/**
+ * parseExpression, remembered: requests repeat their expressions while their bounds, pages and
+ * sorts change, and a parsed expression is immutable (frozen, its tree only read). Remembered
+ * per `knownFields` set, so a request's formula column names (a set of its own) never leak
+ * into another's. Bad text is parsed (and refused) every time. Oldest forgotten first.
+ * @throws like parseExpression
+ */
+function rememberedExpression(text: string, knownFields: ReadonlySet<string>): ParsedExpression {
+  let memo = EXPRESSIONS.get(knownFields);
+  const known = memo?.get(text);
+  if (known !== undefined) return known;
+  const parsed = parseExpression(text, knownFields);
+  if (text.length <= EXPRESSION_MEMO_TEXT) {
+    if (memo === undefined) EXPRESSIONS.set(knownFields, (memo = new Map()));
+    if (memo.size >= EXPRESSION_MEMO_SIZE) memo.delete(memo.keys().next().value as string);
+    memo.set(text, parsed);
+  }
+  return parsed;
 }
 

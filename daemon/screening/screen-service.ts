@@ -2,8 +2,9 @@
  * Runs screens: parse either request shape once (the query carries its compiled expression
  * to the cache key and the engine), answer identical requests from the 5-minute result cache
  * (keyed by the snapshot version, so a recomputation invalidates it), otherwise execute on the
- * in-memory snapshot. Answers are serialised once: the page of stocks is one JSON string, kept
- * as such in the cache and spliced into the response.
+ * in-memory snapshot. Answers are serialised once: the page of stocks is one UTF-8 JSON array,
+ * assembled from the snapshot's pre-serialised rows (row-json.ts), kept as such in the cache
+ * and spliced into the response.
  *
  * Two cache layers: Redis, shared by every daemon, and in front of it a bounded in-process
  * copy of recent answers (with their encoded bytes), so a hot screen costs no Redis read and
@@ -17,17 +18,21 @@ import { invalidRequest } from '../errors.js';
 import { checkBudget, costOf, type BudgetTier, type CostBudget, type QueryCost, type ScreenCaller } from './cost.js';
 import { createFairShare } from './fair-share.js';
 import { countCrossTerms } from './expression.js';
-import { executeQuerySliced, expressionOf, indicatorFieldsOf, matchAllSliced, type ScreenMatches, type ScreenQuery } from './query.js';
+import { buildItem, executePageSliced, expressionOf, indicatorFieldsOf, matchAllSliced, type ScreenMatches, type ScreenPage, type ScreenQuery } from './query.js';
+import { rowsJson } from './row-json.js';
 import { createWorkGuard } from './work-guard.js';
 import { describeFiltersApplied, normalizeQuery, parseScreenRequest } from './request.js';
 import type { FiltersApplied } from './query-normalize.js';
 import type { SnapshotService } from './snapshot-service.js';
 import type { Snapshot } from './snapshot.js';
 
-/** A result cache (Redis in the daemon); failures must not fail the screen. */
+/**
+ * A result cache (Redis in the daemon); failures must not fail the screen. Values are bytes
+ * (UTF-8 text), so an answer goes in and out without being encoded or decoded again.
+ */
 export interface ResultCache {
-  get(key: string): Promise<string | null>;
-  set(key: string, value: string, ttlSeconds: number): Promise<void>;
+  get(key: string): Promise<Buffer | null>;
+  set(key: string, value: Buffer, ttlSeconds: number): Promise<void>;
 }
 
 /** Everything about a screen's answer but its rows. */
@@ -52,16 +57,9 @@ export interface ScreenSummary {
 
 /** A screen's answer, ready for either response shape: the page of stocks already serialised. */
 export interface ScreenAnswer extends ScreenSummary {
-  /** JSON array of the page's stocks (ScreenItem[]). */
-  stocksJson: string;
-  /** `stocksJson` as UTF-8 bytes, encoded once per cached answer (see `stocksBytes`). */
-  stocksBuffer?: Buffer;
+  /** The page's stocks (ScreenItem[]) as a UTF-8 JSON array: what the response splices in. */
+  stocks: Buffer;
   cached: boolean;
-}
-
-/** The UTF-8 bytes of an answer's stocks, encoded on first use and kept on the answer. */
-export function stocksBytes(answer: ScreenAnswer): Buffer {
-  return (answer.stocksBuffer ??= Buffer.from(answer.stocksJson));
 }
 
 /** Bytes of answers the in-process layer keeps (oldest dropped first). */
@@ -141,16 +139,18 @@ export interface ScreenService {
   snapshotFor(query: ScreenQuery): Promise<{ snapshot: Snapshot; as_of?: string }>;
 }
 
-/** Cache value: the summary's JSON, a newline, the stocks' JSON (JSON text never holds a raw newline). */
-function encode(summary: ScreenSummary, stocksJson: string): string {
-  return `${JSON.stringify(summary)}\n${stocksJson}`;
+const NEWLINE = 0x0a;
+
+/** Start of a cache value: the summary's JSON and a newline; the stocks' JSON follows (JSON text never holds a raw newline). */
+function cacheHead(summary: ScreenSummary): Buffer {
+  return Buffer.from(`${JSON.stringify(summary)}\n`);
 }
 
-function decode(value: string): ScreenAnswer | null {
-  const cut = value.indexOf('\n');
+function decode(value: Buffer): ScreenAnswer | null {
+  const cut = value.indexOf(NEWLINE);
   if (cut < 0) return null;
   try {
-    return { ...(JSON.parse(value.slice(0, cut)) as ScreenSummary), stocksJson: value.slice(cut + 1), cached: true };
+    return { ...(JSON.parse(value.toString('utf8', 0, cut)) as ScreenSummary), stocks: value.subarray(cut + 1), cached: true };
   } catch {
     return null;
   }
@@ -229,7 +229,7 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
         // Plain screens of the current snapshot are read off its presorted orders (built once per
         // snapshot). As-of snapshots are cached by bytes that would not count the orders, and an
         // as-of screen's cost is its history, not its sort: they take the general path.
-        result: await executeQuerySliced(snap, query, { memo, presorted: query.as_of === undefined }, checkpoint),
+        result: await executePageSliced(snap, query, { memo, presorted: query.as_of === undefined }, checkpoint),
       }));
       const summary: ScreenSummary = {
         total: result.total,
@@ -243,19 +243,31 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
         ...(as_of !== undefined ? { as_of } : {}),
         ...(result.total === 0 ? { explain: explainEmpty(snap, query, deps.knownFields) } : {}),
       };
-      const stocksJson = JSON.stringify(result.items);
-      const answer: ScreenAnswer = { ...summary, stocksJson, cached: true };
+      // With a cache, the stocks are written after the cache value's head in one buffer.
+      const head = deps.ttlSeconds > 0 ? cacheHead(summary) : undefined;
+      const value = pageBytes(snap, result, query.as_of === undefined, head);
+      const answer: ScreenAnswer = { ...summary, stocks: head === undefined ? value : value.subarray(head.length), cached: true };
       if (deps.ttlSeconds > 0) {
         const key = keyOf(query);
-        // The local layer encodes the bytes on the answer; the copy sent now shares them.
         local.set(key, answer);
-        await deps.cache.set(key, encode(summary, stocksJson), deps.ttlSeconds).catch(() => undefined);
+        await deps.cache.set(key, value, deps.ttlSeconds).catch(() => undefined);
       }
       return { ...answer, ...extra, cached: false };
     },
     exportAll: (query, work) => guarded(query, work, true, (snapshot, checkpoint) => matchAllSliced(snapshot, query, { memo }, checkpoint)),
     snapshotFor,
   };
+}
+
+/**
+ * The page's stocks as UTF-8 JSON, after `prefix` when given. Rows of the current snapshot itself are joined from its
+ * pre-serialised rows; as-of snapshots (cached by bytes that would not count the fragments) and
+ * views with formula columns (one request's) are serialised here.
+ */
+function pageBytes(snap: Snapshot, page: ScreenPage, current: boolean, prefix: Buffer | undefined): Buffer {
+  if (current && page.view === snap) return rowsJson(snap, page.rows, page.columns, prefix);
+  const stocks = Buffer.from(JSON.stringify(Array.from(page.rows, (row) => buildItem(page.view, row, page.columns))));
+  return prefix === undefined ? stocks : Buffer.concat([prefix, stocks], prefix.length + stocks.length);
 }
 
 /** True when a query's evaluation is more than one pass over the snapshot: it takes a fair-share turn. */
@@ -291,8 +303,7 @@ function createLocalCache(now: () => number, ttlMs: number) {
     set(key: string, answer: ScreenAnswer): void {
       if (ttlMs <= 0) return;
       drop(key);
-      // Encoded now, so every copy handed out ({...answer, ...extra}) shares the bytes.
-      const size = answer.stocksJson.length + stocksBytes(answer).length + 1024;
+      const size = answer.stocks.length + 1024;
       if (size > LOCAL_CACHE_BYTES / 4) return;
       while (bytes + size > LOCAL_CACHE_BYTES) drop(entries.keys().next().value as string);
       entries.set(key, { answer, expires: now() + ttlMs, bytes: size });

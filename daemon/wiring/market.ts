@@ -91,7 +91,7 @@ export async function buildScreening(core: CoreParts, opened: ShutdownStep[] = [
     ttlSeconds: config.screen_cache_ttl_s,
     limits: config.screen_limits,
     cache: {
-      get: (key) => commands.get(redis.key('screen', key)),
+      get: (key) => commands.getBuffer(redis.key('screen', key)),
       set: async (key, value, ttl) => void (await commands.set(redis.key('screen', key), value, 'EX', ttl)),
     },
   });

@@ -27,6 +27,8 @@ export interface RequestPathTargets {
   on: BenchChild;
   off: BenchChild;
   bare: BenchChild;
+  /** The same daemon (limits on) run from another build (BENCH_BEFORE_ROOT): its screen cases run beside this build's. */
+  before?: BenchChild;
   /** An access token valid on both daemons (they share storage and the JWT secret). */
   token: string;
 }
@@ -84,9 +86,16 @@ const median = (xs: number[]) => {
 function cases(t: RequestPathTargets): Record<string, { child: BenchChild; load: Load }> {
   const fixed = complexBodies(false).shapeA;
   const varied = complexBodies(true).shapeA;
+  const before = t.before;
   return {
     'screen hit (daemon)': { child: t.on, load: { method: 'POST', path: '/api/v1/screen', body: fixed } },
     'screen miss (daemon)': { child: t.on, load: { method: 'POST', path: '/api/v1/screen', body: varied } },
+    ...(before
+      ? {
+          'screen hit (before build)': { child: before, load: { method: 'POST', path: '/api/v1/screen', body: fixed } },
+          'screen miss (before build)': { child: before, load: { method: 'POST', path: '/api/v1/screen', body: varied } },
+        }
+      : {}),
     'screen (bare express)': { child: t.bare, load: { method: 'POST', path: '/api/v1/screen', body: fixed } },
     'users/me limits on': { child: t.on, load: { method: 'GET', path: '/api/v1/users/me' } },
     'users/me limits off': { child: t.off, load: { method: 'GET', path: '/api/v1/users/me' } },
@@ -98,6 +107,8 @@ function cases(t: RequestPathTargets): Record<string, { child: BenchChild; load:
 const COMPARISONS = [
   { name: 'complex screen, cache hit vs bare express', subject: 'screen hit (daemon)', base: 'screen (bare express)', target: 1.2 },
   { name: 'complex screen, cache miss vs bare express', subject: 'screen miss (daemon)', base: 'screen (bare express)', target: 1.5 },
+  { name: 'complex screen, cache hit vs bare express, before build', subject: 'screen hit (before build)', base: 'screen (bare express)', target: 1.2 },
+  { name: 'complex screen, cache miss vs bare express, before build', subject: 'screen miss (before build)', base: 'screen (bare express)', target: 1.5 },
   { name: 'GET /users/me, limits on vs bare express', subject: 'users/me limits on', base: 'users/me (bare express)', target: 2 },
   { name: 'GET /users/me, limits on vs off', subject: 'users/me limits on', base: 'users/me limits off', target: 1.15 },
 ] as const;
@@ -133,6 +144,8 @@ export async function runRequestPathBench(t: RequestPathTargets, o: RequestPathO
     );
   }
   for (const c of COMPARISONS) {
+    // The before build's comparisons only when it ran.
+    if (!runs.has(c.subject)) continue;
     rows.push(row(`${c.name} (CPU per request, ratio of medians)`, cpu(c.subject) / cpu(c.base), '×', { op: '<=', value: c.target, source: 'issue' }));
   }
   return rows;

@@ -35,7 +35,7 @@ export function answerLiveScreen(req: Request, res: Response, liveSnapshot: () =
   const result = executeQuery(snap, query);
   send(req, res, {
     total: result.total, page: result.page, per_page: result.per_page, total_pages: result.total_pages, query_time_ms: result.query_time_ms,
-    filters_applied: describeFiltersApplied(query), snapshot_version: `${snap.version}+live`, stocksJson: JSON.stringify(result.items), cached: false,
+    filters_applied: describeFiltersApplied(query), snapshot_version: `${snap.version}+live`, stocks: Buffer.from(JSON.stringify(result.items)), cached: false,
   });
 }
 

@@ -9,7 +9,7 @@ import { PERCENTILE_CONVENTION } from '../../kernel/percentile.js';
 import type { ScreenQuery } from '../../screening/query.js';
 import { parseTemplateOverrides } from '../../screening/request.js';
 import { screenRequestJsonSchema } from '../../screening/request-openapi.js';
-import { stocksBytes, type ScreenAnswer, type ScreenService, type ScreenSummary, type ScreenWork } from '../../screening/screen-service.js';
+import { type ScreenAnswer, type ScreenService, type ScreenSummary, type ScreenWork } from '../../screening/screen-service.js';
 import { BUDGET_TIERS, COST_WEIGHTS, type BudgetTier } from '../../screening/cost.js';
 import { ClientGoneError } from '../../screening/work-guard.js';
 import type { Snapshot } from '../../screening/snapshot.js';
@@ -178,13 +178,13 @@ export async function answerScreen(req: Request, res: Response, screens: ScreenS
 }
 
 /**
- * Send a screen answer. The body is assembled around the stocks' bytes, encoded once per
- * cached answer: the spec's shape-B fields first (stocks, query_time_ms, filters_applied), then
+ * Send a screen answer. The body is assembled around the stocks' bytes (serialised once per
+ * answer, from the snapshot's pre-serialised rows): the spec's shape-B fields first (stocks, query_time_ms, filters_applied), then
  * the envelope, whose `data` is the same page.
  */
 export function sendScreen(req: Request, res: Response, answer: ScreenAnswer): void {
   const { total, page, per_page, total_pages, query_time_ms, filters_applied, snapshot_version, as_of, missing_inputs, message, columns, explain } = answer;
-  const stocks = stocksBytes(answer);
+  const { stocks } = answer;
   const extra = missing_inputs ? `,"missing_inputs":${JSON.stringify(missing_inputs)},"message":${JSON.stringify(message)}` : '';
   const middle = `,"query_time_ms":${JSON.stringify(query_time_ms)},"filters_applied":${JSON.stringify(filters_applied)}${extra},"status":"success","data":`;
   const tail = `,"meta":${JSON.stringify(meta(req, { total, page, per_page, total_pages, snapshot_version, ...(as_of !== undefined ? { as_of } : {}), cached: answer.cached, ...(columns ? { columns } : {}), ...(explain ? { explain } : {}) }))}}`;

@@ -117,3 +117,22 @@ describe('rejected with a 400, the path, the position and a suggestion', () => {
     expect(String(rejection({ expression: 'ey > 1' }).details.expression)).toMatch(/unknown field 'ey'/);
   });
 });
+
+describe('expressions remembered between requests', () => {
+  it("never lets one request's column names validate another's expression", () => {
+    // Given a request whose expression reads its own column
+    expect(parse({ columns: { ey: '1 / per * 100' }, expression: 'ey > 5' }).expression).toBe('ey > 5');
+    // When the same expression comes without the column, it is still refused, naming the field
+    const error = rejection({ expression: 'ey > 5' });
+    expect(error.details.expression).toMatch(/ey/);
+    // And the same text with the column is still accepted afterwards
+    expect(parse({ columns: { ey: '1 / per * 100' }, expression: 'ey > 5' }).expression).toBe('ey > 5');
+  });
+
+  it('gives the same parsed expression to equal texts and refuses bad text every time', () => {
+    const one = parse({ expression: 'per < 10 and roe > 5' });
+    const two = parse({ expression: 'per < 10 and roe > 5', min_per: 1 });
+    expect(two.parsed).toBe(one.parsed);
+    for (let k = 0; k < 2; k++) expect(rejection({ expression: 'per <' }).details.expression).toBeDefined();
+  });
+});
