@@ -24,11 +24,12 @@ export class ProviderError extends Error {
   }
 }
 
-/** An answer as received: status, content type and the body's text (already size-checked). */
+/** An answer as received: status, content type and the body (already size-checked), as text and as bytes (an archive). */
 export interface RawAnswer {
   status: number;
   contentType: string;
   text: string;
+  bytes: Buffer;
 }
 
 /** Options of createProviderHttp. */
@@ -94,7 +95,8 @@ export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
         chunks.push(chunk as Buffer);
       }
       const contentType = String(res.headers['content-type'] ?? '');
-      return { status: res.statusCode, contentType, text: Buffer.concat(chunks).toString('utf8') };
+      const bytes = Buffer.concat(chunks);
+      return { status: res.statusCode, contentType, text: bytes.toString('utf8'), bytes };
     } catch (err) {
       if (err instanceof ProviderError) throw err;
       if (signal?.aborted) throw err;
