@@ -29,7 +29,7 @@ import { period, reportPeriods } from './dart/periods.js';
 import { readZipEntry, ZipError } from './dart/zip.js';
 import type { FetchedUnit, PlannedRun, SourceDriver } from './driver.js';
 import { answerJson, ProviderError, type ProviderHttp, type RawAnswer } from './provider-http.js';
-import { kstDate } from './status-store.js';
+import { kstDate, minutesOfDay } from './status-store.js';
 
 /** The services this source calls. */
 export const DART_SERVICES = {
@@ -60,11 +60,6 @@ export interface DartSourceOptions {
 
 const MS_PER_MIN = 60_000;
 
-function minutesOf(hhmm: string): number {
-  const [h, m] = hhmm.split(':').map(Number);
-  return (h ?? 0) * 60 + (m ?? 0);
-}
-
 /** What OpenDART's status means for the run, with its own code and message. */
 export function dartFailure(status: string, message: string, service: string): ProviderError {
   const said = `${service}: ${status} ${message}`.trim();
@@ -92,7 +87,7 @@ function httpFailure(answer: RawAnswer, service: string): ProviderError | null {
 /** Create the OpenDART source. */
 export function createDartSource(options: DartSourceOptions): SourceDriver {
   const { apiKey, baseUrl, http } = options;
-  const runMinutes = minutesOf(options.runTime);
+  const runMinutes = minutesOfDay(options.runTime);
   const batchSize = Math.max(1, Math.min(DART_MAX_BATCH, options.batchSize));
 
   function url(service: string, params: Record<string, string>): string {

@@ -56,28 +56,26 @@ export function buildSources(core: CoreParts): SourceParts {
   const { config, commands, redis, clock, logger, db } = core;
   const status = createSourceStatusStore(commands, (...parts) => redis.key(...parts), () => clock.now());
   const dates = createSourceDatesRepo(db);
+  /** A source's HTTP client: the shared time limit, retries and answer cap, its own pacing, its calls counted under its name. */
+  const providerHttp = (source: string, minIntervalMs: number) => createProviderHttp({
+    timeoutMs: config.source_timeout_ms, retries: config.source_retries, backoffMs: config.source_retry_base_ms,
+    maxBytes: MAX_ANSWER_BYTES, minIntervalMs,
+    onCall: () => status.countCalls(source).then(() => undefined, () => undefined),
+  });
   const krx = createKrxSource({
     apiKey: config.krx_api_key,
     baseUrl: config.krx_api_url,
     publishTime: config.krx_publish_time,
     staleGraceMinutes: config.sources_stale_grace_min,
     dailyCalls: config.krx_daily_calls,
-    http: createProviderHttp({
-      timeoutMs: config.source_timeout_ms, retries: config.source_retries, backoffMs: config.source_retry_base_ms,
-      maxBytes: MAX_ANSWER_BYTES, minIntervalMs: config.krx_min_interval_ms,
-      onCall: () => status.countCalls('krx').then(() => undefined, () => undefined),
-    }),
+    http: providerHttp('krx', config.krx_min_interval_ms),
   });
   const fdr = createFdrSource({
     baseUrl: config.fdr_cache_url,
     publishTime: config.fdr_publish_time,
     staleGraceMinutes: config.sources_stale_grace_min,
     dailyCalls: FDR_DAILY_CALLS,
-    http: createProviderHttp({
-      timeoutMs: config.source_timeout_ms, retries: config.source_retries, backoffMs: config.source_retry_base_ms,
-      maxBytes: MAX_ANSWER_BYTES, minIntervalMs: config.fdr_min_interval_ms,
-      onCall: () => status.countCalls('fdr').then(() => undefined, () => undefined),
-    }),
+    http: providerHttp('fdr', config.fdr_min_interval_ms),
   });
   const dart = createDartSource({
     apiKey: config.dart_api_key,
@@ -87,11 +85,7 @@ export function buildSources(core: CoreParts): SourceParts {
     dailyCalls: config.dart_daily_calls,
     batchSize: config.dart_batch_size,
     maxXmlBytes: MAX_CORPCODE_XML_BYTES,
-    http: createProviderHttp({
-      timeoutMs: config.source_timeout_ms, retries: config.source_retries, backoffMs: config.source_retry_base_ms,
-      maxBytes: MAX_ANSWER_BYTES, minIntervalMs: config.dart_min_interval_ms,
-      onCall: () => status.countCalls('dart').then(() => undefined, () => undefined),
-    }),
+    http: providerHttp('dart', config.dart_min_interval_ms),
   });
   const drivers = new Map<string, SourceDriver>([[krx.name, krx], [fdr.name, fdr], [dart.name, dart]]);
   const registry = createSourceRegistry();
