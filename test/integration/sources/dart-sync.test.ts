@@ -13,40 +13,14 @@ import type { JobView } from '../../../daemon/contract/jobs.js';
 import type { SourceStatus, SourceTestResult } from '../../../daemon/contract/sources.js';
 import { createManualClock, type ManualClock } from '../../../daemon/infra/clock.js';
 import { createLogger } from '../../../daemon/infra/logger.js';
-import type { DailyBar } from '../../../daemon/kernel/records.js';
 import { waitForJob } from '../../helpers/jobs.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 import { fakeIO, tempEnv, type TempEnv } from '../cli/fake-io.js';
-import { startFakeDart, type FakeDart, type FakeDartReport } from '../../fakes/dart-server.js';
+import { startFakeDart, type FakeDart } from '../../fakes/dart-server.js';
+import { B, DAYS, dartReports, HYNIX, kst10, OTHER, SAMSUNG, seedDartMarket, UNLISTED } from '../../helpers/dart-fixtures.js';
 
 const ADMIN = { admin_email: 'ops@example.com', admin_password: 'ops-password-1' };
 const KEY = 'd'.repeat(40);
-const B = 1e9;
-const SAMSUNG = { corp_code: '00126380', corp_name: '삼성전자', stock_code: '005930' };
-const HYNIX = { corp_code: '00164779', corp_name: 'SK하이닉스', stock_code: '000660' };
-/** Listed, but not a stock the daemon holds. */
-const OTHER = { corp_code: '00999999', corp_name: '다른회사', stock_code: '123456' };
-const UNLISTED = { corp_code: '00434003', corp_name: '다코', stock_code: '' };
-const DAYS = ['2025-03-10', '2025-03-11', '2025-03-12'];
-
-/** 10:00 KST of a date, as epoch ms. */
-const kst10 = (date: string) => Date.parse(`${date}T10:00:00+09:00`);
-
-function reports(): FakeDartReport[] {
-  const s = (reprt_code: FakeDartReport['reprt_code'], rcept_no: string, accounts: FakeDartReport['accounts']): FakeDartReport => ({ corp_code: SAMSUNG.corp_code, bsns_year: 2024, reprt_code, rcept_no, fs: 'both', accounts });
-  const h = (reprt_code: FakeDartReport['reprt_code'], rcept_no: string, accounts: FakeDartReport['accounts']): FakeDartReport => ({ corp_code: HYNIX.corp_code, bsns_year: 2024, reprt_code, rcept_no, fs: 'OFS', accounts });
-  return [
-    // Samsung: consolidated and separate statements, four reports of 2024 (Q1–Q3: three months and year to date).
-    s('11013', '20240515000123', { 매출액: [100 * B, 100 * B], 영업이익: [10 * B, 10 * B], 당기순이익: [8 * B, 8 * B], 자산총계: [1000 * B], 자본총계: [600 * B], 부채총계: [400 * B], 자본금: [1 * B] }),
-    s('11012', '20240814000111', { 매출액: [120 * B, 220 * B], 영업이익: [12 * B, 22 * B], 당기순이익: [9 * B, 17 * B], 자산총계: [1010 * B], 자본총계: [610 * B], 부채총계: [400 * B] }),
-    s('11014', '20241114002642', { 매출액: [130 * B, 350 * B], 영업이익: [13 * B, 35 * B], 당기순이익: [10 * B, 27 * B], 자산총계: [1020 * B], 자본총계: [620 * B], 부채총계: [400 * B] }),
-    s('11011', '20250311001085', { 매출액: [500 * B], 영업이익: [50 * B], 당기순이익: [40 * B], 자산총계: [1100 * B], 자본총계: [650 * B], 부채총계: [450 * B] }),
-    // SK hynix: separate statements only, its annual report not filed yet.
-    h('11013', '20240516000201', { 매출액: [30 * B, 30 * B], 당기순이익: [3 * B, 3 * B], 자산총계: [300 * B], 자본총계: [200 * B] }),
-    h('11012', '20240814000222', { 매출액: [40 * B, 70 * B], 당기순이익: [4 * B, 7 * B], 자산총계: [310 * B], 자본총계: [205 * B] }),
-    h('11014', '20241113000333', { 매출액: [50 * B, 120 * B], 당기순이익: [5 * B, 12 * B], 자산총계: [320 * B], 자본총계: [210 * B] }),
-  ];
-}
 
 interface Harness {
   t: TestDaemon;
@@ -64,20 +38,13 @@ interface Harness {
 
 async function harness(label: string, extra: Record<string, unknown> = {}, fakeOptions: { dailyLimit?: number } = {}): Promise<Harness> {
   const clock = createManualClock(kst10('2025-03-20'));
-  const fake = await startFakeDart({ keys: [KEY], companies: [SAMSUNG, UNLISTED, HYNIX, OTHER], reports: reports(), now: () => clock.now(), ...fakeOptions });
+  const fake = await startFakeDart({ keys: [KEY], companies: [SAMSUNG, UNLISTED, HYNIX, OTHER], reports: dartReports(), now: () => clock.now(), ...fakeOptions });
   const logs: string[] = [];
   const t = await startTestDaemon(label, {
     workers: 1, ...ADMIN, dart_api_url: fake.url, dart_api_key: KEY, dart_min_interval_ms: 0, source_retries: 2, source_retry_base_ms: 5,
     source_timeout_ms: 2000, sources_schedule: false, ...extra,
   }, { clock, logger: createLogger('debug', { write: (line: string) => void logs.push(line) }) });
-  // The daemon holds two of the companies (from its listing), with a few days of prices.
-  const ctx = t.daemon.context();
-  const bar = (code: string, day: string): DailyBar => ({ stock_code: code, trade_date: day, open_price: 100, high_price: 100, low_price: 100, close_price: 100, volume: 1000, trading_value: 100_000, market_cap: 100_000_000, shares_outstanding: 1_000_000 });
-  await ctx.market.apply({
-    stocks: [{ code: SAMSUNG.stock_code, name: '삼성전자', market: 'KOSPI', settle_month: 12 }, { code: HYNIX.stock_code, name: 'SK하이닉스', market: 'KOSPI', settle_month: 12 }],
-    bars: DAYS.flatMap((d) => [bar(SAMSUNG.stock_code, d), bar(HYNIX.stock_code, d)]), halts: [], financials: [], index: [],
-  });
-  await ctx.market.setContent('files');
+  await seedDartMarket(t.daemon.context());
   const login = await t.request('/api/v1/auth/login', { method: 'POST', json: { email: ADMIN.admin_email, password: ADMIN.admin_password } });
   const token = ((await login.json()) as { data: { access_token: string } }).data.access_token;
   const h: Harness = {
