@@ -198,9 +198,9 @@ describe('KRX Open API backfill', () => {
     registry.registerSourceStatus('broken', { status: async () => { throw new Error('redis away'); } });
     // Then GET /admin/sources shows both beside krx, the broken one as an error
     const list = ((await (await h.t.request('/api/v1/admin/sources', { token: h.token })).json()) as { data: SourceStatus[] }).data;
-    expect(list.map((s) => s.name)).toEqual(['krx', 'fdr', 'kis', 'broken']);
-    expect(list[2]).toMatchObject({ kind: 'realtime', calls_today: 7, last_error: { code: 'EGW00201' } });
-    expect(list[3]?.last_error?.code).toBe('STATUS_UNAVAILABLE');
+    expect(list.map((s) => s.name)).toEqual(['krx', 'fdr', 'dart', 'kis', 'broken']);
+    expect(list[3]).toMatchObject({ kind: 'realtime', calls_today: 7, last_error: { code: 'EGW00201' } });
+    expect(list[4]?.last_error?.code).toBe('STATUS_UNAVAILABLE');
     // And its test runs through the same route
     const test = (await (await h.t.request('/api/v1/admin/sources/kis/test', { method: 'POST', token: h.token })).json()) as { data: SourceTestResult };
     expect(test.data.checks[0]).toMatchObject({ service: 'oauth2/tokenP', code: 'EGW00133' });
