@@ -8,6 +8,10 @@
  *   listed, its 6-character stock_code. An error comes instead as XML `<result><status>…`.
  * - `fnlttMultiAcnt.json?corp_code=<up to 100, comma-separated>&bsns_year=YYYY&reprt_code=…`: the key
  *   accounts of many companies per call (daemon/sources/dart/key-accounts.ts).
+ * - `fnlttSinglAcntAll.json?corp_code=…&bsns_year=…&reprt_code=…&fs_div=CFS|OFS`: one company's full
+ *   statements, asked for where needed: a company the key accounts leave out once its report's
+ *   deadline has passed (the key-accounts service excludes financial companies — dart-fss's
+ *   `fnltt_multi_acnt` docstring says "상장법인(금융업 제외)"), consolidated first, separate on 013.
  * - Every JSON answer carries `status` and `message`: 000 ok, 013 no data (not an error: a report
  *   not filed yet), 010 unregistered key, 011 key not usable, 012 IP not allowed, 901 key expired,
  *   020 over the request limit, 021 more than 100 companies, 100/101 a bad field or access,
@@ -24,8 +28,8 @@
 import type { SourceCheck, SourceTestResult } from '../contract/sources.js';
 import { isAppError } from '../errors.js';
 import { parseCorpCodes, parseStatusXml, type CorpCode } from './dart/corp-codes.js';
-import { companyStatements, groupByCompany, type CompanyItems, type KeyAccountItem } from './dart/key-accounts.js';
-import { period, reportPeriods } from './dart/periods.js';
+import { companyStatements, groupByCompany, periodKey, type CompanyItems, type KeyAccountItem } from './dart/key-accounts.js';
+import { period, reportDeadline, reportPeriods, type ReportPeriod } from './dart/periods.js';
 import { readZipEntry, ZipError } from './dart/zip.js';
 import type { FetchedUnit, PlannedRun, SourceDriver } from './driver.js';
 import { answerJson, ProviderError, type ProviderHttp, type RawAnswer } from './provider-http.js';
@@ -35,6 +39,7 @@ import { kstDate, minutesOfDay } from './status-store.js';
 export const DART_SERVICES = {
   corpCode: 'corpCode.xml',
   keyAccounts: 'fnlttMultiAcnt.json',
+  fullStatements: 'fnlttSinglAcntAll.json',
 } as const;
 
 /** Most corp codes one key-accounts call takes (more answers 021). */
@@ -56,6 +61,8 @@ export interface DartSourceOptions {
   batchSize: number;
   /** Largest CORPCODE.xml inflated (bytes): a bigger one is refused as a zip bomb. */
   maxXmlBytes: number;
+  /** Fetch full statements for a company the key accounts leave out after its report's deadline. */
+  fullStatements: boolean;
 }
 
 const MS_PER_MIN = 60_000;
@@ -148,6 +155,15 @@ export function createDartSource(options: DartSourceOptions): SourceDriver {
     return new Map([...byStock.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 
+  /** One company's full statements for a period: consolidated, else separate, else none (013 both). */
+  async function fullStatements(corp: string, p: ReportPeriod, signal?: AbortSignal): Promise<KeyAccountItem[]> {
+    for (const fsDiv of ['CFS', 'OFS']) {
+      const items = await callJson(DART_SERVICES.fullStatements, { corp_code: corp, bsns_year: String(p.year), reprt_code: p.reprt_code, fs_div: fsDiv }, signal);
+      if (items.length > 0) return items.map((i) => ({ ...i, corp_code: i.corp_code ?? corp, fs_div: fsDiv }));
+    }
+    return [];
+  }
+
   async function plan(from: string, to: string, stored: ReadonlySet<string>, signal?: AbortSignal): Promise<PlannedRun> {
     const periods = reportPeriods(from, to);
     const byStock = listed(await corpCodes(signal), stored);
@@ -165,6 +181,17 @@ export function createDartSource(options: DartSourceOptions): SourceDriver {
       for (const p of periods) {
         const items = await callJson(DART_SERVICES.keyAccounts, { corp_code: corpCodesOf, bsns_year: String(p.year), reprt_code: p.reprt_code }, batchSignal);
         groupByCompany(items, p, grouped);
+      }
+      if (options.fullStatements) {
+        // Where the key accounts are silent although the report is due: that company's full statements.
+        const due = periods.filter((p) => reportDeadline(p) <= to);
+        for (const stock of batch) {
+          const corp = byStock.get(stock)!.corp_code;
+          for (const p of due) {
+            if (grouped.get(corp)?.has(periodKey(p))) continue;
+            groupByCompany(await fullStatements(corp, p, batchSignal), p, grouped);
+          }
+        }
       }
       for (const stock of batch) {
         const corp = byStock.get(stock)!.corp_code;

@@ -85,6 +85,7 @@ export function buildSources(core: CoreParts): SourceParts {
     dailyCalls: config.dart_daily_calls,
     batchSize: config.dart_batch_size,
     maxXmlBytes: MAX_CORPCODE_XML_BYTES,
+    fullStatements: config.dart_full_statements,
     http: providerHttp('dart', config.dart_min_interval_ms),
   });
   const drivers = new Map<string, SourceDriver>([[krx.name, krx], [fdr.name, fdr], [dart.name, dart]]);

@@ -7,7 +7,11 @@
  * - `GET /api/corpCode.xml?crtfc_key=…` → a zip with CORPCODE.xml (`<result><list><corp_code>…`);
  * - `GET /api/fnlttMultiAcnt.json?crtfc_key=…&corp_code=a,b,…&bsns_year=YYYY&reprt_code=…` →
  *   `{"status":"000","message":"정상","list":[…]}` with amounts as comma-grouped strings, or
- *   `{"status":"013","message":"조회된 데이타가 없습니다."}` when none of the companies filed it.
+ *   `{"status":"013","message":"조회된 데이타가 없습니다."}` when none of the companies filed it;
+ *   a financial company's reports are not in it (dart-fss: "상장법인(금융업 제외)");
+ * - `GET /api/fnlttSinglAcntAll.json?crtfc_key=…&corp_code=…&bsns_year=…&reprt_code=…&fs_div=CFS|OFS` →
+ *   one company's full statements of that division, items with `account_id` and no `fs_div`
+ *   (OpenDartReader `finstate_all`), 013 when it has none.
  * Errors as OpenDART words them: 010 an unknown key, 020 over the per-day limit (counted per KST day
  * of the fake's clock), 021 more than 100 companies, 100 a missing or bad field. Failures are
  * injected per call (`fail`).
@@ -34,6 +38,8 @@ export interface FakeDartReport {
   /** Which statements it answers: consolidated, separate, or both (separate amounts halved). */
   fs: 'CFS' | 'OFS' | 'both';
   accounts: Record<string, [number, number?]>;
+  /** A financial company's report: in full statements only, not in the key accounts. */
+  fullOnly?: boolean;
 }
 
 /** What the fake answers instead, for one call. */
@@ -76,7 +82,13 @@ const MESSAGES: Record<string, string> = {
   '100': '필드의 부적절한 값입니다. 필드 설명에 없는 값을 사용한 경우에 발생하는 메시지입니다.',
 };
 
-const BS = new Set(['유동자산', '비유동자산', '자산총계', '유동부채', '비유동부채', '부채총계', '자본금', '이익잉여금', '자본총계']);
+const BS = new Set(['유동자산', '비유동자산', '자산총계', '유동부채', '비유동부채', '부채총계', '자본금', '이익잉여금', '자본총계', '현금및현금성자산']);
+/** Full statements' taxonomy ids (OpenDART's account_id) and statements of the accounts the fake knows. */
+const FULL_ACCOUNTS: Record<string, [string, string]> = {
+  매출액: ['ifrs-full_Revenue', 'CIS'], 영업이익: ['dart_OperatingIncomeLoss', 'CIS'], 당기순이익: ['ifrs-full_ProfitLoss', 'CIS'],
+  자산총계: ['ifrs-full_Assets', 'BS'], 부채총계: ['ifrs-full_Liabilities', 'BS'], 자본총계: ['ifrs-full_Equity', 'BS'],
+  현금및현금성자산: ['ifrs-full_CashAndCashEquivalents', 'BS'], 영업활동현금흐름: ['ifrs-full_CashFlowsFromUsedInOperatingActivities', 'CF'],
+};
 const REPORT_NAMES: Record<string, string> = { '11013': '1분기', '11012': '반기', '11014': '3분기', '11011': '' };
 
 const won = (n: number) => n.toLocaleString('en-US');
@@ -108,6 +120,21 @@ function items(r: FakeDartReport, company: FakeDartCompany): Record<string, stri
     }
   }
   return out;
+}
+
+/** The full-statement items of one report in one division. */
+function fullItems(r: FakeDartReport, fs: string): Record<string, string>[] {
+  let ord = 0;
+  return Object.entries(r.accounts).map(([name, [amount, ytd]]) => {
+    const [accountId, sj] = FULL_ACCOUNTS[name] ?? [`entity_${name}`, 'BS'];
+    const scale = fs === 'OFS' && r.fs === 'both' ? 0.5 : 1;
+    return {
+      rcept_no: r.rcept_no, reprt_code: r.reprt_code, bsns_year: String(r.bsns_year), corp_code: r.corp_code, sj_div: sj, sj_nm: sj,
+      account_id: accountId, account_nm: name, account_detail: '-', thstrm_nm: '제 17 기', thstrm_amount: won(Math.round(amount * scale)),
+      ...(ytd !== undefined && sj !== 'BS' ? { thstrm_add_amount: won(Math.round(ytd * scale)) } : {}),
+      ord: String(++ord), currency: 'KRW',
+    };
+  });
 }
 
 /** Start the fake on a free port. */
@@ -173,11 +200,18 @@ export async function startFakeDart(options: FakeDartOptions): Promise<FakeDart>
       if (corps.length > 100) return status(res, service, '021');
       const list = corps.flatMap((corp) => {
         const company = options.companies.find((c) => c.corp_code === corp);
-        const report = fake.reports.find((r) => r.corp_code === corp && String(r.bsns_year) === params.bsns_year && r.reprt_code === params.reprt_code);
+        const report = fake.reports.find((r) => r.corp_code === corp && String(r.bsns_year) === params.bsns_year && r.reprt_code === params.reprt_code && !r.fullOnly);
         return company && report ? items(report, company) : [];
       });
       if (list.length === 0) return status(res, service, '013');
       body = Buffer.from(JSON.stringify({ status: '000', message: '정상', list }), 'utf8');
+      contentType = 'application/json;charset=UTF-8';
+    } else if (service === 'fnlttSinglAcntAll.json') {
+      const fs = params.fs_div ?? '';
+      if (!/^\d{8}$/.test(params.corp_code ?? '') || !/^\d{4}$/.test(params.bsns_year ?? '') || !(params.reprt_code! in REPORT_NAMES) || !['CFS', 'OFS'].includes(fs)) return status(res, service, '100');
+      const report = fake.reports.find((r) => r.corp_code === params.corp_code && String(r.bsns_year) === params.bsns_year && r.reprt_code === params.reprt_code && (r.fs === fs || r.fs === 'both'));
+      if (!report) return status(res, service, '013');
+      body = Buffer.from(JSON.stringify({ status: '000', message: '정상', list: fullItems(report, fs) }), 'utf8');
       contentType = 'application/json;charset=UTF-8';
     } else {
       res.writeHead(404, { 'content-type': 'text/html' });

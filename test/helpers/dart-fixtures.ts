@@ -2,7 +2,8 @@
  * A small market for OpenDART tests: two listed companies the daemon holds (with a few days of
  * prices), a listed one it does not hold and an unlisted one in OpenDART's list, and the reports
  * the fake serves for them (2024: Samsung all four with consolidated and separate statements,
- * SK hynix three with separate statements only).
+ * SK hynix three with separate statements only, KB — a financial company the daemon holds only
+ * when a test adds it — three in full statements only).
  */
 import type { DaemonContext } from '../../daemon/daemon.js';
 import type { DailyBar } from '../../daemon/kernel/records.js';
@@ -14,6 +15,8 @@ export const SAMSUNG = { corp_code: '00126380', corp_name: '삼성전자', stock
 export const HYNIX = { corp_code: '00164779', corp_name: 'SK하이닉스', stock_code: '000660' };
 /** Listed, but not a stock the daemon holds. */
 export const OTHER = { corp_code: '00999999', corp_name: '다른회사', stock_code: '123456' };
+/** A financial company: not in the key-accounts service, its statements only in full statements. */
+export const KB = { corp_code: '00688996', corp_name: 'KB금융', stock_code: '105560' };
 export const UNLISTED = { corp_code: '00434003', corp_name: '다코', stock_code: '' };
 export const DAYS = ['2025-03-10', '2025-03-11', '2025-03-12'];
 
@@ -34,6 +37,11 @@ export function dartReports(): FakeDartReport[] {
     h('11013', '20240516000201', { 매출액: [30 * B, 30 * B], 당기순이익: [3 * B, 3 * B], 자산총계: [300 * B], 자본총계: [200 * B] }),
     h('11012', '20240814000222', { 매출액: [40 * B, 70 * B], 당기순이익: [4 * B, 7 * B], 자산총계: [310 * B], 자본총계: [205 * B] }),
     h('11014', '20241113000333', { 매출액: [50 * B, 120 * B], 당기순이익: [5 * B, 12 * B], 자산총계: [320 * B], 자본총계: [210 * B] }),
+    // KB: consolidated full statements only; operating cash flow is year to date in every report.
+    ...([['11013', '20240516000444', 10, 40], ['11012', '20240814000555', 25, 41], ['11014', '20241114000666', 45, 42]] as const).map(([reprt_code, rcept_no, cf, cash]): FakeDartReport => ({
+      corp_code: KB.corp_code, bsns_year: 2024, reprt_code, rcept_no, fs: 'CFS', fullOnly: true,
+      accounts: { 당기순이익: [5 * B, 5 * B], 자산총계: [700 * B], 자본총계: [60 * B], 영업활동현금흐름: [cf * B, cf * B], 현금및현금성자산: [cash * B] },
+    })),
   ];
 }
 

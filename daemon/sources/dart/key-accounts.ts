@@ -11,7 +11,9 @@
  *
  * Each company's items become one response of the dart-json loader's shape, so the accounts are
  * mapped exactly as an OpenDART file load maps them (loaders/dart-mapping.ts, matched by name: key
- * accounts carry no account_id).
+ * accounts carry no account_id). Full statements (fnlttSinglAcntAll.json, one company and one
+ * division per call, items with account_id) fetched for a company the key accounts left out go
+ * the same way.
  */
 import { createHash } from 'node:crypto';
 import { parseFile } from '../../../loaders/registry.js';
@@ -25,7 +27,10 @@ export interface KeyAccountItem {
   corp_code?: string;
   stock_code?: string;
   reprt_code?: string;
+  /** Full statements only (the IFRS/DART taxonomy id); key accounts have none. */
+  account_id?: string;
   account_nm?: string;
+  /** Key accounts answer it per item; full statements are asked for one division (the caller sets it). */
   fs_div?: string;
   sj_div?: string;
   thstrm_amount?: string;
@@ -49,9 +54,14 @@ function preferredStatements(items: readonly KeyAccountItem[]): KeyAccountItem[]
 /** One company's items across the periods of a run, as answered (per period, in the API's order). */
 export type CompanyItems = Map<string, KeyAccountItem[]>;
 
+/** The key of a period in CompanyItems. */
+export function periodKey(p: ReportPeriod): string {
+  return `${p.year}-${p.reprt_code}`;
+}
+
 /** Group an answer's items by corp_code into `into` under the period's key. */
 export function groupByCompany(items: readonly KeyAccountItem[], p: ReportPeriod, into: Map<string, CompanyItems>): void {
-  const key = `${p.year}-${p.reprt_code}`;
+  const key = periodKey(p);
   for (const item of items) {
     // An item of another report or year than asked for is not this period's.
     if (!item.corp_code || item.reprt_code !== p.reprt_code || item.bsns_year !== String(p.year)) continue;
@@ -76,7 +86,7 @@ export function companyStatements(stockCode: string, corpCode: string, company: 
   for (const key of [...(company?.keys() ?? [])].sort()) {
     const chosen = preferredStatements(company!.get(key)!);
     for (const item of chosen) {
-      hash.update(JSON.stringify([item.rcept_no, item.bsns_year, item.reprt_code, item.fs_div, item.sj_div, item.account_nm, item.thstrm_amount, item.thstrm_add_amount])).update('\n');
+      hash.update(JSON.stringify([item.rcept_no, item.bsns_year, item.reprt_code, item.fs_div, item.sj_div, item.account_id, item.account_nm, item.thstrm_amount, item.thstrm_add_amount])).update('\n');
       list.push({ ...item, stock_code: stockCode });
     }
     const first = chosen.find((i) => receiptDate(i.rcept_no) !== null);

@@ -58,3 +58,12 @@ export function reportPeriods(from: string, to: string): ReportPeriod[] {
   }
   return chosen.sort((a, b) => a.year - b.year || a.quarter - b.quarter);
 }
+
+/**
+ * The statutory deadline of a period's report (a December fiscal year): 45 days after a quarter's
+ * end, 90 after the year's. After it, a listed company's missing report is not "not filed yet".
+ */
+export function reportDeadline(p: ReportPeriod): string {
+  const end = Date.parse(`${periodEnd(p)}T00:00:00Z`);
+  return new Date(end + (p.quarter === 4 ? 90 : 45) * 86_400_000).toISOString().slice(0, 10);
+}

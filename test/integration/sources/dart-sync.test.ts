@@ -17,7 +17,7 @@ import { waitForJob } from '../../helpers/jobs.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 import { fakeIO, tempEnv, type TempEnv } from '../cli/fake-io.js';
 import { startFakeDart, type FakeDart } from '../../fakes/dart-server.js';
-import { B, DAYS, dartReports, HYNIX, kst10, OTHER, SAMSUNG, seedDartMarket, UNLISTED } from '../../helpers/dart-fixtures.js';
+import { B, DAYS, dartReports, HYNIX, KB, kst10, OTHER, SAMSUNG, seedDartMarket, UNLISTED } from '../../helpers/dart-fixtures.js';
 
 const ADMIN = { admin_email: 'ops@example.com', admin_password: 'ops-password-1' };
 const KEY = 'd'.repeat(40);
@@ -38,7 +38,7 @@ interface Harness {
 
 async function harness(label: string, extra: Record<string, unknown> = {}, fakeOptions: { dailyLimit?: number } = {}): Promise<Harness> {
   const clock = createManualClock(kst10('2025-03-20'));
-  const fake = await startFakeDart({ keys: [KEY], companies: [SAMSUNG, UNLISTED, HYNIX, OTHER], reports: dartReports(), now: () => clock.now(), ...fakeOptions });
+  const fake = await startFakeDart({ keys: [KEY], companies: [SAMSUNG, UNLISTED, HYNIX, OTHER, KB], reports: dartReports(), now: () => clock.now(), ...fakeOptions });
   const logs: string[] = [];
   const t = await startTestDaemon(label, {
     workers: 1, ...ADMIN, dart_api_url: fake.url, dart_api_key: KEY, dart_min_interval_ms: 0, source_retries: 2, source_retry_base_ms: 5,
@@ -126,9 +126,13 @@ describe('OpenDART backfill', () => {
   it('writes nothing when fetched again unchanged; a period nobody filed (013) is no data, not an error', async () => {
     const before = await h.rows("SELECT unit, loaded_at FROM source_dates WHERE source = 'dart' ORDER BY unit");
     // From 2023-07-01: the 2023 Q3 and annual reports are asked for too, and every company answers 013
+    // (to the key accounts, then, the reports being long due, to full statements consolidated and separate)
     const job = await h.syncAndWait({ from: '2023-07-01' });
     expect(job.state).toBe('completed');
-    expect(job.result?.sync).toMatchObject({ total: 2, loaded: 0, unchanged: 2, calls: 7 });
+    expect(job.result?.sync).toMatchObject({ total: 2, loaded: 0, unchanged: 2, calls: 1 + 6 + 2 * 2 * 2 });
+    expect(h.fake.calls.filter((c) => c.service === 'fnlttSinglAcntAll.json').map((c) => `${c.params.corp_code}:${c.params.bsns_year}/${c.params.reprt_code}:${c.params.fs_div}`)).toEqual(
+      [HYNIX, SAMSUNG].flatMap((c) => ['2023/11014', '2023/11011'].flatMap((p) => [`${c.corp_code}:${p}:CFS`, `${c.corp_code}:${p}:OFS`])),
+    );
     expect(job.result?.files).toEqual([]);
     expect(await h.rows("SELECT unit, loaded_at FROM source_dates WHERE source = 'dart' ORDER BY unit")).toEqual(before);
     expect((await h.status()).last_error).toBeNull();
@@ -174,6 +178,26 @@ describe('OpenDART backfill', () => {
     const test = JSON.parse(bodies[2]!) as { data: SourceTestResult };
     expect(test.data).toMatchObject({ name: 'dart', ok: true });
     expect(test.data.checks.map((c) => c.service)).toEqual(['corpCode.xml', 'fnlttMultiAcnt.json']);
+  });
+});
+
+describe('OpenDART: full statements where the key accounts are missing', () => {
+  let h: Harness;
+  afterAll(async () => h.close());
+
+  it('fetches a due report the key accounts left out (a financial company) from full statements, with its cash flow', async () => {
+    h = await harness('dart-full');
+    await h.t.daemon.context().market.apply({ stocks: [{ code: KB.stock_code, name: 'KB금융', market: 'KOSPI', settle_month: 12 }], bars: [], halts: [], financials: [], index: [] });
+    const job = await h.syncAndWait({});
+    expect(job.state).toBe('completed');
+    // The list, four key-accounts calls for the three companies, and KB's three due quarters (consolidated at once);
+    // SK hynix's annual report is not due before 03-31: no full-statement call for it
+    expect(job.result?.sync).toMatchObject({ total: 3, loaded: 3, calls: 1 + 4 + 3 });
+    const rows = await h.rows<{ fiscal_quarter: number; operating_cash_flow: number; cash: number; net_profit: number; disclosed_on: string }>(
+      'SELECT fiscal_quarter, operating_cash_flow, cash, net_profit, disclosed_on FROM financials WHERE stock_code = ? ORDER BY fiscal_quarter', [KB.stock_code]);
+    expect(rows.map((r) => [Number(r.fiscal_quarter), Number(r.operating_cash_flow), Number(r.cash), Number(r.net_profit), r.disclosed_on])).toEqual([
+      [1, 10 * B, 40 * B, 5 * B, '2024-05-16'], [2, 15 * B, 41 * B, 5 * B, '2024-08-14'], [3, 20 * B, 42 * B, 5 * B, '2024-11-14'],
+    ]);
   });
 });
 
