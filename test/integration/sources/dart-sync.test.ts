@@ -36,7 +36,7 @@ interface Harness {
   close(): Promise<void>;
 }
 
-async function harness(label: string, extra: Record<string, unknown> = {}, fakeOptions: { dailyLimit?: number } = {}): Promise<Harness> {
+async function harness(label: string, extra: Record<string, unknown> = {}, fakeOptions: { dailyLimit?: number } = {}, seed = true): Promise<Harness> {
   const clock = createManualClock(kst10('2025-03-20'));
   const fake = await startFakeDart({ keys: [KEY], companies: [SAMSUNG, UNLISTED, HYNIX, OTHER, KB], reports: dartReports(), now: () => clock.now(), ...fakeOptions });
   const logs: string[] = [];
@@ -44,7 +44,7 @@ async function harness(label: string, extra: Record<string, unknown> = {}, fakeO
     workers: 1, ...ADMIN, dart_api_url: fake.url, dart_api_key: KEY, dart_min_interval_ms: 0, source_retries: 2, source_retry_base_ms: 5,
     source_timeout_ms: 2000, sources_schedule: false, ...extra,
   }, { clock, logger: createLogger('debug', { write: (line: string) => void logs.push(line) }) });
-  await seedDartMarket(t.daemon.context());
+  if (seed) await seedDartMarket(t.daemon.context());
   const login = await t.request('/api/v1/auth/login', { method: 'POST', json: { email: ADMIN.admin_email, password: ADMIN.admin_password } });
   const token = ((await login.json()) as { data: { access_token: string } }).data.access_token;
   const h: Harness = {
@@ -273,9 +273,20 @@ describe('OpenDART: a key it does not know (010)', () => {
   });
 });
 
-describe('OpenDART without a key', () => {
+describe('OpenDART without a key, or without stocks to attach statements to', () => {
   let h: Harness;
   afterEach(async () => h.close());
+
+  it('refuses a sync before any stock is loaded (409), and replace_sample (400)', async () => {
+    h = await harness('dart-nostocks', {}, {}, false);
+    const res = await h.sync({});
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/load or sync the market first/);
+    const bad = await h.sync({ replace_sample: true });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { details: Record<string, string> } }).error.details).toHaveProperty('replace_sample');
+    expect(h.fake.calls).toEqual([]);
+  });
 
   it('says it is not configured (409), and is neither stale nor an error', async () => {
     h = await harness('dart-none', { dart_api_key: undefined });
