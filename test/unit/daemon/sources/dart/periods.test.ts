@@ -1,6 +1,6 @@
 /** Which OpenDART report periods a run fetches. */
 import { describe, expect, it } from 'vitest';
-import { reportPeriods } from '../../../../daemon/sources/dart/periods.js';
+import { reportPeriods } from '../../../../../daemon/sources/dart/periods.js';
 
 const names = (from: string, to: string) => reportPeriods(from, to).map((p) => `${p.year}Q${p.quarter}:${p.reprt_code}`);
 

@@ -1,6 +1,6 @@
 /** CORPCODE.xml as OpenDART writes it, its error document, and what a strict reader refuses. */
 import { describe, expect, it } from 'vitest';
-import { CorpCodeXmlError, parseCorpCodes, parseStatusXml } from '../../../../daemon/sources/dart/corp-codes.js';
+import { CorpCodeXmlError, parseCorpCodes, parseStatusXml } from '../../../../../daemon/sources/dart/corp-codes.js';
 
 const LIST = `<?xml version="1.0" encoding="UTF-8"?>
 <result>

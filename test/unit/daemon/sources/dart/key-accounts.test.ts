@@ -1,7 +1,7 @@
 /** Key-account items of one company as stored statements: consolidated first, receipt dates, Q4 from the annual report. */
 import { describe, expect, it } from 'vitest';
-import { companyStatements, groupByCompany, receiptDate, type CompanyItems, type KeyAccountItem } from '../../../../daemon/sources/dart/key-accounts.js';
-import { period } from '../../../../daemon/sources/dart/periods.js';
+import { companyStatements, groupByCompany, receiptDate, type CompanyItems, type KeyAccountItem } from '../../../../../daemon/sources/dart/key-accounts.js';
+import { period } from '../../../../../daemon/sources/dart/periods.js';
 
 const item = (reprt_code: string, rcept_no: string, fs_div: string, sj_div: string, account_nm: string, thstrm_amount: string, thstrm_add_amount?: string): KeyAccountItem =>
   ({ rcept_no, bsns_year: '2024', corp_code: '00126380', stock_code: '005930', reprt_code, fs_div, sj_div, account_nm, thstrm_amount, thstrm_add_amount });

@@ -1,7 +1,7 @@
 /** The single-entry zip reader: stored and deflated entries, and every malformed archive refused with a reason. */
 import { describe, expect, it } from 'vitest';
-import { readZipEntry, ZipError } from '../../../../daemon/sources/dart/zip.js';
-import { writeZip } from '../../../fakes/zip-writer.js';
+import { readZipEntry, ZipError } from '../../../../../daemon/sources/dart/zip.js';
+import { writeZip } from '../../../../fakes/zip-writer.js';
 
 const XML = Buffer.from('<?xml version="1.0" encoding="UTF-8"?><result><list><corp_code>00126380</corp_code></list></result>', 'utf8');
 const MB = 2 ** 20;
