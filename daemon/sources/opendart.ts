@@ -122,18 +122,18 @@ export function createDartSource(options: DartSourceOptions): SourceDriver {
   /** The company list: the zip's CORPCODE.xml, or OpenDART's error. */
   function corpCodes(signal?: AbortSignal): Promise<CorpCode[]> {
     const service = DART_SERVICES.corpCode;
-    return http.get(url(service, {}), { Accept: 'application/zip, application/xml' }, (answer) => {
+    return http.get(url(service, {}), { Accept: 'application/zip, application/xml' }, async (answer) => {
       const bad = httpFailure(answer, service);
       if (bad) throw bad;
       const isZip = answer.bytes.length >= 4 && answer.bytes[0] === 0x50 && answer.bytes[1] === 0x4b;
       if (!isZip) {
-        const said = parseStatusXml(answer.text) ?? jsonStatus(answer.text);
+        const said = (await parseStatusXml(answer.text)) ?? jsonStatus(answer.text);
         if (said && said.status !== '000') throw dartFailure(said.status, said.message, service);
         const kind = /html/i.test(answer.contentType) || /^\s*<(!doctype|html)/i.test(answer.text) ? 'an HTML page' : 'a body that is not a zip';
         throw new ProviderError('transient', 'BAD_ANSWER', `${service}: the provider answered ${kind} (HTTP ${answer.status})`, service);
       }
       try {
-        const list = parseCorpCodes(readZipEntry(answer.bytes, 'CORPCODE.xml', options.maxXmlBytes).toString('utf8'));
+        const list = await parseCorpCodes(await readZipEntry(answer.bytes, 'CORPCODE.xml', options.maxXmlBytes));
         if (list.length === 0) throw new ProviderError('transient', 'EMPTY', `${service}: the company list is empty`, service);
         return list;
       } catch (err) {

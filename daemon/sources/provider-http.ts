@@ -51,11 +51,11 @@ export interface ProviderHttpOptions {
 /** A provider's HTTP client. */
 export interface ProviderHttp {
   /**
-   * GET `url` and turn the answer into a value with `interpret` (which throws ProviderError for
-   * an answer that is not one), retrying transient failures.
+   * GET `url` and turn the answer into a value with `interpret` (which throws or rejects with
+   * ProviderError for an answer that is not one), retrying transient failures.
    * @throws ProviderError after the last attempt, or at once when not retryable
    */
-  get<T>(url: string, headers: Record<string, string>, interpret: (answer: RawAnswer) => T, signal?: AbortSignal): Promise<T>;
+  get<T>(url: string, headers: Record<string, string>, interpret: (answer: RawAnswer) => T | Promise<T>, signal?: AbortSignal): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -112,7 +112,7 @@ export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
     async get(url, headers, interpret, signal) {
       for (let attempt = 0; ; attempt += 1) {
         try {
-          return interpret(await once(url, headers, signal));
+          return await interpret(await once(url, headers, signal));
         } catch (err) {
           if (!(err instanceof ProviderError) || !err.retryable || attempt >= options.retries) throw err;
           const base = options.backoffMs * 2 ** attempt;

@@ -25,6 +25,8 @@ export class CorpCodeXmlError extends Error {
   }
 }
 
+const TAGS_PER_TURN = 2000;
+
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
 function decode(text: string): string {
@@ -42,17 +44,23 @@ function decode(text: string): string {
  * text is a field of the root (an error document's status and message).
  * @throws CorpCodeXmlError
  */
-export function parseFlatXml(xml: string, root: string): { records: Record<string, string>[]; fields: Record<string, string> } {
-  const text = xml.replace(/^\uFEFF/, '').replace(/^\s*<\?xml[^?]*\?>/, '');
+export async function parseFlatXml(xml: string, root: string): Promise<{ records: Record<string, string>[]; fields: Record<string, string> }> {
+  const text = xml;
+  // Start after a byte-order mark and the XML declaration (no copy of a document of tens of megabytes).
+  const declaration = /^\uFEFF?\s*(<\?xml[^?]*\?>)?/.exec(xml);
   const tag = /<(\/?)([A-Za-z_][\w.-]*)\s*(\/?)>|<!--[\s\S]*?-->|<[!?]/g;
+  tag.lastIndex = declaration?.[0].length ?? 0;
   const stack: string[] = [];
   const records: Record<string, string>[] = [];
   const fields: Record<string, string> = {};
   let child: Record<string, string> | null = null;
   let childHasFields = false;
-  let textStart = 0;
+  let textStart = tag.lastIndex;
   let sawRoot = false;
+  let seen = 0;
   for (let m = tag.exec(text); m; m = tag.exec(text)) {
+    // The real list is ~100,000 companies (seconds of parsing): other work gets a turn every few thousand tags.
+    if (++seen % TAGS_PER_TURN === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const between = text.slice(textStart, m.index);
     textStart = tag.lastIndex;
     if (m[0].startsWith('<!--')) continue;
@@ -101,23 +109,44 @@ export function parseFlatXml(xml: string, root: string): { records: Record<strin
   return { records, fields };
 }
 
+/** Bytes as UTF-8 text, a megabyte at a time with a turn for other work between (tens of megabytes otherwise hold the event loop). */
+export async function decodeInTurns(bytes: Uint8Array): Promise<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const step = 2 ** 20;
+  let text = '';
+  for (let at = 0; at < bytes.length; at += step) {
+    text += decoder.decode(bytes.subarray(at, at + step), { stream: at + step < bytes.length });
+    if (at + step < bytes.length) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return text + decoder.decode();
+}
+
 /**
  * The companies of CORPCODE.xml.
  * @throws CorpCodeXmlError for a document that is not the list (or a record without its code)
  */
-export function parseCorpCodes(xml: string): CorpCode[] {
-  const { records } = parseFlatXml(xml, 'result');
-  return records.map((r, i) => {
+export async function parseCorpCodes(xml: string | Uint8Array): Promise<CorpCode[]> {
+  let text: string;
+  try {
+    text = typeof xml === 'string' ? xml : await decodeInTurns(xml);
+  } catch {
+    throw new CorpCodeXmlError('not UTF-8 text');
+  }
+  const { records } = await parseFlatXml(text, 'result');
+  const out: CorpCode[] = [];
+  for (const [i, r] of records.entries()) {
+    if (i % TAGS_PER_TURN === TAGS_PER_TURN - 1) await new Promise<void>((resolve) => setImmediate(resolve));
     const code = (r.corp_code ?? '').trim();
     if (!/^\d{8}$/.test(code)) throw new CorpCodeXmlError(`record ${i + 1}: corp_code ${JSON.stringify(r.corp_code ?? null)} is not 8 digits`);
-    return { corp_code: code, corp_name: (r.corp_name ?? '').trim(), stock_code: (r.stock_code ?? '').trim(), modify_date: (r.modify_date ?? '').trim() };
-  });
+    out.push({ corp_code: code, corp_name: (r.corp_name ?? '').trim(), stock_code: (r.stock_code ?? '').trim(), modify_date: (r.modify_date ?? '').trim() });
+  }
+  return out;
 }
 
 /** The status and message of an error document (`<result><status>…</status><message>…</message></result>`), or null. */
-export function parseStatusXml(xml: string): { status: string; message: string } | null {
+export async function parseStatusXml(xml: string): Promise<{ status: string; message: string } | null> {
   try {
-    const { fields } = parseFlatXml(xml, 'result');
+    const { fields } = await parseFlatXml(xml, 'result');
     return fields.status === undefined ? null : { status: fields.status.trim(), message: (fields.message ?? '').trim() };
   } catch {
     return null;

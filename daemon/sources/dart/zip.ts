@@ -7,7 +7,11 @@
  * are refused, the inflated size is capped while inflating (a small archive that expands to
  * gigabytes is refused before it does) and must equal the declared size, and the CRC-32 must match.
  */
-import { crc32, inflateRawSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { crc32, inflateRaw } from 'node:zlib';
+
+/** Inflating runs on libuv's thread pool: tens of megabytes never hold the event loop. */
+const inflate = promisify(inflateRaw);
 
 /** Why an archive was refused. */
 export class ZipError extends Error {
@@ -39,7 +43,7 @@ function findEnd(buf: Buffer): number {
  * The bytes of the entry `name`.
  * @throws ZipError for a truncated or malformed archive, a missing entry, an unsupported method, a size over `maxBytes` or a CRC mismatch
  */
-export function readZipEntry(buf: Buffer, name: string, maxBytes: number): Buffer {
+export async function readZipEntry(buf: Buffer, name: string, maxBytes: number): Promise<Buffer> {
   if (buf.length < EOCD_MIN) throw new ZipError('not a zip archive, or cut off (too short)');
   const end = findEnd(buf);
   const entries = buf.readUInt16LE(end + 10);
@@ -73,7 +77,7 @@ export function readZipEntry(buf: Buffer, name: string, maxBytes: number): Buffe
     if (method === 0) data = Buffer.from(raw);
     else if (method === 8) {
       try {
-        data = inflateRawSync(raw, { maxOutputLength: Math.max(1, maxBytes) });
+        data = await inflate(raw, { maxOutputLength: Math.max(1, maxBytes) });
       } catch (err) {
         const e = err as Error & { code?: string };
         if (e.code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) throw new ZipError(`${name}: inflates to more than the ${maxBytes} bytes allowed`);
