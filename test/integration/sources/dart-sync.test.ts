@@ -8,14 +8,13 @@
  * reported, never half-loaded; the key is never in an answer or a log line.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../../cli/main.js';
 import type { JobView } from '../../../daemon/contract/jobs.js';
 import type { SourceStatus, SourceTestResult } from '../../../daemon/contract/sources.js';
 import { createManualClock, type ManualClock } from '../../../daemon/infra/clock.js';
 import { createLogger } from '../../../daemon/infra/logger.js';
 import { waitForJob } from '../../helpers/jobs.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
-import { fakeIO, tempEnv, type TempEnv } from '../cli/fake-io.js';
+import { runCliAt, tempEnv, type TempEnv } from '../cli/fake-io.js';
 import { startFakeDart, type FakeDart } from '../../fakes/dart-server.js';
 import { B, DAYS, dartReports, HYNIX, KB, kst10, OTHER, SAMSUNG, seedDartMarket, UNLISTED } from '../../helpers/dart-fixtures.js';
 
@@ -248,10 +247,7 @@ describe('OpenDART: a key it does not know (010)', () => {
     await h.close();
     await e.cleanup();
   });
-  const cli = async (argv: string[], stdin = '') => {
-    const io = fakeIO({ stdin });
-    return { code: await run(['--url', h.t.url, ...argv], io, e.env), io };
-  };
+  const cli = (argv: string[], stdin = '') => runCliAt(h.t.url, e, argv, stdin);
 
   it('fails the run at once with OpenDART\'s code and message', async () => {
     const job = await h.syncAndWait({});
