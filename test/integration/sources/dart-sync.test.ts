@@ -12,7 +12,7 @@ import type { JobView } from '../../../daemon/contract/jobs.js';
 import type { SourceStatus, SourceTestResult } from '../../../daemon/contract/sources.js';
 import { createManualClock, type ManualClock } from '../../../daemon/infra/clock.js';
 import { createLogger } from '../../../daemon/infra/logger.js';
-import { waitForJob } from '../../helpers/jobs.js';
+import { waitForDelayed, waitForJob } from '../../helpers/jobs.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 import { runCliAt, tempEnv, type TempEnv } from '../cli/fake-io.js';
 import { startFakeDart, type FakeDart } from '../../fakes/dart-server.js';
@@ -210,14 +210,7 @@ describe('OpenDART: the daily limit (020)', () => {
     const res = await h.sync({});
     const id = ((await res.json()) as { data: JobView }).data.id;
     const queue = h.t.daemon.context().jobs.queue;
-    const job = (await queue.getJob(id))!;
-    const deadline = Date.now() + 30_000;
-    let state = await job.getState();
-    while (state !== 'delayed' && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      state = await job.getState();
-    }
-    expect(state).toBe('delayed');
+    await waitForDelayed(h.t.daemon, id);
     // Waiting until one minute past midnight KST, with OpenDART's code and message as the last error
     const waiting = await h.job(id);
     expect(waiting.progress).toMatchObject({ done: 1, total: 2, waiting_until: '2025-03-20T15:01:00.000Z' });
