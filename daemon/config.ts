@@ -438,6 +438,22 @@ export const configSchema = z.object({
   fdr_schedule: z.string().min(9).max(100).default('0 19 * * *'),
   /** Least time between two calls to the cache (ms). */
   fdr_min_interval_ms: int(0, 60_000).default(500),
+  /** OpenDART key (crtfc_key, 40 characters, opendart.fss.or.kr). Never logged, never answered, never on a command line. */
+  dart_api_key: z.string().min(1).max(512).optional(),
+  /** OpenDART base URL (a local fake in tests). */
+  dart_api_url: z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL').transform((u) => u.replace(/\/+$/, '')).default('https://opendart.fss.or.kr/api'),
+  /** KST time (HH:MM) by which a day's filings are in; the daily run is expected done by then plus the stale grace. */
+  dart_publish_time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM').default('19:00'),
+  /** When the daily OpenDART run starts (cron, KST): the four most recent quarters of every listed company. */
+  dart_schedule: z.string().min(9).max(100).default('30 19 * * *'),
+  /** Calls per OpenDART key per day (its 020 limit: 20,000); a run waits for the next day rather than go over. */
+  dart_daily_calls: int(1, 1_000_000).default(20_000),
+  /** Least time between two OpenDART calls (ms): 100 keeps under 600 a minute, far from the 1,000 a minute that gets an IP blocked. */
+  dart_min_interval_ms: int(0, 60_000).default(100),
+  /** Companies per key-accounts call (OpenDART takes at most 100). */
+  dart_batch_size: int(1, 100).default(100),
+  /** Fetch a company's full statements where its key accounts are missing after the report's deadline (financial companies are not in the key-accounts service). */
+  dart_full_statements: bool.default(true),
   /** Run the data sources' daily schedules (each daemon registers the same schedulers; one run per slot across daemons). */
   sources_schedule: bool.default(true),
   /** Minutes after a date's publication before its absence counts as stale (the daily run plus its retries). */

@@ -35,9 +35,10 @@ export type JobRequest =
   | SourceSyncRequest;
 
 /**
- * A data-source run (POST /admin/sources/{source}/sync, or the daily schedule): dates `from`…`to`,
- * each committed on its own. `resume_after` is the last date an earlier attempt of this same
- * job committed (it goes on after it); `scheduled` marks the daily run.
+ * A data-source run (POST /admin/sources/{source}/sync, or the daily schedule): dates `from`…`to`
+ * (OpenDART: the listed companies, with the quarters that range asks for), each unit committed on
+ * its own. `resume_after` is the last unit an earlier attempt of this same job committed (it goes
+ * on after it); `scheduled` marks the daily run.
  */
 export interface SourceSyncRequest {
   type: 'source-sync';
@@ -67,7 +68,7 @@ export interface MarketStateView {
 /** Progress of a running job. */
 export interface JobProgress {
   /**
-   * `sync`: a data source fetching and committing dates (done/total count dates); `stage`: copying the
+   * `sync`: a data source fetching and committing units (done/total count dates, or companies for OpenDART); `stage`: copying the
    * live market into the load's staged copy; `tidy`: dropping the market it replaced (after the commit).
    */
   phase: 'queued' | 'plan' | 'stage' | 'load' | 'sync' | 'index' | 'indicators' | 'tidy' | 'done';
@@ -103,7 +104,7 @@ export interface JobResult {
   rows_rejected: number;
   indicators: { version: string; as_of: string | null; stocks: number; duration_ms: number } | null;
   duration_ms: number;
-  /** Data-source runs: what the run covered (each date is also one entry of `files`, named `krx:YYYY-MM-DD`). */
+  /** Data-source runs: what the run covered (each unit written is also one entry of `files`, named `krx:YYYY-MM-DD` or `dart:<stock code>`). */
   sync?: SourceSyncSummary;
 }
 

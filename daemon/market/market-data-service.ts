@@ -178,7 +178,14 @@ export function createMarketDataService(deps: MarketDataDeps): MarketDataService
     const reports = keep(batch.financial_reports ?? []);
     if (reports.length > 0) {
       const derived = await derivedFinancials(tx, reports);
-      financials = [...financials.filter((f) => !derived.years.has(`${f.stock_code}|${f.fiscal_year}`)), ...derived.quarters];
+      // A quarter derived again keeps the disclosure date its source gave (OpenDART's receipt date):
+      // as-of screens use a statement only from then on. Without one, the stored date stands.
+      const disclosed = new Map(financials.filter((f) => f.disclosed_on).map((f) => [`${f.stock_code}|${f.fiscal_year}|${f.fiscal_quarter}`, f.disclosed_on]));
+      const dated = derived.quarters.map((q) => {
+        const on = disclosed.get(`${q.stock_code}|${q.fiscal_year}|${q.fiscal_quarter}`);
+        return on ? { ...q, disclosed_on: on } : q;
+      });
+      financials = [...financials.filter((f) => !derived.years.has(`${f.stock_code}|${f.fiscal_year}`)), ...dated];
     }
     await designations.upsert(tx, keep(batch.designations ?? []));
     return {

@@ -17,6 +17,16 @@ export interface FetchedUnit {
   hash: string;
 }
 
+/** A run whose units come from the provider (OpenDART: the listed companies of its company list). */
+export interface PlannedRun {
+  /** The units, in the order they are fetched and committed (a resumed run goes on after the last committed one). */
+  units: string[];
+  /** Provider calls one unit may cost (the daily budget is checked before each unit). */
+  callsPerUnit: number;
+  /** Fetch one unit of this run. @throws ProviderError */
+  fetchUnit(unit: string, signal?: AbortSignal): Promise<FetchedUnit>;
+}
+
 /** A data source run as BullMQ jobs. */
 export interface SourceDriver {
   readonly name: string;
@@ -35,6 +45,14 @@ export interface SourceDriver {
   units(from: string, to: string): string[];
   /** Fetch one unit. @throws ProviderError */
   fetchUnit(unit: string, signal?: AbortSignal): Promise<FetchedUnit>;
+  /**
+   * The units of a run from `from` to `to` when they come from the provider instead of the calendar;
+   * `stored` are the stock codes the daemon holds (a unit for any other would be refused).
+   * @throws ProviderError
+   */
+  plan?(from: string, to: string, stored: ReadonlySet<string>, signal?: AbortSignal): Promise<PlannedRun>;
+  /** The range of a daily run when it is not "the published units not stored yet" (OpenDART: the latest quarters, every day). */
+  scheduledRange?(nowMs: number): { from: string; to: string };
   /** Records written once per run after its units (KRX: listing dates, English names), or null. @throws ProviderError */
   fetchExtras?(unit: string, signal?: AbortSignal): Promise<RecordsBatch | null>;
   /** One call per service: does the key and each approval work. Never throws for a provider failure. */

@@ -22,7 +22,7 @@ import { loaderFor, parseFile } from '../../loaders/registry.js';
 import type { LoadResult } from '../../loaders/types.js';
 import type { FetchedUnit, SourceDriver } from './driver.js';
 import { ProviderError, type ProviderHttp, type RawAnswer } from './provider-http.js';
-import { kstDate } from './status-store.js';
+import { kstDate, minutesOfDay } from './status-store.js';
 
 /** The public cache's base (documented; used only when the operator sets it). */
 export const FDR_PUBLIC_CACHE_URL = 'https://raw.githubusercontent.com/FinanceData/fdr_krx_data_cache/master/data';
@@ -47,11 +47,6 @@ export interface FdrSourceOptions {
 
 const MS_PER_MIN = 60_000;
 
-function minutesOf(hhmm: string): number {
-  const [h, m] = hhmm.split(':').map(Number);
-  return (h ?? 0) * 60 + (m ?? 0);
-}
-
 /** The trading day on or before `date`. */
 function tradingDayOnOrBefore(date: string): string {
   return isTradingDay(date) ? date : previousTradingDay(date);
@@ -70,7 +65,7 @@ function badBody(answer: RawAnswer, path: string, looksRight: (head: string) => 
 /** Create the FDR cache source. */
 export function createFdrSource(options: FdrSourceOptions): SourceDriver {
   const { baseUrl, http } = options;
-  const publishMinutes = minutesOf(options.publishTime);
+  const publishMinutes = minutesOfDay(options.publishTime);
   const publishedAt = (ms: number, extraMinutes: number): string => tradingDayOnOrBefore(kstDate(ms - (publishMinutes + extraMinutes) * MS_PER_MIN));
   const listingLoader = loaderFor('fdr-listing');
   const indexLoader = loaderFor('fdr-index');

@@ -16,7 +16,7 @@ import type { RecordsBatch } from '../market/market-data-service.js';
 import { basDd, outBlock, parseKrxBaseInfo, parseKrxIndex, parseKrxTrades } from '../../loaders/krx-openapi.js';
 import type { FetchedUnit, SourceDriver } from './driver.js';
 import { answerJson, ProviderError, type ProviderHttp, type RawAnswer } from './provider-http.js';
-import { kstDate } from './status-store.js';
+import { kstDate, minutesOfDay } from './status-store.js';
 
 /** The services this source calls, with the name KRX's service list gives each (what to apply for). */
 export const KRX_SERVICES = {
@@ -51,11 +51,6 @@ function kstDateBefore(ms: number, minutes: number): string {
   return kstDate(ms - minutes * MS_PER_MIN);
 }
 
-function minutesOf(hhmm: string): number {
-  const [h, m] = hhmm.split(':').map(Number);
-  return (h ?? 0) * 60 + (m ?? 0);
-}
-
 /** What a failed answer means, in KRX's words when it gave them. */
 function failureOf(answer: RawAnswer, service: Service): ProviderError {
   let body: Record<string, unknown> = {};
@@ -76,7 +71,7 @@ function failureOf(answer: RawAnswer, service: Service): ProviderError {
 /** Create the KRX Open API source. */
 export function createKrxSource(options: KrxSourceOptions): SourceDriver {
   const { apiKey, baseUrl, http } = options;
-  const publishMinutes = minutesOf(options.publishTime);
+  const publishMinutes = minutesOfDay(options.publishTime);
 
   /** The last trading day before the KST date of `ms − minutes`. */
   const publishedAt = (ms: number, extraMinutes: number): string => previousTradingDay(kstDateBefore(ms, publishMinutes + extraMinutes));

@@ -24,11 +24,12 @@ export class ProviderError extends Error {
   }
 }
 
-/** An answer as received: status, content type and the body's text (already size-checked). */
+/** An answer as received: status, content type and the body (already size-checked), as text and as bytes (an archive). */
 export interface RawAnswer {
   status: number;
   contentType: string;
   text: string;
+  bytes: Buffer;
 }
 
 /** Options of createProviderHttp. */
@@ -50,11 +51,11 @@ export interface ProviderHttpOptions {
 /** A provider's HTTP client. */
 export interface ProviderHttp {
   /**
-   * GET `url` and turn the answer into a value with `interpret` (which throws ProviderError for
-   * an answer that is not one), retrying transient failures.
+   * GET `url` and turn the answer into a value with `interpret` (which throws or rejects with
+   * ProviderError for an answer that is not one), retrying transient failures.
    * @throws ProviderError after the last attempt, or at once when not retryable
    */
-  get<T>(url: string, headers: Record<string, string>, interpret: (answer: RawAnswer) => T, signal?: AbortSignal): Promise<T>;
+  get<T>(url: string, headers: Record<string, string>, interpret: (answer: RawAnswer) => T | Promise<T>, signal?: AbortSignal): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -94,7 +95,8 @@ export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
         chunks.push(chunk as Buffer);
       }
       const contentType = String(res.headers['content-type'] ?? '');
-      return { status: res.statusCode, contentType, text: Buffer.concat(chunks).toString('utf8') };
+      const bytes = Buffer.concat(chunks);
+      return { status: res.statusCode, contentType, text: bytes.toString('utf8'), bytes };
     } catch (err) {
       if (err instanceof ProviderError) throw err;
       if (signal?.aborted) throw err;
@@ -110,7 +112,7 @@ export function createProviderHttp(options: ProviderHttpOptions): ProviderHttp {
     async get(url, headers, interpret, signal) {
       for (let attempt = 0; ; attempt += 1) {
         try {
-          return interpret(await once(url, headers, signal));
+          return await interpret(await once(url, headers, signal));
         } catch (err) {
           if (!(err instanceof ProviderError) || !err.retryable || attempt >= options.retries) throw err;
           const base = options.backoffMs * 2 ** attempt;

@@ -11,6 +11,12 @@ export function kstDate(ms: number): string {
   return new Date(ms + 9 * 3_600_000).toISOString().slice(0, 10);
 }
 
+/** Minutes since midnight of a time of day `HH:MM` (a provider's publication time, in KST). */
+export function minutesOfDay(hhmm: string): number {
+  const [h, m] = hhmm.split(':').map(Number);
+  return (h ?? 0) * 60 + (m ?? 0);
+}
+
 /** What the store holds of one source. */
 export interface StoredSourceState {
   calls_today: number;

@@ -20,7 +20,8 @@ import type { FileOutcome, JobProgress, JobResult } from '../contract/jobs.js';
 import { transactionDb, type Db } from '../store/db.js';
 import type { IndicatorRun } from '../store/indicators-repo.js';
 import type { SourceDatesRepo } from '../store/source-dates-repo.js';
-import type { SourceDriver } from './driver.js';
+import { createStocksRepo } from '../store/stocks-repo.js';
+import type { PlannedRun, SourceDriver } from './driver.js';
 import { ProviderError } from './provider-http.js';
 import { kstDate, type SourceStatusStore } from './status-store.js';
 
@@ -151,7 +152,7 @@ export async function runSourceSync(deps: SourceSyncDeps, job: SyncJob, token: s
   if (!driver.configured) throw new UnrecoverableError(`source ${data.source} is not configured (its key or URL is not set)`);
   let range: { from: string; to: string } | null = { from: data.from, to: data.to };
   if (data.scheduled) {
-    range = await scheduledRange(deps, driver);
+    range = driver.scheduledRange ? driver.scheduledRange(deps.now()) : await scheduledRange(deps, driver);
     if (range) await job.updateData({ ...data, ...range });
   }
   const summary: SourceSyncSummary = { source: driver.name, from: range?.from ?? '', to: range?.to ?? '', total: 0, loaded: 0, unchanged: 0, resumed: 0, calls: 0 };
@@ -160,14 +161,27 @@ export async function runSourceSync(deps: SourceSyncDeps, job: SyncJob, token: s
     await deps.status.recordSuccess(driver.name).catch(() => undefined);
     return;
   }
-  const units = driver.units(range.from, range.to);
+  let planned: PlannedRun | null = null;
+  if (driver.plan) {
+    // The provider says what the units are (one call, counted like the units' calls).
+    const callsBefore = await deps.status.callsToday(driver.name);
+    try {
+      planned = await driver.plan(range.from, range.to, await createStocksRepo(deps.db).codes());
+    } catch (err) {
+      return fail(deps, driver, job, token, err, report);
+    }
+    summary.calls += (await deps.status.callsToday(driver.name)) - callsBefore;
+  }
+  const units = planned ? planned.units : driver.units(range.from, range.to);
+  const callsPerUnit = planned ? planned.callsPerUnit : driver.callsPerUnit;
+  const fetchUnit = planned ? planned.fetchUnit : (unit: string) => driver.fetchUnit(unit);
   summary.total = units.length;
   const resumeAfter = job.data.resume_after;
   const todo = resumeAfter ? units.filter((u) => u > resumeAfter) : units;
   summary.resumed = units.length - todo.length;
-  await report({ phase: 'sync', done: summary.resumed, total: units.length, calls: 0 });
+  await report({ phase: 'sync', done: summary.resumed, total: units.length, calls: summary.calls });
   for (const unit of todo) {
-    if ((await deps.status.callsToday(driver.name)) + driver.callsPerUnit > driver.dailyCalls) {
+    if ((await deps.status.callsToday(driver.name)) + callsPerUnit > driver.dailyCalls) {
       await deps.status.recordError(driver.name, { code: 'QUOTA', message: `daily call budget of ${driver.dailyCalls} used up` }).catch(() => undefined);
       await waitForQuota(deps, job, token, report);
     }
@@ -175,7 +189,7 @@ export async function runSourceSync(deps: SourceSyncDeps, job: SyncJob, token: s
     const callsBefore = await deps.status.callsToday(driver.name);
     let outcome: FileOutcome | null = null;
     try {
-      const fetched = await driver.fetchUnit(unit);
+      const fetched = await fetchUnit(unit);
       const stored = await deps.dates.get(driver.name, unit);
       if (stored?.content_hash === fetched.hash) summary.unchanged += 1;
       else {

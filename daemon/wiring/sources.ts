@@ -1,5 +1,5 @@
 /**
- * Data-source wiring: the job-run sources (KRX Open API, FinanceDataReader's KRX cache) over their HTTP clients, the status
+ * Data-source wiring: the job-run sources (KRX Open API, FinanceDataReader's KRX cache, OpenDART) over their HTTP clients, the status
  * store in Redis, the registry every source's status provider is put in (a real-time feed
  * registers its own), and the daily schedules as BullMQ job schedulers on the market queue
  * (one scheduler per source, the same id from every daemon: one run per slot across them).
@@ -13,9 +13,10 @@ import type { MarketDataService } from '../market/market-data-service.js';
 import type { SourceDriver } from '../sources/driver.js';
 import { createFdrSource } from '../sources/fdr-cache.js';
 import { createKrxSource } from '../sources/krx-openapi.js';
+import { createDartSource } from '../sources/opendart.js';
 import { createProviderHttp } from '../sources/provider-http.js';
 import { createSourceRegistry, type SourceRegistry } from '../sources/registry.js';
-import { createSourceStatusStore, type SourceStatusStore } from '../sources/status-store.js';
+import { createSourceStatusStore, kstDate, type SourceStatusStore } from '../sources/status-store.js';
 import type { SourceSyncDeps } from '../sources/sync.js';
 import { createSourceDatesRepo, type SourceDatesRepo } from '../store/source-dates-repo.js';
 import type { CoreParts } from './core.js';
@@ -44,6 +45,9 @@ async function settleContent(market: MarketDataService, replaceSample: boolean):
 /** Largest provider answer read (a whole market's day is ~1.5 MB). */
 const MAX_ANSWER_BYTES = 64 * 2 ** 20;
 
+/** Largest CORPCODE.xml inflated from OpenDART's zip (the real one is about 30 MB for some 100,000 companies). */
+const MAX_CORPCODE_XML_BYTES = 256 * 2 ** 20;
+
 /** Calls a day to the FDR cache: it publishes no quota, so a polite ceiling (a backfill of years is ~750 calls a year of dates). */
 const FDR_DAILY_CALLS = 20_000;
 
@@ -52,30 +56,39 @@ export function buildSources(core: CoreParts): SourceParts {
   const { config, commands, redis, clock, logger, db } = core;
   const status = createSourceStatusStore(commands, (...parts) => redis.key(...parts), () => clock.now());
   const dates = createSourceDatesRepo(db);
+  /** A source's HTTP client: the shared time limit, retries and answer cap, its own pacing, its calls counted under its name. */
+  const providerHttp = (source: string, minIntervalMs: number) => createProviderHttp({
+    timeoutMs: config.source_timeout_ms, retries: config.source_retries, backoffMs: config.source_retry_base_ms,
+    maxBytes: MAX_ANSWER_BYTES, minIntervalMs,
+    onCall: () => status.countCalls(source).then(() => undefined, () => undefined),
+  });
   const krx = createKrxSource({
     apiKey: config.krx_api_key,
     baseUrl: config.krx_api_url,
     publishTime: config.krx_publish_time,
     staleGraceMinutes: config.sources_stale_grace_min,
     dailyCalls: config.krx_daily_calls,
-    http: createProviderHttp({
-      timeoutMs: config.source_timeout_ms, retries: config.source_retries, backoffMs: config.source_retry_base_ms,
-      maxBytes: MAX_ANSWER_BYTES, minIntervalMs: config.krx_min_interval_ms,
-      onCall: () => status.countCalls('krx').then(() => undefined, () => undefined),
-    }),
+    http: providerHttp('krx', config.krx_min_interval_ms),
   });
   const fdr = createFdrSource({
     baseUrl: config.fdr_cache_url,
     publishTime: config.fdr_publish_time,
     staleGraceMinutes: config.sources_stale_grace_min,
     dailyCalls: FDR_DAILY_CALLS,
-    http: createProviderHttp({
-      timeoutMs: config.source_timeout_ms, retries: config.source_retries, backoffMs: config.source_retry_base_ms,
-      maxBytes: MAX_ANSWER_BYTES, minIntervalMs: config.fdr_min_interval_ms,
-      onCall: () => status.countCalls('fdr').then(() => undefined, () => undefined),
-    }),
+    http: providerHttp('fdr', config.fdr_min_interval_ms),
   });
-  const drivers = new Map<string, SourceDriver>([[krx.name, krx], [fdr.name, fdr]]);
+  const dart = createDartSource({
+    apiKey: config.dart_api_key,
+    baseUrl: config.dart_api_url,
+    runTime: config.dart_publish_time,
+    staleGraceMinutes: config.sources_stale_grace_min,
+    dailyCalls: config.dart_daily_calls,
+    batchSize: config.dart_batch_size,
+    maxXmlBytes: MAX_CORPCODE_XML_BYTES,
+    fullStatements: config.dart_full_statements,
+    http: providerHttp('dart', config.dart_min_interval_ms),
+  });
+  const drivers = new Map<string, SourceDriver>([[krx.name, krx], [fdr.name, fdr], [dart.name, dart]]);
   const registry = createSourceRegistry();
   for (const driver of drivers.values()) {
     registry.registerSourceStatus(driver.name, {
@@ -94,17 +107,23 @@ export function buildSources(core: CoreParts): SourceParts {
 export async function driverStatus(driver: SourceDriver, status: SourceStatusStore, dates: SourceDatesRepo, nowMs: number): Promise<SourceStatus> {
   const [stored, latest] = await Promise.all([status.read(driver.name), dates.latest(driver.name)]);
   const expected = driver.expectedLatest(nowMs);
-  const stale = driver.configured && (latest.unit === null || latest.unit < expected);
+  const lastSuccessAt = stored.last_success_at ?? latest.loaded_at;
+  // Statements have no trading date: what is delivered is the day (KST) of the last complete run.
+  const delivered = driver.kind === 'financials' ? (lastSuccessAt ? kstDate(Date.parse(lastSuccessAt)) : null) : latest.unit;
+  const stale = driver.configured && (delivered === null || delivered < expected);
+  const why = driver.kind === 'financials'
+    ? `last complete run ${delivered ?? 'never'}, expected one on ${expected} (daily, in the evening)`
+    : `latest data ${delivered ?? 'none'}, expected ${expected} (published the next morning)`;
   return {
     name: driver.name,
     kind: driver.kind,
     configured: driver.configured,
-    last_success_at: stored.last_success_at ?? latest.loaded_at,
-    last_success_date: latest.unit,
+    last_success_at: lastSuccessAt,
+    last_success_date: delivered,
     last_error: stored.last_error,
     calls_today: stored.calls_today,
     stale,
-    stale_reason: stale ? `latest data ${latest.unit ?? 'none'}, expected ${expected} (published the next morning)` : null,
+    stale_reason: stale ? why : null,
   };
 }
 
@@ -116,7 +135,7 @@ export function scheduledRunData(source: string): SourceSyncRequest {
 /** Register (or update) each configured source's daily run on the market queue. */
 export async function scheduleSources(queue: Queue, drivers: ReadonlyMap<string, SourceDriver>, config: CoreParts['config']): Promise<void> {
   if (!config.sources_schedule) return;
-  const patterns: Record<string, string> = { krx: config.krx_schedule, fdr: config.fdr_schedule };
+  const patterns: Record<string, string> = { krx: config.krx_schedule, fdr: config.fdr_schedule, dart: config.dart_schedule };
   for (const driver of drivers.values()) {
     const pattern = patterns[driver.name];
     if (!driver.configured || !pattern) continue;

@@ -17,6 +17,29 @@ export async function waitForJob(daemon: Daemon, id: string, timeoutMs = 120_000
 }
 
 /**
+ * Resolve once a market-data job is delayed (a source run waiting for the next day's quota),
+ * through BullMQ's QueueEvents; reject when it completes or fails instead, or after `timeoutMs`.
+ */
+export async function waitForDelayed(daemon: Daemon, id: string, timeoutMs = 30_000): Promise<void> {
+  const { jobs, redis } = daemon.context();
+  const events = new QueueEvents(jobs.queue.name, { connection: redis.connect('bullmq', 'test-events'), prefix: `${redis.prefix}bull` });
+  try {
+    await events.waitUntilReady();
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`job ${id} not delayed within ${timeoutMs} ms`)), timeoutMs);
+      const settle = (fn: () => void) => () => { clearTimeout(timer); fn(); };
+      events.on('delayed', ({ jobId }) => { if (jobId === id) settle(resolve)(); });
+      events.on('completed', ({ jobId }) => { if (jobId === id) settle(() => reject(new Error(`job ${id} completed instead of waiting`)))(); });
+      events.on('failed', ({ jobId, failedReason }) => { if (jobId === id) settle(() => reject(new Error(`job ${id} failed: ${failedReason}`)))(); });
+      // It may have been delayed before the listener was ready.
+      void jobs.queue.getJob(id).then((job) => job?.getState()).then((state) => { if (state === 'delayed') settle(resolve)(); });
+    });
+  } finally {
+    await events.close();
+  }
+}
+
+/**
  * The market-data queue's name under `prefix` (each database has its own queue, named by its
  * identity; a test's daemons share one database, so there is one).
  * @throws when no market queue exists under the prefix yet

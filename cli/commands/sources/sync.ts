@@ -12,8 +12,8 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 export function register(parent: Command, ctx: CliContext): void {
   parent
     .command('sync')
-    .description('Fetch a range of trading dates from a source (admin only); each date commits on its own, an unchanged date writes nothing')
-    .argument('<source>', 'source name: krx or fdr')
+    .description('Fetch a range of trading dates from a source, or the latest quarters of every listed company from OpenDART (admin only); each date or company commits on its own, an unchanged one writes nothing')
+    .argument('<source>', 'source name: krx, fdr or dart')
     .option('--from <date>', 'first date, YYYY-MM-DD (default: --to)')
     .option('--to <date>', 'last date, YYYY-MM-DD (default: the last date the provider has published)')
     .option('--wait', 'follow the job with a progress bar until it finishes; exit 0 when it completes, 1 when it fails')
@@ -24,6 +24,8 @@ export function register(parent: Command, ctx: CliContext): void {
       'stockscreen sources sync krx --from 2026-03-09 --to 2026-03-20 --json',
       'stockscreen sources sync krx            # the last published date only',
       'stockscreen sources sync fdr --from 2026-03-09 --wait   # FinanceDataReader\'s KRX cache (STOCKSCREEN_FDR_CACHE_URL set)',
+      'stockscreen sources sync dart --wait    # OpenDART: the four most recent quarters of every listed company, dated by receipt',
+      'stockscreen sources sync dart --from 2024-01-01 --json  # and every quarter ending since',
     ]))
     .action(
       action(ctx, async (session, cmd) => {

@@ -10,8 +10,8 @@ export function register(parent: Command, ctx: CliContext): void {
   parent
     .command('test')
     .description('Call each service of a source once and say which work (admin only; exit 1 when one fails; piped: a header row, then SERVICE OK CODE MESSAGE APPLY_FOR)')
-    .argument('<source>', 'source name: krx, fdr, or a registered feed such as kis')
-    .addHelpText('after', examples(['stockscreen sources test krx', 'stockscreen sources test fdr', 'stockscreen sources test krx --json | jq .data.checks']))
+    .argument('<source>', 'source name: krx, fdr, dart, or a registered feed such as kis')
+    .addHelpText('after', examples(['stockscreen sources test krx', 'stockscreen sources test fdr', 'stockscreen sources test dart', 'stockscreen sources test krx --json | jq .data.checks']))
     .action(
       action(ctx, async (session, cmd) => {
         const [name] = cmd.processedArgs as [string];

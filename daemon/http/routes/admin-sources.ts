@@ -41,7 +41,7 @@ const sourceTestSchema = z.object({
 }).meta({ id: 'SourceTestResult' });
 
 /** What configures each job-run source (the environment variable an operator sets). */
-const CONFIG_OF: Record<string, string> = { krx: 'its key (STOCKSCREEN_KRX_API_KEY)', fdr: 'its base URL (STOCKSCREEN_FDR_CACHE_URL)' };
+const CONFIG_OF: Record<string, string> = { krx: 'its key (STOCKSCREEN_KRX_API_KEY)', fdr: 'its base URL (STOCKSCREEN_FDR_CACHE_URL)', dart: 'its key (STOCKSCREEN_DART_API_KEY)' };
 
 /** The source named in the path, run as jobs and configured. @throws AppError NOT_FOUND, CONFLICT */
 function jobSource(deps: AdminSourceDeps, name: string): SourceDriver {
@@ -76,7 +76,9 @@ export function registerAdminSourceRoutes(api: ApiBuilder, deps: AdminSourceDeps
     {
       method: 'post', path: '/admin/sources/:source/sync', summary: 'Backfill a source from `from` to `to` as a market-data job', tags, access: 'admin', params: sourceParams, body: sourceSyncBodySchema, status: 202, errors: [404, 409, 503],
       description: 'Answers 202 with the job; follow it with GET /admin/jobs/{id} (progress: dates done/total, rows, calls). Each trading date commits on its own; a date fetched again with the same content writes nothing, a changed one (a correction) replaces it. '
-        + '`to` defaults to the last trading day the provider has published (KRX: the previous trading day, the next morning; FDR cache: the same day, in the evening); `from` defaults to `to`. 409 when the source is not configured, or over the sample market without `replace_sample`.',
+        + '`to` defaults to the last trading day the provider has published (KRX: the previous trading day, the next morning; FDR cache: the same day, in the evening); `from` defaults to `to`. 409 when the source is not configured, or over the sample market without `replace_sample`. '
+        + 'OpenDART (`dart`): the units are the listed companies the daemon holds (progress: companies done/total), each committed on its own with its statements of the four most recent quarters that ended before `to` (default today, KST) and of every quarter ending from `from` on, each quarter dated by its report\'s receipt date (as-of screens use it only from then on). An empty body fetches the four most recent quarters of every listed company. It needs the market\'s stocks loaded from files or a market source first (409 over the sample market or an empty one; `replace_sample` is 400). '
+        + 'A run that meets the provider\'s daily limit (OpenDART 020, or the configured budget) waits, delayed, until the next KST day and goes on after the last committed unit; so does a run stopped by an outage or a kill.',
     },
     async (req, res) => {
       const { source } = req.valid.params as z.output<typeof sourceParams>;
@@ -91,6 +93,13 @@ export function registerAdminSourceRoutes(api: ApiBuilder, deps: AdminSourceDeps
       if (from < FIRST_DATE || !isValidDate(from)) details.from = `must be on or after ${FIRST_DATE}`;
       if (Object.keys(details).length > 0) throw invalidRequest('invalid date range', details);
       const state = await deps.marketState();
+      if (driver.kind === 'financials') {
+        // Statements attach to stocks already loaded: the generated sample market's, or none, cannot take them.
+        if (body.replace_sample) throw invalidRequest('invalid request', { replace_sample: `${source} adds statements to the loaded stocks; it never replaces the market` });
+        if (state.content !== 'files' || state.stocks === 0) {
+          throw new AppError('CONFLICT', `${source} adds statements to the stocks loaded from files or a market source: load or sync the market first (it holds ${state.content === 'sample' ? 'the generated sample market' : 'no stocks'})`, { content: state.content, stocks: state.stocks });
+        }
+      }
       const problem = mixingProblem({ type: 'load-files', paths: ['-'], compute: false, replace_sample: body.replace_sample }, state);
       if (problem) throw new AppError('CONFLICT', problem.message, { content: state.content, stocks: state.stocks, flag: problem.flag?.field ?? null, cli_flag: problem.flag?.cli ?? null });
       const job = await deps.jobs.enqueue({ type: 'source-sync', source, from, to, compute: body.compute, replace_sample: body.replace_sample }, req.user!.id);

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CliIO } from '../../../cli/io.js';
+import { run } from '../../../cli/main.js';
 import { CliError, LOCAL_CODES } from '../../../cli/services/session/errors.js';
 import type { PromptQuestion } from '../../../cli/services/session/prompt.js';
 
@@ -74,4 +75,10 @@ export async function tempEnv(extra: NodeJS.ProcessEnv = {}): Promise<TempEnv> {
     },
     cleanup: () => rm(root, { recursive: true, force: true }),
   };
+}
+
+/** Run the CLI against the daemon at `url` in the temp environment `e`: its exit code and its terminal. */
+export async function runCliAt(url: string, e: TempEnv, argv: string[], stdin = ''): Promise<{ code: number; io: FakeIO }> {
+  const io = fakeIO({ stdin });
+  return { code: await run(['--url', url, ...argv], io, e.env), io };
 }

@@ -9,14 +9,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../../cli/main.js';
 import type { JobView } from '../../../daemon/contract/jobs.js';
 import type { SourceStatus, SourceTestResult } from '../../../daemon/contract/sources.js';
 import { parseFile } from '../../../loaders/registry.js';
 import { waitForJob } from '../../helpers/jobs.js';
 import { KRX_DIR, krxFile } from '../../helpers/krx-fixtures.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
-import { fakeIO, tempEnv, type TempEnv } from '../cli/fake-io.js';
+import { runCliAt, tempEnv, type TempEnv } from '../cli/fake-io.js';
 import { startFakeFdr, type FakeFdr } from '../../fakes/fdr-cache-server.js';
 
 const ADMIN = { admin_email: 'ops@example.com', admin_password: 'ops-password-1' };
@@ -196,10 +195,7 @@ describe('FDR cache: the CLI and an operator who has not set it', () => {
     await h.close();
     await e.cleanup();
   });
-  const cli = async (argv: string[], stdin = '') => {
-    const io = fakeIO({ stdin });
-    return { code: await run(['--url', h.t.url, ...argv], io, e.env), io };
-  };
+  const cli = (argv: string[], stdin = '') => runCliAt(h.t.url, e, argv, stdin);
 
   it('`stockscreen sources test fdr` fetches each file of the latest date; `sources sync fdr --wait` loads a range', async () => {
     expect((await cli(['login', '--email', ADMIN.admin_email, '--password-stdin'], ADMIN.admin_password)).code).toBe(0);

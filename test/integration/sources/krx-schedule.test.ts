@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobResult } from '../../../daemon/contract/jobs.js';
 import { createManualClock } from '../../../daemon/infra/clock.js';
 import { scheduledRunData } from '../../../daemon/wiring/sources.js';
-import { waitForJob } from '../../helpers/jobs.js';
+import { waitForDelayed, waitForJob } from '../../helpers/jobs.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 import { startFakeKrx, type FakeKrx } from '../../fakes/krx-openapi-server.js';
 
@@ -75,13 +75,7 @@ describe('KRX daily run', () => {
     const job = await ctx.jobs.queue.add('source-sync', scheduledRunData('krx'));
     // Then the job is delayed to the next KST day, having made no call
     const before = fake.calls.length;
-    const deadline = Date.now() + 20_000;
-    let state = await job.getState();
-    while (state !== 'delayed' && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      state = await job.getState();
-    }
-    expect(state).toBe('delayed');
+    await waitForDelayed(a.daemon, String(job.id));
     const delayed = await ctx.jobs.queue.getJob(String(job.id));
     // Until one minute past midnight KST of 03-18
     expect((delayed?.progress as { waiting_until?: string }).waiting_until).toBe('2026-03-17T15:01:00.000Z');

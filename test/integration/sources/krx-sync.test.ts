@@ -8,14 +8,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../../cli/main.js';
 import type { JobView } from '../../../daemon/contract/jobs.js';
 import type { SourceStatus, SourceTestResult } from '../../../daemon/contract/sources.js';
 import { parseFile } from '../../../loaders/registry.js';
 import { waitForJob } from '../../helpers/jobs.js';
 import { krxFile } from '../../helpers/krx-fixtures.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
-import { fakeIO, tempEnv, type TempEnv } from '../cli/fake-io.js';
+import { runCliAt, tempEnv, type TempEnv } from '../cli/fake-io.js';
 import { startFakeKrx, type FakeKrx } from '../../fakes/krx-openapi-server.js';
 
 const ADMIN = { admin_email: 'ops@example.com', admin_password: 'ops-password-1' };
@@ -198,9 +197,9 @@ describe('KRX Open API backfill', () => {
     registry.registerSourceStatus('broken', { status: async () => { throw new Error('redis away'); } });
     // Then GET /admin/sources shows both beside krx, the broken one as an error
     const list = ((await (await h.t.request('/api/v1/admin/sources', { token: h.token })).json()) as { data: SourceStatus[] }).data;
-    expect(list.map((s) => s.name)).toEqual(['krx', 'fdr', 'kis', 'broken']);
-    expect(list[2]).toMatchObject({ kind: 'realtime', calls_today: 7, last_error: { code: 'EGW00201' } });
-    expect(list[3]?.last_error?.code).toBe('STATUS_UNAVAILABLE');
+    expect(list.map((s) => s.name)).toEqual(['krx', 'fdr', 'dart', 'kis', 'broken']);
+    expect(list[3]).toMatchObject({ kind: 'realtime', calls_today: 7, last_error: { code: 'EGW00201' } });
+    expect(list[4]?.last_error?.code).toBe('STATUS_UNAVAILABLE');
     // And its test runs through the same route
     const test = (await (await h.t.request('/api/v1/admin/sources/kis/test', { method: 'POST', token: h.token })).json()) as { data: SourceTestResult };
     expect(test.data.checks[0]).toMatchObject({ service: 'oauth2/tokenP', code: 'EGW00133' });
@@ -235,10 +234,7 @@ describe('KRX Open API: a key not approved for every service', () => {
     await h.close();
     await e.cleanup();
   });
-  const cli = async (argv: string[], stdin = '') => {
-    const io = fakeIO({ stdin });
-    return { code: await run(['--url', h.t.url, ...argv], io, e.env), io };
-  };
+  const cli = (argv: string[], stdin = '') => runCliAt(h.t.url, e, argv, stdin);
 
   it('fails the sync with KRX\'s own code and says which service to apply for', async () => {
     const job = await h.syncAndWait({ from: DAYS[0], to: DAYS[0] });
