@@ -20,6 +20,7 @@ import { createMarketStage } from '../store/market-stage.js';
 import { LIVE_TABLES, type MarketTableNames } from '../store/market-tables.js';
 import { createPricesRepo, type PricesRepo } from '../store/prices-repo.js';
 import { createStocksRepo, type StocksRepo, type StockUpdate } from '../store/stocks-repo.js';
+import { createWritePace, type WritePace } from '../store/write-pace.js';
 import { createCapWeightedIndexBuilder } from './cap-weighted-index.js';
 import { deriveQuarters, reportYears, type ReportedAmount } from '../kernel/financial-reports.js';
 import { MARKETS, type DailyBar, type DesignationRecord, type FinancialQuarter, type HaltRecord, type IndexBar, type Market } from '../kernel/records.js';
@@ -73,8 +74,9 @@ export interface MarketDataDeps {
   /** The tables the repositories work on (default: the live ones). */
   tables?: MarketTableNames;
   /**
-   * `applyAll` commits each batch on its own instead of the whole source at once: for a staged
-   * market, where nothing is visible before the stage is published anyway.
+   * `apply` and `applyAll` commit each batch on its own instead of the whole source at once (on
+   * sqlite in pieces of about PIECE_TARGET_MS each): for a staged market, where nothing is visible
+   * before the stage is published anyway.
    */
   commitPerBatch?: boolean;
 }
@@ -96,10 +98,21 @@ const MAX_STOCKS_PER_READ = 50;
 const SLICE_MS = 4;
 /** Least time between two progress reports (each is a Redis write for a job). */
 const PROGRESS_MS = 250;
+/** Bars of the first piece of a staged load on sqlite (then sized by time, see write-pace.ts). */
+const PIECE_INITIAL_ROWS = 2_000;
+/** Bounds of a piece: at least some progress per commit, and no more than one bulk statement. */
+const PIECE_MIN_ROWS = 200;
+const PIECE_MAX_ROWS = 50_000;
+
+/** A batch with nothing in it (the pieces after a batch's first carry only bars, the last its halts). */
+const NO_RECORDS: RecordsBatch = { stocks: [], bars: [], halts: [], financials: [], index: [] };
 
 /** Market data service. */
 export interface MarketDataService {
-  /** Write one batch in one transaction (all or nothing). */
+  /**
+   * Write one batch in one transaction (all or nothing); in a staged service on sqlite, in
+   * transactions of about PIECE_TARGET_MS each (nothing of the stage is visible before it is published).
+   */
   apply(batch: RecordsBatch): Promise<ApplyResult>;
   /**
    * Write every batch of a source (one file, streamed) in one transaction: all or
@@ -154,6 +167,11 @@ export function createMarketDataService(deps: MarketDataDeps): MarketDataService
   const { db } = deps;
   const tables = deps.tables ?? LIVE_TABLES;
   const designations = deps.designations ?? createDesignationsRepo(db, tables);
+  // sqlite has one writer: a staged load writes each batch in pieces short enough that other
+  // writes queue behind one piece at most. PostgreSQL's writers do not wait for each other.
+  const pace: WritePace | null = deps.commitPerBatch && db.dialect.name === 'sqlite'
+    ? createWritePace({ initial: PIECE_INITIAL_ROWS, min: PIECE_MIN_ROWS, max: PIECE_MAX_ROWS })
+    : null;
 
   /** Quarters of the (stock, year)s that filed amounts touch, derived with what is stored. */
   async function derivedFinancials(tx: Queryable, reports: readonly ReportedAmount[]): Promise<{ years: Set<string>; quarters: FinancialQuarter[] }> {
@@ -198,9 +216,35 @@ export function createMarketDataService(deps: MarketDataDeps): MarketDataService
     };
   }
 
+  /**
+   * One batch in short transactions: the first piece writes the stocks and every record but bars
+   * and halts with the first bars, the next ones the bars that follow, the last also the halts
+   * (after every bar, as in one transaction: a halt on a day with a bar is not written).
+   */
+  async function writePaced(batch: RecordsBatch, by: WritePace): Promise<ApplyResult> {
+    const total: ApplyResult = { stocks: 0, bars: 0, halts: 0, financials: 0, index: 0, unknown_codes: [] };
+    const unknown = new Set<string>();
+    for (let from = 0, first = true; first || from < batch.bars.length; first = false) {
+      const bars = batch.bars.slice(from, from + by.size());
+      from += bars.length;
+      const halts = from >= batch.bars.length ? batch.halts : [];
+      const piece: RecordsBatch = first ? { ...batch, bars, halts } : { ...NO_RECORDS, bars, halts };
+      let began = 0;
+      const written = await db.transaction((tx) => ((began = performance.now()), write(tx, piece)));
+      by.took(piece.stocks.length + bars.length + halts.length + piece.financials.length + piece.index.length, performance.now() - began);
+      for (const k of ['stocks', 'bars', 'halts', 'financials', 'index'] as const) total[k] += written[k];
+      for (const code of written.unknown_codes) unknown.add(code);
+    }
+    total.unknown_codes = [...unknown].sort();
+    return total;
+  }
+
+  /** One batch committed on its own: paced on sqlite, in one transaction elsewhere. */
+  const commitBatch = (batch: RecordsBatch) => (pace ? writePaced(batch, pace) : db.transaction((tx) => write(tx, batch)));
+
   return {
     apply(batch) {
-      return db.transaction((tx) => write(tx, batch));
+      return commitBatch(batch);
     },
 
     atomically(fn) {
@@ -212,7 +256,13 @@ export function createMarketDataService(deps: MarketDataDeps): MarketDataService
       // One short transaction per batch; the indicator values (a few MB of JSON) statement by statement.
       const stagedDeps = marketDataDeps(batchCommitDb(db), stage.tables);
       const indicators = createIndicatorsRepo(autocommitDb(db), stage.tables);
-      const result = await fn(createMarketDataService({ ...stagedDeps, indicators, commitPerBatch: true }));
+      const market = createMarketDataService({ ...stagedDeps, indicators, commitPerBatch: true });
+      // The computations read the stage by date: its secondary indexes first (built after the rows).
+      const result = await fn({
+        ...market,
+        fillComputedIndex: async () => (await stage.buildIndexes(), market.fillComputedIndex()),
+        computeIndicators: async (onProgress) => (await stage.buildIndexes(), market.computeIndicators(onProgress)),
+      });
       await stage.publish();
       return result;
     },
@@ -225,7 +275,7 @@ export function createMarketDataService(deps: MarketDataDeps): MarketDataService
     async applyAll(open, hooks = {}) {
       if (deps.commitPerBatch) {
         for await (const batch of open()) {
-          const written = await db.transaction((tx) => write(tx, batch));
+          const written = await commitBatch(batch);
           await hooks.onBatch?.(batch, written);
         }
         await hooks.beforeCommit?.();

@@ -88,7 +88,17 @@ function createMutex(waitMs: number) {
   };
 }
 
-const pragmas = (waitMs: number) => `PRAGMA busy_timeout = ${waitMs}; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;`;
+/**
+ * Page cache of the writer connection (KiB; it grows only as pages are used). sqlite's default
+ * (2 MiB) holds a few hundred pages, while a write of many stocks' bars touches pages all along the
+ * bars' trade-date index (a full market's is ~35 MB) and reads most of them again at every commit:
+ * the full sample market's bars in 25,000-bar transactions went in about 2.5 times as fast with
+ * 64 MiB. Building an index sorts in this memory too before it spills to temporary files.
+ */
+const WRITER_CACHE_KIB = 65_536;
+
+const pragmas = (waitMs: number) =>
+  `PRAGMA busy_timeout = ${waitMs}; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -${WRITER_CACHE_KIB};`;
 
 /** How often switching a new file to WAL is tried while other processes hold it. */
 const WAL_ATTEMPTS = 50;
