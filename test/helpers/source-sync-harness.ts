@@ -2,7 +2,8 @@
  * What the tests of a job-run data source (KRX Open API, FDR cache) share: a daemon wired to the
  * source's local fake with one worker, fast retries and no daily schedule, its admin logged in;
  * a sync through the route and its final job view; the source's status; the database's rows; and
- * a day's bars as the fdr-listing loader makes them of the same day's file; and the daily run.
+ * a day's bars as the fdr-listing loader makes them of the same day's file; a rerun and a
+ * correction of a loaded range; and the daily run.
  */
 import { readFile } from 'node:fs/promises';
 import { expect } from 'vitest';
@@ -104,4 +105,25 @@ export async function dayAgainstListingFile(h: SourceHarness<unknown>, day: stri
 export async function runDailySync(t: TestDaemon, source: string): Promise<JobResult> {
   const job = await t.daemon.context().jobs.queue.add('source-sync', scheduledRunData(source));
   return (await waitForJob(t.daemon, String(job.id))) as JobResult;
+}
+
+/**
+ * The range `days` (first to last, already loaded) synced again: every date unchanged, nothing
+ * written. Then the provider corrects 005930's close of the middle day (to its low, as the fakes
+ * do) and a third sync writes that date alone again, with the corrected close.
+ */
+export async function expectRerunThenCorrection(h: SourceHarness<{ correct(day: string, code: string): void }>, source: string, days: readonly string[]): Promise<void> {
+  const range = { from: days[0], to: days.at(-1), compute: false };
+  const loadedAt = `SELECT unit, loaded_at FROM source_dates WHERE source = '${source}' ORDER BY unit`;
+  const before = await h.rows<{ unit: string; loaded_at: string }>(loadedAt);
+  const again = await h.syncAndWait(range);
+  expect(again.result?.sync).toMatchObject({ loaded: 0, unchanged: days.length });
+  expect(again.result?.files).toEqual([]);
+  expect(await h.rows(loadedAt)).toEqual(before);
+  const day = days[Math.floor(days.length / 2)]!;
+  h.fake.correct(day, '005930');
+  const fixed = await h.syncAndWait(range);
+  expect(fixed.result?.sync).toMatchObject({ loaded: 1, unchanged: days.length - 1 });
+  const close = await h.rows<{ close_price: number; low_price: number }>("SELECT close_price, low_price FROM daily_prices WHERE stock_code = '005930' AND trade_date = ?", [day]);
+  expect(Number(close[0]?.close_price)).toBe(Number(close[0]?.low_price));
 }

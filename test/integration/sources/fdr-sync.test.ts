@@ -15,7 +15,7 @@ import type { SourceTestResult } from '../../../daemon/contract/sources.js';
 import { parseFile } from '../../../loaders/registry.js';
 import { waitForJob } from '../../helpers/jobs.js';
 import { KRX_DIR, krxFile } from '../../helpers/krx-fixtures.js';
-import { dayAgainstListingFile, SOURCE_ADMIN as ADMIN, startSourceHarness, type SourceHarness } from '../../helpers/source-sync-harness.js';
+import { dayAgainstListingFile, expectRerunThenCorrection, SOURCE_ADMIN as ADMIN, startSourceHarness, type SourceHarness } from '../../helpers/source-sync-harness.js';
 import { startTestDaemon } from '../../helpers/test-daemon.js';
 import { fakeIO, tempEnv, type TempEnv } from '../cli/fake-io.js';
 import { startFakeFdr, type FakeFdr } from '../../fakes/fdr-cache-server.js';
@@ -94,17 +94,8 @@ describe('FDR cache backfill', () => {
   });
 
   it('writes nothing when run again, and replaces a date whose file was rewritten', async () => {
-    const before = await h.rows<{ unit: string; loaded_at: string }>("SELECT unit, loaded_at FROM source_dates WHERE source = 'fdr' ORDER BY unit");
-    const again = await h.syncAndWait({ from: DAYS[0], to: DAYS[2], compute: false });
-    expect(again.result?.sync).toMatchObject({ loaded: 0, unchanged: 3 });
-    expect(again.result?.files).toEqual([]);
-    expect(await h.rows("SELECT unit, loaded_at FROM source_dates WHERE source = 'fdr' ORDER BY unit")).toEqual(before);
-    // When the cache rewrites 03-10 with a corrected close
-    h.fake.correct(DAYS[1]!, '005930');
-    const fixed = await h.syncAndWait({ from: DAYS[0], to: DAYS[2], compute: false });
-    expect(fixed.result?.sync).toMatchObject({ loaded: 1, unchanged: 2 });
-    const row = await h.rows<{ close_price: number; low_price: number }>("SELECT close_price, low_price FROM daily_prices WHERE stock_code = '005930' AND trade_date = ?", [DAYS[1]]);
-    expect(Number(row[0]?.close_price)).toBe(Number(row[0]?.low_price));
+    // (03-10, the middle day, is the one its provider corrects)
+    await expectRerunThenCorrection(h, 'fdr', DAYS);
   });
 
   it('retries a 5xx and a cut-off body, then loads the date', async () => {

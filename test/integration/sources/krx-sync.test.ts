@@ -14,7 +14,7 @@ import type { SourceStatus, SourceTestResult } from '../../../daemon/contract/so
 import { parseFile } from '../../../loaders/registry.js';
 import { waitForJob } from '../../helpers/jobs.js';
 import { krxFile } from '../../helpers/krx-fixtures.js';
-import { dayAgainstListingFile, SOURCE_ADMIN as ADMIN, startSourceHarness, type SourceHarness } from '../../helpers/source-sync-harness.js';
+import { dayAgainstListingFile, expectRerunThenCorrection, SOURCE_ADMIN as ADMIN, startSourceHarness, type SourceHarness } from '../../helpers/source-sync-harness.js';
 import { fakeIO, tempEnv, type TempEnv } from '../cli/fake-io.js';
 import { startFakeKrx, type FakeKrx } from '../../fakes/krx-openapi-server.js';
 
@@ -70,20 +70,8 @@ describe('KRX Open API backfill', () => {
   });
 
   it('writes nothing for dates whose content is unchanged, and replaces a corrected date', async () => {
-    const before = await h.rows<{ unit: string; loaded_at: string }>("SELECT unit, loaded_at FROM source_dates WHERE source = 'krx' ORDER BY unit");
-    // When the same range is fetched again
-    const again = await h.syncAndWait({ from: DAYS[0], to: DAYS[2], compute: false });
-    // Then every date is unchanged and nothing was written
-    expect(again.result?.sync).toMatchObject({ loaded: 0, unchanged: 3 });
-    expect(again.result?.files).toEqual([]);
-    expect(await h.rows("SELECT unit, loaded_at FROM source_dates WHERE source = 'krx' ORDER BY unit")).toEqual(before);
-    // When KRX corrects one close of 03-10 and the range is fetched again
-    h.fake.correct(DAYS[1]!, '005930');
-    const fixed = await h.syncAndWait({ from: DAYS[0], to: DAYS[2], compute: false });
-    // Then only that date is written again, with the corrected close
-    expect(fixed.result?.sync).toMatchObject({ loaded: 1, unchanged: 2 });
-    const close = await h.rows<{ close_price: number; low_price: number }>("SELECT close_price, low_price FROM daily_prices WHERE stock_code = '005930' AND trade_date = ?", [DAYS[1]]);
-    expect(Number(close[0]?.close_price)).toBe(Number(close[0]?.low_price));
+    // (03-10, the middle day, is the one its provider corrects)
+    await expectRerunThenCorrection(h, 'krx', DAYS);
   });
 
   it('retries a 5xx, an HTML error page and a cut-off body, then loads the date', async () => {
