@@ -25,6 +25,16 @@ export default defineConfig(async (): Promise<ViteUserConfig> => {
     process.stderr.write(`\n[stockscreen tests] no PostgreSQL answers at ${PG_URL.replace(/:[^:@/]*@/, ':***@')}: the postgres pass is skipped (start one, or set STOCKSCREEN_TEST_PG_URL)\n\n`);
   }
   const include = ['test/**/*.test.ts', 'test/**/*.test.tsx'];
+  // Integration files whose subject is not the storage: the postgres pass would run the same
+  // minute again on another database and assert nothing new. The README tour is what `npm run up`
+  // starts (sqlite); the others are about Redis, the CLI's retries or a provider's protocol, and
+  // their database work (a sample load) is covered on PostgreSQL by the jobs and market files.
+  const storageIrrelevant = [
+    'test/integration/tour/readme-tour.test.ts',
+    'test/integration/cli/wait-survives.test.ts',
+    'test/integration/feed/kis-feed.test.ts',
+    'test/integration/http/idempotency-redis-pause.test.ts',
+  ];
   const projects: TestProjectConfiguration[] = [];
   // test/postgres holds what only PostgreSQL has (a network link to cut, say).
   if (wanted.includes('sqlite')) projects.push({ extends: true, test: { name: 'sqlite', include, exclude: [...configDefaults.exclude, 'test/postgres/**'] } });
@@ -34,6 +44,7 @@ export default defineConfig(async (): Promise<ViteUserConfig> => {
       test: {
         name: 'postgres',
         include: ['test/integration/**/*.test.ts', 'test/integration/**/*.test.tsx', 'test/postgres/**/*.test.ts'],
+        exclude: [...configDefaults.exclude, ...storageIrrelevant],
         env: { STOCKSCREEN_TEST_DB: 'postgres' },
         globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/postgres-setup.ts'],
       },

@@ -19,7 +19,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
+import { createApiClient } from './api.js';
 import { startChild } from './bench/children.js';
+import { adminLogin, loadSampleMarket } from './bench/market.js';
 import { runBenchProgram } from './bench/program.js';
 import { deletePrefix, ensureBenchRedis } from './bench/redis.js';
 import type { BaselineRun } from './bench/webhook-baseline.js';
@@ -85,22 +87,13 @@ await runBenchProgram(async (io, env) => {
     },
   });
   const base = daemon.urls.http!;
-  const call = async (method: string, path: string, token: string | undefined, json?: unknown) => {
-    const res = await fetch(`${base}/api/v1${path}`, { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(json ? { 'content-type': 'application/json' } : {}) }, body: json ? JSON.stringify(json) : undefined });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
-    return text ? (JSON.parse(text) as { data: any; access_token?: string }) : undefined;
-  };
+  const api = createApiClient(base);
+  const call = async (method: string, path: string, token: string | undefined, json?: unknown) =>
+    (await api.ok<{ data: any; access_token?: string } | null>(`/api/v1${path}`, { method, token, json })) ?? undefined;
   try {
-    const admin = (await call('POST', '/auth/login', undefined, ADMIN))!.access_token!;
+    const admin = await adminLogin(api, ADMIN.email, ADMIN.password);
     io.err(`loading a sample market of ${STOCKS} stocks\n`);
-    const job = (await call('POST', '/admin/jobs', admin, { type: 'load-sample', stocks: STOCKS, days: 40, seed: 7 }))!.data;
-    for (;;) {
-      const state = (await call('GET', `/admin/jobs/${job.id}`, admin))!.data;
-      if (state.state === 'completed') break;
-      if (state.state === 'failed') throw new Error(`sample load failed: ${state.failed_reason}`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    await loadSampleMarket(api, admin, { stocks: STOCKS, days: 40, seed: 7 }, (line) => io.err(`${line}\n`));
     await new Promise((r) => setTimeout(r, 1000));
     const stocks = ((await call('GET', '/stocks?limit=500', admin))!.data as { code: string }[]).map((s) => s.code);
     const prices = new Map<string, number>();

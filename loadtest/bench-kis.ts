@@ -17,7 +17,9 @@ import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { startKisFake } from '../test/fakes/kis-fake.js';
 import { roundToTick, priceLimits } from '../daemon/kernel/tick-size.js';
+import { createApiClient } from './api.js';
 import { startChild } from './bench/children.js';
+import { adminLogin, loadSampleMarket } from './bench/market.js';
 import { runBenchProgram } from './bench/program.js';
 import { deletePrefix, ensureBenchRedis } from './bench/redis.js';
 import { processCpuMs } from './proc-cpu.js';
@@ -52,24 +54,15 @@ await runBenchProgram(async (io, env) => {
     },
   });
   const base = daemon.urls.http!;
-  const call = async (method: string, path: string, token: string | undefined, json?: unknown) => {
-    const res = await fetch(`${base}/api/v1${path}`, { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(json ? { 'content-type': 'application/json' } : {}) }, body: json ? JSON.stringify(json) : undefined });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
-    return text ? (JSON.parse(text) as { data: any; access_token?: string }) : undefined;
-  };
+  const api = createApiClient(base);
+  const call = async (method: string, path: string, token: string | undefined, json?: unknown) =>
+    (await api.ok<{ data: any; access_token?: string } | null>(`/api/v1${path}`, { method, token, json })) ?? undefined;
   const metrics = async () => (await fetch(`${base}/metrics`)).text();
   const rows: string[] = [];
   try {
-    const admin = (await call('POST', '/auth/login', undefined, ADMIN))!.access_token!;
+    const admin = await adminLogin(api, ADMIN.email, ADMIN.password);
     io.err(`loading a sample market of ${STOCKS} stocks\n`);
-    const job = (await call('POST', '/admin/jobs', admin, { type: 'load-sample', stocks: STOCKS, days: 30, seed: 7 }))!.data;
-    for (;;) {
-      const state = (await call('GET', `/admin/jobs/${job.id}`, admin))!.data;
-      if (state.state === 'completed') break;
-      if (state.state === 'failed') throw new Error(`sample load failed: ${state.failed_reason}`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    await loadSampleMarket(api, admin, { stocks: STOCKS, days: 30, seed: 7 }, (line) => io.err(`${line}\n`));
     const listed: { code: string; name: string; close: number }[] = [];
     for (let page = 1; ; page++) {
       const rowsOfPage = (await call('POST', '/screen', admin, { per_page: 500, page, sort: [{ field: 'code', direction: 'asc' }] }))!.data as { code: string; name: string; close: number }[];

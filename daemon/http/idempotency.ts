@@ -117,6 +117,11 @@ export function createIdempotencyStore(redis: Redis, key: (...parts: string[]) =
         }
         return { kind: 'replay', answer: entry.answer };
       } catch (err) {
+        // A command that timed out here may still run once Redis answers again (a paused or slow
+        // Redis keeps it queued): our SET NX would then leave a pending key that no request owns,
+        // and every retry would hear "still being answered" until it lapses. Deleting it behind
+        // that SET, on the same connection, frees the key for the retry; only our own entry goes.
+        if (!(err instanceof AppError)) void redis.eval(REPLACE_OWN, 1, k, pending, '', '0').catch(() => undefined);
         return unavailable(err);
       }
     },

@@ -80,9 +80,9 @@ describe.skipIf(!bin)(`a load job killed at any point leaves the database as it 
 
   beforeAll(async () => {
     ({ redis, admin, store, configDir, jobs, events } = fixture = await openMarketQueueFixture(bin!, 'killed', prefix));
-    // A folder of four real daily files (a full market each): enough for a kill on the third.
+    // A folder of three real daily files (a full market each): enough for a kill on the third.
     await mkdir(join(configDir, 'listing'));
-    for (const day of ['09', '10', '11', '12']) await copyFile(join(KRX_DIR, `listing/2026-03-${day}.csv`), join(configDir, `listing/2026-03-${day}.csv`));
+    for (const day of ['09', '10', '11']) await copyFile(join(KRX_DIR, `listing/2026-03-${day}.csv`), join(configDir, `listing/2026-03-${day}.csv`));
   }, 60_000);
   afterAll(() => fixture?.close());
 
@@ -93,8 +93,9 @@ describe.skipIf(!bin)(`a load job killed at any point leaves the database as it 
     const before = await fingerprint(store);
     expect(before.daily_prices).toMatch(/^2[0-9]{3}:/);
 
-    // When a bigger sample market replacing it is killed in its load phase, and again (its second run) while computing indicators
-    const id = await enqueue({ type: 'load-sample', seed: 2, stocks: 300, days: 120, replace: true });
+    // When a bigger sample market replacing it (two batches of stocks: a progress report between them) is killed in its
+    // load phase, and again (its second run) while computing indicators
+    const id = await enqueue({ type: 'load-sample', seed: 2, stocks: 100, days: 120, replace: true });
     expect(await killAt(worker, id, (p) => p.phase === 'load' && p.rows_ok > 0)).toMatchObject({ phase: 'load' });
     // Then nothing of it is visible, and the job is not shown active beyond its lock
     expect(await fingerprint(store)).toEqual(before);
@@ -112,7 +113,7 @@ describe.skipIf(!bin)(`a load job killed at any point leaves the database as it 
     const after = await fingerprint(store);
     expect(after.stocks).toMatch(new RegExp(`^${result.indicators.stocks}:`));
     expect(after.stock_indicators).toMatch(new RegExp(`^${result.indicators.stocks}:`));
-    expect(result.indicators.stocks).toBe(300);
+    expect(result.indicators.stocks).toBe(100);
     await stopAllDaemonProcesses();
   }, 240_000);
 
@@ -140,7 +141,7 @@ describe.skipIf(!bin)(`a load job killed at any point leaves the database as it 
     // Then a new worker completes it from its start
     await startWorker();
     const result = (await waitForJobAt(redis.url, prefix, id, 120_000)) as { files: unknown[]; indicators: { stocks: number } };
-    expect(result.files).toHaveLength(4);
+    expect(result.files).toHaveLength(3);
     expect(result.indicators.stocks).toBeGreaterThan(2000);
     await stopAllDaemonProcesses();
   }, 240_000);

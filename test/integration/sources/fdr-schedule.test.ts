@@ -5,11 +5,9 @@
  * says the next day should be in.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobResult } from '../../../daemon/contract/jobs.js';
 import type { SourceStatus } from '../../../daemon/contract/sources.js';
 import { createManualClock } from '../../../daemon/infra/clock.js';
-import { scheduledRunData } from '../../../daemon/wiring/sources.js';
-import { waitForJob } from '../../helpers/jobs.js';
+import { runDailySync } from '../../helpers/source-sync-harness.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 import { startFakeFdr, type FakeFdr } from '../../fakes/fdr-cache-server.js';
 
@@ -30,10 +28,7 @@ describe('FDR cache daily run', () => {
     await fake.close();
   });
 
-  async function runDaily(): Promise<JobResult> {
-    const job = await t.daemon.context().jobs.queue.add('source-sync', scheduledRunData('fdr'));
-    return (await waitForJob(t.daemon, String(job.id))) as JobResult;
-  }
+  const runDaily = () => runDailySync(t, 'fdr');
   /** The status as an admin sees it (logged in at the clock's time: the clock jumps days). */
   async function status(): Promise<SourceStatus> {
     const login = await t.request('/api/v1/auth/login', { method: 'POST', json: { email: ADMIN.admin_email, password: ADMIN.admin_password } });

@@ -10,58 +10,23 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobView } from '../../../daemon/contract/jobs.js';
-import type { SourceStatus, SourceTestResult } from '../../../daemon/contract/sources.js';
+import type { SourceTestResult } from '../../../daemon/contract/sources.js';
 import { parseFile } from '../../../loaders/registry.js';
 import { waitForJob } from '../../helpers/jobs.js';
 import { KRX_DIR, krxFile } from '../../helpers/krx-fixtures.js';
-import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
+import { dayAgainstListingFile, expectRerunThenCorrection, SOURCE_ADMIN as ADMIN, startSourceHarness, type SourceHarness } from '../../helpers/source-sync-harness.js';
+import { startTestDaemon } from '../../helpers/test-daemon.js';
 import { runCliAt, tempEnv, type TempEnv } from '../cli/fake-io.js';
 import { startFakeFdr, type FakeFdr } from '../../fakes/fdr-cache-server.js';
 
-const ADMIN = { admin_email: 'ops@example.com', admin_password: 'ops-password-1' };
 const DAYS = ['2026-03-09', '2026-03-10', '2026-03-11'];
 
-interface Harness {
-  t: TestDaemon;
-  fake: FakeFdr;
-  token: string;
-  sync(body: Record<string, unknown>): Promise<Response>;
-  syncAndWait(body: Record<string, unknown>): Promise<JobView>;
-  rows<T>(sql: string, params?: unknown[]): Promise<T[]>;
-  close(): Promise<void>;
-}
+type Harness = SourceHarness<FakeFdr>;
 
 async function harness(label: string, extra: Record<string, unknown> = {}, fakeOptions: { anyDate?: boolean } = {}): Promise<Harness> {
   const fake = await startFakeFdr(fakeOptions);
-  const t = await startTestDaemon(label, {
-    workers: 1, ...ADMIN, fdr_cache_url: fake.url, fdr_min_interval_ms: 0, source_retries: 2, source_retry_base_ms: 5,
-    source_timeout_ms: 2000, sources_schedule: false, ...extra,
-  });
-  const login = await t.request('/api/v1/auth/login', { method: 'POST', json: { email: ADMIN.admin_email, password: ADMIN.admin_password } });
-  const token = ((await login.json()) as { data: { access_token: string } }).data.access_token;
-  const h: Harness = {
-    t, fake, token,
-    sync: (body) => t.request('/api/v1/admin/sources/fdr/sync', { method: 'POST', json: body, token }),
-    async syncAndWait(body) {
-      const res = await h.sync(body);
-      expect(res.status).toBe(202);
-      const job = ((await res.json()) as { data: JobView }).data;
-      await waitForJob(t.daemon, job.id).catch(() => undefined);
-      return ((await (await t.request(`/api/v1/admin/jobs/${job.id}`, { token })).json()) as { data: JobView }).data;
-    },
-    rows: (sql, params = []) => t.daemon.context().db.all(sql, params),
-    async close() {
-      await t.close();
-      await fake.close();
-    },
-  };
-  return h;
+  return startSourceHarness('fdr', label, fake, { fdr_cache_url: fake.url, fdr_min_interval_ms: 0, ...extra });
 }
-
-const status = async (h: Harness): Promise<SourceStatus> => {
-  const body = (await (await h.t.request('/api/v1/admin/sources', { token: h.token })).json()) as { data: SourceStatus[] };
-  return body.data.find((s) => s.name === 'fdr')!;
-};
 
 const count = async (h: Harness, day: string) => Number((await h.rows<{ n: number }>('SELECT COUNT(*) AS n FROM daily_prices WHERE trade_date = ?', [day]))[0]?.n);
 
@@ -79,15 +44,10 @@ describe('FDR cache backfill', () => {
     expect(h.fake.calls.slice(0, 3)).toEqual([`listing/krx/${DAYS[0]}.csv`, `index/ks11/${DAYS[0]}.csv`, `index/kq11/${DAYS[0]}.csv`]);
     for (const day of DAYS) {
       // And each day's bars and halts are those of the fdr-listing loader on that day's file
-      const file = parseFile(await readFile(krxFile(`listing/${day}.csv`)), `listing/${day}.csv`);
-      const bars = await h.rows<{ stock_code: string; open_price: number; high_price: number; low_price: number; close_price: number; volume: number; trading_value: number; market_cap: number | null }>(
-        'SELECT stock_code, open_price, high_price, low_price, close_price, volume, trading_value, market_cap FROM daily_prices WHERE trade_date = ? ORDER BY stock_code', [day]);
-      const expected = file.bars.map((b) => ({ stock_code: b.stock_code, open_price: b.open_price, high_price: b.high_price, low_price: b.low_price, close_price: b.close_price, volume: b.volume, trading_value: b.trading_value, market_cap: b.market_cap }))
-        .sort((a, b) => a.stock_code.localeCompare(b.stock_code));
+      const { bars, expectedBars, halts, expectedHalts } = await dayAgainstListingFile(h, day);
       expect(bars.length).toBeGreaterThan(2000);
-      expect(bars.map((b) => ({ ...b, open_price: Number(b.open_price), high_price: Number(b.high_price), low_price: Number(b.low_price), close_price: Number(b.close_price), volume: Number(b.volume), trading_value: Number(b.trading_value), market_cap: b.market_cap === null ? null : Number(b.market_cap) }))).toEqual(expected);
-      const halts = await h.rows<{ stock_code: string }>('SELECT stock_code FROM trading_halts WHERE trade_date = ? ORDER BY stock_code', [day]);
-      expect(halts.map((x) => x.stock_code)).toEqual(file.halts.map((x) => x.stock_code).sort());
+      expect(bars).toEqual(expectedBars);
+      expect(halts).toEqual(expectedHalts);
       // And both composites equal the fdr-index loader's row of that day in the yearly files
       for (const [market, folder] of [['KOSPI', 'kospi'], ['KOSDAQ', 'kosdaq']] as const) {
         const want = parseFile(await readFile(krxFile(`index/${folder}/2026.csv`)), `index/${folder}/2026.csv`).index.find((b) => b.trade_date === day)!;
@@ -98,7 +58,7 @@ describe('FDR cache backfill', () => {
     // And 174900's administrative designation of 03-09 is there, as the file says
     const d = await h.rows<{ is_administrative: number | boolean }>("SELECT is_administrative FROM stock_designations WHERE stock_code = '174900' AND trade_date = '2026-03-09'");
     expect(Boolean(Number(d[0]?.is_administrative))).toBe(true);
-    expect(await status(h)).toMatchObject({ name: 'fdr', kind: 'eod', configured: true, last_success_date: DAYS[2], last_error: null });
+    expect(await h.status()).toMatchObject({ name: 'fdr', kind: 'eod', configured: true, last_success_date: DAYS[2], last_error: null });
   });
 
   it('holds the same rows as a folder load of the same files into another daemon', async () => {
@@ -133,17 +93,8 @@ describe('FDR cache backfill', () => {
   });
 
   it('writes nothing when run again, and replaces a date whose file was rewritten', async () => {
-    const before = await h.rows<{ unit: string; loaded_at: string }>("SELECT unit, loaded_at FROM source_dates WHERE source = 'fdr' ORDER BY unit");
-    const again = await h.syncAndWait({ from: DAYS[0], to: DAYS[2], compute: false });
-    expect(again.result?.sync).toMatchObject({ loaded: 0, unchanged: 3 });
-    expect(again.result?.files).toEqual([]);
-    expect(await h.rows("SELECT unit, loaded_at FROM source_dates WHERE source = 'fdr' ORDER BY unit")).toEqual(before);
-    // When the cache rewrites 03-10 with a corrected close
-    h.fake.correct(DAYS[1]!, '005930');
-    const fixed = await h.syncAndWait({ from: DAYS[0], to: DAYS[2], compute: false });
-    expect(fixed.result?.sync).toMatchObject({ loaded: 1, unchanged: 2 });
-    const row = await h.rows<{ close_price: number; low_price: number }>("SELECT close_price, low_price FROM daily_prices WHERE stock_code = '005930' AND trade_date = ?", [DAYS[1]]);
-    expect(Number(row[0]?.close_price)).toBe(Number(row[0]?.low_price));
+    // (03-10, the middle day, is the one its provider corrects)
+    await expectRerunThenCorrection(h, 'fdr', DAYS);
   });
 
   it('retries a 5xx and a cut-off body, then loads the date', async () => {
@@ -162,7 +113,7 @@ describe('FDR cache backfill', () => {
     expect(job.state).toBe('failed');
     expect(job.failed_reason).toMatch(/BAD_ANSWER: listing\/krx\/2026-03-13\.csv: the server answered an HTML page/);
     expect(await count(h, '2026-03-13')).toBe(0);
-    expect((await status(h)).last_error).toMatchObject({ code: 'BAD_ANSWER' });
+    expect((await h.status()).last_error).toMatchObject({ code: 'BAD_ANSWER' });
   });
 
   it('asks for trading days only, and reports a trading day missing from the cache, keeping the dates before it', async () => {
@@ -180,7 +131,7 @@ describe('FDR cache backfill', () => {
     expect(await count(h, '2026-03-16')).toBeGreaterThan(2000);
     expect(await count(h, '2026-03-17')).toBe(0);
     expect(await count(h, '2026-03-18')).toBe(0);
-    expect((await status(h)).last_error).toMatchObject({ code: 'NOT_FOUND' });
+    expect((await h.status()).last_error).toMatchObject({ code: 'NOT_FOUND' });
   });
 });
 
@@ -218,7 +169,7 @@ describe('FDR cache: the CLI and an operator who has not set it', () => {
       const res = await off.sync({ from: '2026-03-09' });
       expect(res.status).toBe(409);
       expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/STOCKSCREEN_FDR_CACHE_URL/);
-      expect(await status(off)).toMatchObject({ configured: false, stale: false });
+      expect(await off.status()).toMatchObject({ configured: false, stale: false });
       expect(((await (await off.t.request('/health')).json()) as { status: string }).status).toBe('healthy');
       expect(off.fake.calls).toEqual([]);
     } finally {

@@ -5,10 +5,10 @@
  * missed, a run with nothing new no call at all.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobResult } from '../../../daemon/contract/jobs.js';
 import { createManualClock } from '../../../daemon/infra/clock.js';
 import { scheduledRunData } from '../../../daemon/wiring/sources.js';
 import { waitForDelayed, waitForJob } from '../../helpers/jobs.js';
+import { runDailySync } from '../../helpers/source-sync-harness.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 import { startFakeKrx, type FakeKrx } from '../../fakes/krx-openapi-server.js';
 
@@ -35,11 +35,7 @@ describe('KRX daily run', () => {
     await fake.close();
   });
 
-  /** Run the scheduler's job now (what the cron slot would add) and wait for its result. */
-  async function runDaily(): Promise<JobResult> {
-    const job = await a.daemon.context().jobs.queue.add('source-sync', scheduledRunData('krx'));
-    return (await waitForJob(a.daemon, String(job.id))) as JobResult;
-  }
+  const runDaily = () => runDailySync(a, 'krx');
 
   it('is one job scheduler (Asia/Seoul cron) for both daemons', async () => {
     const schedulers = await a.daemon.context().jobs.queue.getJobSchedulers();

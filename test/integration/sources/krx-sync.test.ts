@@ -14,56 +14,20 @@ import { parseFile } from '../../../loaders/registry.js';
 import { waitForJob } from '../../helpers/jobs.js';
 import { krxFile } from '../../helpers/krx-fixtures.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
+import { dayAgainstListingFile, expectRerunThenCorrection, SOURCE_ADMIN as ADMIN, startSourceHarness, type SourceHarness } from '../../helpers/source-sync-harness.js';
 import { runCliAt, tempEnv, type TempEnv } from '../cli/fake-io.js';
 import { startFakeKrx, type FakeKrx } from '../../fakes/krx-openapi-server.js';
 
-const ADMIN = { admin_email: 'ops@example.com', admin_password: 'ops-password-1' };
 const KEY = 'k'.repeat(40);
 const PARTIAL_KEY = 'p'.repeat(40);
 const DAYS = ['2026-03-09', '2026-03-10', '2026-03-11'];
 
-interface Harness {
-  t: TestDaemon;
-  fake: FakeKrx;
-  token: string;
-  sync(body: Record<string, unknown>, key?: string): Promise<Response>;
-  /** Run a sync and wait for its end: the final job view. */
-  syncAndWait(body: Record<string, unknown>): Promise<JobView>;
-  rows<T>(sql: string, params?: unknown[]): Promise<T[]>;
-  close(): Promise<void>;
-}
+type Harness = SourceHarness<FakeKrx>;
 
 async function harness(label: string, extra: Record<string, unknown> = {}): Promise<Harness> {
   const fake = await startFakeKrx({ keys: { [KEY]: '*', [PARTIAL_KEY]: ['sto/stk_bydd_trd', 'sto/ksq_bydd_trd', 'idx/kospi_dd_trd'] } });
-  const t = await startTestDaemon(label, {
-    workers: 1, ...ADMIN, krx_api_url: fake.url, krx_api_key: KEY, krx_min_interval_ms: 0, source_retries: 2, source_retry_base_ms: 5,
-    source_timeout_ms: 2000, sources_schedule: false, ...extra,
-  });
-  const login = await t.request('/api/v1/auth/login', { method: 'POST', json: { email: ADMIN.admin_email, password: ADMIN.admin_password } });
-  const token = ((await login.json()) as { data: { access_token: string } }).data.access_token;
-  const h: Harness = {
-    t, fake, token,
-    sync: (body) => t.request('/api/v1/admin/sources/krx/sync', { method: 'POST', json: body, token }),
-    async syncAndWait(body) {
-      const res = await h.sync(body);
-      expect(res.status).toBe(202);
-      const job = ((await res.json()) as { data: JobView }).data;
-      await waitForJob(t.daemon, job.id).catch(() => undefined);
-      return ((await (await t.request(`/api/v1/admin/jobs/${job.id}`, { token })).json()) as { data: JobView }).data;
-    },
-    rows: (sql, params = []) => t.daemon.context().db.all(sql, params),
-    async close() {
-      await t.close();
-      await fake.close();
-    },
-  };
-  return h;
+  return startSourceHarness('krx', label, fake, { krx_api_url: fake.url, krx_api_key: KEY, krx_min_interval_ms: 0, ...extra });
 }
-
-const status = async (h: Harness): Promise<SourceStatus> => {
-  const body = (await (await h.t.request('/api/v1/admin/sources', { token: h.token })).json()) as { data: SourceStatus[] };
-  return body.data.find((s) => s.name === 'krx')!;
-};
 
 describe('KRX Open API backfill', () => {
   let h: Harness;
@@ -85,14 +49,9 @@ describe('KRX Open API backfill', () => {
     expect(done.progress).toMatchObject({ done: 3, total: 3 });
     // And each day's rows are exactly what the fdr-listing loader makes of that day's file
     for (const day of DAYS) {
-      const file = parseFile(await readFile(krxFile(`listing/${day}.csv`)), `${day}.csv`);
-      const bars = await h.rows<{ stock_code: string; open_price: number; high_price: number; low_price: number; close_price: number; volume: number; trading_value: number; market_cap: number | null }>(
-        'SELECT stock_code, open_price, high_price, low_price, close_price, volume, trading_value, market_cap FROM daily_prices WHERE trade_date = ? ORDER BY stock_code', [day]);
-      const expected = file.bars.map((b) => ({ stock_code: b.stock_code, open_price: b.open_price, high_price: b.high_price, low_price: b.low_price, close_price: b.close_price, volume: b.volume, trading_value: b.trading_value, market_cap: b.market_cap }))
-        .sort((a, b) => a.stock_code.localeCompare(b.stock_code));
-      expect(bars.map((b) => ({ ...b, open_price: Number(b.open_price), high_price: Number(b.high_price), low_price: Number(b.low_price), close_price: Number(b.close_price), volume: Number(b.volume), trading_value: Number(b.trading_value), market_cap: b.market_cap === null ? null : Number(b.market_cap) }))).toEqual(expected);
-      const halts = await h.rows<{ stock_code: string }>('SELECT stock_code FROM trading_halts WHERE trade_date = ? ORDER BY stock_code', [day]);
-      expect(halts.map((x) => x.stock_code)).toEqual(file.halts.map((x) => x.stock_code).sort());
+      const { file, bars, expectedBars, halts, expectedHalts } = await dayAgainstListingFile(h, day);
+      expect(bars).toEqual(expectedBars);
+      expect(halts).toEqual(expectedHalts);
       const designations = await h.rows<{ stock_code: string; is_administrative: number | boolean }>('SELECT stock_code, is_administrative FROM stock_designations WHERE trade_date = ? ORDER BY stock_code', [day]);
       expect(designations.length).toBe(file.designations?.length);
     }
@@ -111,20 +70,8 @@ describe('KRX Open API backfill', () => {
   });
 
   it('writes nothing for dates whose content is unchanged, and replaces a corrected date', async () => {
-    const before = await h.rows<{ unit: string; loaded_at: string }>("SELECT unit, loaded_at FROM source_dates WHERE source = 'krx' ORDER BY unit");
-    // When the same range is fetched again
-    const again = await h.syncAndWait({ from: DAYS[0], to: DAYS[2], compute: false });
-    // Then every date is unchanged and nothing was written
-    expect(again.result?.sync).toMatchObject({ loaded: 0, unchanged: 3 });
-    expect(again.result?.files).toEqual([]);
-    expect(await h.rows("SELECT unit, loaded_at FROM source_dates WHERE source = 'krx' ORDER BY unit")).toEqual(before);
-    // When KRX corrects one close of 03-10 and the range is fetched again
-    h.fake.correct(DAYS[1]!, '005930');
-    const fixed = await h.syncAndWait({ from: DAYS[0], to: DAYS[2], compute: false });
-    // Then only that date is written again, with the corrected close
-    expect(fixed.result?.sync).toMatchObject({ loaded: 1, unchanged: 2 });
-    const close = await h.rows<{ close_price: number; low_price: number }>("SELECT close_price, low_price FROM daily_prices WHERE stock_code = '005930' AND trade_date = ?", [DAYS[1]]);
-    expect(Number(close[0]?.close_price)).toBe(Number(close[0]?.low_price));
+    // (03-10, the middle day, is the one its provider corrects)
+    await expectRerunThenCorrection(h, 'krx', DAYS);
   });
 
   it('retries a 5xx, an HTML error page and a cut-off body, then loads the date', async () => {
@@ -143,7 +90,7 @@ describe('KRX Open API backfill', () => {
     expect(job.state).toBe('failed');
     expect(job.failed_reason).toMatch(/EMPTY: sto\/ksq_bydd_trd: no rows for 2026-03-13/);
     expect(Number((await h.rows<{ n: number }>("SELECT COUNT(*) AS n FROM daily_prices WHERE trade_date = '2026-03-13'"))[0]?.n)).toBe(0);
-    expect((await status(h)).last_error).toMatchObject({ code: 'EMPTY' });
+    expect((await h.status()).last_error).toMatchObject({ code: 'EMPTY' });
   });
 
   it('refuses a date with more than 5% malformed rows whole, keeping the dates before it', async () => {
@@ -161,11 +108,11 @@ describe('KRX Open API backfill', () => {
     expect(await count('2026-03-16')).toBeGreaterThan(2000);
     expect(await count('2026-03-17')).toBe(0);
     expect(await count('2026-03-18')).toBe(0);
-    expect((await status(h)).last_error).toMatchObject({ code: 'REFUSED' });
+    expect((await h.status()).last_error).toMatchObject({ code: 'REFUSED' });
   });
 
   it('reports the data as stale (the calendar expects yesterday\'s data) in the status, /health and /metrics', async () => {
-    const s = await status(h);
+    const s = await h.status();
     expect(s).toMatchObject({ name: 'krx', kind: 'eod', configured: true, stale: true });
     expect(s.last_success_date! >= '2026-03-16').toBe(true);
     expect(s.stale_reason).toMatch(/expected \d{4}-\d{2}-\d{2}/);
@@ -242,7 +189,7 @@ describe('KRX Open API: a key not approved for every service', () => {
     expect(job.attempts).toBe(1);
     expect(job.failed_reason).toMatch(/krx 401: idx\/kosdaq_dd_trd: Unauthorized API Call/);
     expect(job.failed_reason).toMatch(/KOSDAQ 시리즈 일별시세정보/);
-    expect((await status(h)).last_error).toMatchObject({ code: '401' });
+    expect((await h.status()).last_error).toMatchObject({ code: '401' });
     // Nothing of the date was written
     expect(Number((await h.rows<{ n: number }>('SELECT COUNT(*) AS n FROM daily_prices'))[0]?.n)).toBe(0);
   });
@@ -295,7 +242,7 @@ describe('KRX Open API: a run that stops half-way', () => {
     h = await harness('krx-none', { krx_api_key: undefined });
     const res = await h.sync({ from: '2026-03-09' });
     expect(res.status).toBe(409);
-    expect((await status(h))).toMatchObject({ configured: false, stale: false });
+    expect((await h.status())).toMatchObject({ configured: false, stale: false });
     expect(((await (await h.t.request('/health')).json()) as { status: string }).status).toBe('healthy');
   });
 });
