@@ -10,7 +10,7 @@ import { createFinancialView } from './financials.js';
 import { growthIndicators, positive, profitabilityIndicators, valuationIndicators } from './fundamentals.js';
 import { emptyIndicatorValues, type IndicatorPatch, type IndicatorValues } from './registry.js';
 import { altmanZ, piotroskiFScore } from './scores.js';
-import { alignIndexCloses, technicalIndicators, toColumns } from './technical-values.js';
+import { technicalIndicators } from './technical-values.js';
 
 export type { IndicatorValues } from './registry.js';
 export { applyCrossSectionalScores, applyCrossSectionalScoresAsync } from './cross-section.js';
@@ -88,9 +88,7 @@ export function computeStockIndicators(stock: StockSeries, index: IndexBar[] | u
   const bars = barsUpTo(stock.bars, as_of);
   const lastBar = bars[bars.length - 1];
   const { close, shares, marketCap } = priceSide(stock, lastBar);
-  const cols = toColumns(bars);
-  const indexCloses = index && index.length > 0 ? alignIndexCloses(cols.dates, index) : null;
-  const technical = technicalIndicators({ cols, indexCloses, asOf: as_of, halted: stock.halted, close });
+  const technical = technicalIndicators(bars, index, { close, halted: stock.halted, asOf: as_of });
   const view = createFinancialView(stock.financials);
   const volume = technical.volume ?? null;
   const patch: IndicatorPatch = {

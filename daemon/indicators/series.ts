@@ -114,6 +114,27 @@ export function wilderAverage(values: readonly number[], period: number, start =
   return out;
 }
 
+/** Mean of the `window` values ending before `end` (default: the last ones), summed oldest first; null with fewer. */
+export function windowMean(values: ArrayLike<number>, window: number, end = values.length): number | null {
+  if (end < window) return null;
+  let sum = 0;
+  for (let i = end - window; i < end; i++) sum += values[i] ?? 0;
+  return sum / window;
+}
+
+/**
+ * sma() of values[from..to] (numbers, no nulls) into out[0..to − from], NaN before a full
+ * window: the same rolling sum, into a reused buffer.
+ */
+export function smaInto(values: ArrayLike<number>, from: number, to: number, period: number, out: Float64Array): void {
+  let sum = 0;
+  for (let k = 0; k <= to - from; k++) {
+    sum += values[from + k] as number;
+    if (k >= period) sum -= values[from + k - period] as number;
+    out[k] = k >= period - 1 ? sum / period : Number.NaN;
+  }
+}
+
 /** Rolling maximum over `period` values (monotonic deque, O(n)). */
 export function rollingMax(values: readonly number[], period: number): Series {
   return rollingExtreme(values, period, (a, b) => a >= b);
