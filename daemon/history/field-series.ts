@@ -2,8 +2,9 @@
  * Per-field indicator series over the whole history: for a field, one Float64Array of
  * dates × stocks (value of stock s as of date d at [d·S + s], NaN = null) holding what the daily
  * computation over the last 300 bars up to d gives. Built per field on first use (or in the
- * background, as-of-service.ts), O(bars × small window) per stock (bar-series.ts,
- * bar-series-more.ts, fundamental-series.ts); an as-of snapshot is then a column pick.
+ * background, as-of-service.ts), O(bars × small window) per stock (the daily computation's own
+ * price kernels, indicators/price-kernels.ts, run for every bar; fundamental-series.ts); an as-of
+ * snapshot is then a column pick.
  *
  * Cells on a day the stock traded and was not halted come from the per-bar series; the other
  * cells of a listed stock (a halt record, or no bar that day) come from the daily code itself
