@@ -28,7 +28,7 @@ export const dmiKernel: PriceKernel = {
   chain: true,
   run(b, start, from, to, out) {
     const c = out.cols;
-    dmiChain(b, 14, start, from, to, { adx: c.get('adx_14'), plusDi: c.get('plus_di_14'), minusDi: c.get('minus_di_14') }, out.base);
+    dmiChain(b, start, from, to, { adx: c.get('adx_14'), plusDi: c.get('plus_di_14'), minusDi: c.get('minus_di_14') }, out.base);
   },
 };
 

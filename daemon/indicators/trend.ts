@@ -2,7 +2,7 @@
  * Trend indicators: MACD, moving-average alignment and crosses, and Wilder's
  * directional movement system (+DI, −DI, ADX). Inputs are oldest first.
  */
-import { dmiChain, macdChain, nanArray, seriesOf } from './chains.js';
+import { DMI_PERIOD, dmiChain, macdChain, nanArray, seriesOf } from './chains.js';
 import type { Series } from './series.js';
 
 /** MACD line, signal line and histogram (and the two EMAs), each aligned with the input closes. */
@@ -88,19 +88,20 @@ export interface DirectionalSeries {
 }
 
 /**
- * Wilder's directional movement system, in one pass. TR, +DM and −DM start on
- * the second bar; their Wilder sums (seeded with plain sums of `period` values)
- * first exist on bar `period` (0-based); ADX, the Wilder average of DX, first
- * exists on bar 2·period − 1. A zero true-range sum gives null DIs and a DX of 0.
+ * Wilder's directional movement system, in one pass (chains.ts dmiChain). TR, +DM
+ * and −DM start on the second bar; their Wilder sums (seeded with plain sums of
+ * `period` values) first exist on bar `period` (0-based); ADX, the Wilder average
+ * of DX, first exists on bar 2·period − 1. A zero true-range sum gives null DIs and
+ * a DX of 0. The period is Wilder's 14 only (the type says so): see dmiChain.
  */
 export function directionalMovement(
   highs: readonly number[],
   lows: readonly number[],
   closes: readonly number[],
-  period = 14,
+  period: typeof DMI_PERIOD = DMI_PERIOD,
 ): DirectionalSeries {
   const n = closes.length;
   const out = { plusDi: nanArray(n), minusDi: nanArray(n), adx: nanArray(n) };
-  dmiChain({ high: highs, low: lows, close: closes }, period, 0, 0, n - 1, out);
+  dmiChain({ high: highs, low: lows, close: closes }, 0, 0, n - 1, out);
   return { plusDi: seriesOf(out.plusDi), minusDi: seriesOf(out.minusDi), adx: seriesOf(out.adx) };
 }
