@@ -112,11 +112,21 @@ export function everyBar(kernels: readonly PriceKernel[], b: Bars, cols: Readonl
   }
 }
 
+/** One cell per field, reused by latestBar: it runs for every stock of a market, synchronously. */
+let latestCells: { kernels: readonly PriceKernel[]; cols: Map<string, Float64Array> } | undefined;
+
 /** Every field of `kernels` on the last bar of `b` (the daily snapshot; no bars: the day's own fields). */
 export function latestBar(kernels: readonly PriceKernel[], b: Bars): IndicatorPatch {
+  if (latestCells?.kernels !== kernels) {
+    const cells = new Float64Array(kernels.reduce((n, k) => n + k.fields.length, 0));
+    let i = 0;
+    const cols = new Map<string, Float64Array>();
+    for (const k of kernels) for (const f of k.fields) cols.set(f, cells.subarray(i, ++i));
+    latestCells = { kernels, cols };
+  }
+  const { cols } = latestCells;
+  for (const a of cols.values()) a[0] = Number.NaN;
   const e = b.close.length - 1;
-  const cols = new Map<string, Float64Array>();
-  for (const k of kernels) for (const f of k.fields) cols.set(f, new Float64Array(1).fill(Number.NaN));
   const out: KernelOut = { base: e, cols };
   for (const k of kernels) k.run(b, 0, e, e, out);
   const patch: Record<string, number | null> = {};

@@ -2,7 +2,9 @@
  * Numeric series primitives shared by the indicator modules.
  * Every input is ordered oldest first. Outputs have the same length as the
  * input and hold `null` wherever a value is undefined (not enough history,
- * division by zero); never NaN, never a partial window.
+ * division by zero); never NaN, never a partial window. A function of the latest
+ * value that takes an `end` (here and in the other indicator modules) reads only the
+ * values before it, so every bar of a history is evaluated in place, without copies.
  */
 
 /** A series of optional numbers, aligned index-for-index with its input. */

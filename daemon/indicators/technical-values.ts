@@ -28,23 +28,32 @@ export function alignIndexCloses(dates: readonly string[], index: readonly Index
 /** `bars` as the kernels read them, with the whole list as the window (the caller bounds it). */
 export function barsOf(bars: readonly DailyBar[], index: readonly IndexBar[] | undefined, today: Today): Bars {
   const n = bars.length;
-  const col = (pick: (b: DailyBar) => number): Float64Array => {
-    const a = new Float64Array(n);
-    for (let i = 0; i < n; i++) a[i] = pick(bars[i] as DailyBar);
-    return a;
-  };
-  const dates = bars.map((b) => b.trade_date);
-  const high = col((b) => b.high_price);
-  const low = col((b) => b.low_price);
-  const close = col((b) => b.close_price);
-  const volume = col((b) => b.volume);
+  // One buffer for the six columns: this runs for every stock of a market.
+  const buffer = new Float64Array(6 * n);
+  const [open, high, low, close, volume, value] = [0, 1, 2, 3, 4, 5].map((k) => buffer.subarray(k * n, (k + 1) * n)) as [
+    Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array,
+  ];
+  const dates: string[] = new Array<string>(n);
+  for (let i = 0; i < n; i++) {
+    const b = bars[i] as DailyBar;
+    dates[i] = b.trade_date;
+    open[i] = b.open_price;
+    high[i] = b.high_price;
+    low[i] = b.low_price;
+    close[i] = b.close_price;
+    volume[i] = b.volume;
+    value[i] = b.trading_value;
+  }
   let plain: PlainColumns | undefined;
   return {
-    dates, open: col((b) => b.open_price), high, low, close, volume, value: col((b) => b.trading_value),
+    dates, open, high, low, close, volume, value,
     index: index && index.length > 0 ? alignIndexCloses(dates, index) : null,
     window: Number.POSITIVE_INFINITY,
     today,
-    plain: () => (plain ??= { high: Array.from(high), low: Array.from(low), close: Array.from(close), volume: Array.from(volume) }),
+    plain: () => (plain ??= {
+      high: bars.map((b) => b.high_price), low: bars.map((b) => b.low_price),
+      close: bars.map((b) => b.close_price), volume: bars.map((b) => b.volume),
+    }),
   };
 }
 
