@@ -6,45 +6,46 @@
  * chains, oscillators, volatility, volume and events. Levels compared with "today" (close,
  * distances, returns, ATR %) use `closeOn`, the effective close of a stock halted today.
  */
-import { closeOn, fill, span, val, type Bars, type PriceKernel } from './kernel.js';
+import { closeOn, fill, num, span, val, type Bars, type PriceKernel } from './kernel.js';
 import { atrKernel, crossKernel, dmiKernel, macdKernel, oscillatorKernel, rsiKernel, volatilityKernel, volumeEventKernel } from './price-kernels-more.js';
 import { DAYS_52W, RETURN_WINDOWS, lastDateBefore, momentum, periodReturn, relativeStrength, windowMax, windowMin, yearStart } from './returns.js';
 import { pctChange, safeDiv, windowMean } from './series.js';
 import { maAlignment } from './trend.js';
 import { meanBeforeLast } from './volume.js';
 
+const DAY_FIELDS = ['close', 'open', 'high', 'low', 'change', 'change_percent', 'volume', 'trading_value',
+  'avg_volume_20', 'avg_trading_value_20', 'relative_volume'] as const;
+
 const dayKernel: PriceKernel = {
-  fields: ['close', 'open', 'high', 'low', 'change', 'change_percent', 'volume', 'trading_value', 'avg_volume_20', 'avg_trading_value_20', 'relative_volume'],
+  fields: DAY_FIELDS,
   chain: false,
+  // One loop writing every wanted field of a bar: these are read by most screens, on every bar.
   run(b, start, from, to, out) {
     const halted = b.today?.halted ?? false;
-    const bar = (x: Float64Array, e: number): number | null => (halted ? null : val(x[e]));
-    const prev = (e: number): number | null => (halted ? closeOn(b, e) : e > start ? val(b.close[e - 1]) : null);
-    const volume = (e: number): number | null => (halted ? (closeOn(b, e) == null ? null : 0) : val(b.volume[e]));
-    const change = (e: number): number | null => {
-      const c = closeOn(b, e);
-      const p = prev(e);
-      return c == null || p == null ? null : c - p;
-    };
+    const [close, open, high, low, change, changePct, volume, value, avgVolume, avgValue, relVolume] = DAY_FIELDS.map((f) => out.cols.get(f));
     const mean = (x: Float64Array, e: number, w: number): number | null => (span(b, start, e) < w ? null : windowMean(x, w, e + 1));
-    fill(out, 'close', from, to, (e) => closeOn(b, e));
-    fill(out, 'open', from, to, (e) => bar(b.open, e));
-    fill(out, 'high', from, to, (e) => bar(b.high, e));
-    fill(out, 'low', from, to, (e) => bar(b.low, e));
-    fill(out, 'change', from, to, change);
-    fill(out, 'change_percent', from, to, (e) => {
-      const c = change(e);
-      return c == null ? null : safeDiv(c * 100, prev(e));
-    });
-    fill(out, 'volume', from, to, volume);
-    fill(out, 'trading_value', from, to, (e) => (halted ? volume(e) : val(b.value[e])));
-    fill(out, 'avg_volume_20', from, to, (e) => mean(b.volume, e, 20));
-    fill(out, 'avg_trading_value_20', from, to, (e) => mean(b.value, e, 20));
-    // Halted today, the last 20 bars all precede today; otherwise the 20 before the day's own.
-    fill(out, 'relative_volume', from, to, (e) => {
-      const before = halted ? mean(b.volume, e, 20) : span(b, start, e) < 21 ? null : meanBeforeLast(b.volume, 20, e + 1);
-      return safeDiv(volume(e), before);
-    });
+    for (let e = from; e <= to; e++) {
+      const k = e - out.base;
+      const c = closeOn(b, e);
+      const prev = halted ? c : e > start ? val(b.close[e - 1]) : null;
+      const vol = halted ? (c == null ? null : 0) : val(b.volume[e]);
+      const ch = c == null || prev == null ? null : c - prev;
+      if (close) close[k] = num(c);
+      if (open) open[k] = halted ? Number.NaN : num(b.open[e]);
+      if (high) high[k] = halted ? Number.NaN : num(b.high[e]);
+      if (low) low[k] = halted ? Number.NaN : num(b.low[e]);
+      if (change) change[k] = num(ch);
+      if (changePct) changePct[k] = num(ch == null ? null : safeDiv(ch * 100, prev));
+      if (volume) volume[k] = num(vol);
+      if (value) value[k] = num(halted ? vol : val(b.value[e]));
+      if (avgVolume) avgVolume[k] = num(mean(b.volume, e, 20));
+      if (avgValue) avgValue[k] = num(mean(b.value, e, 20));
+      // Halted today, the last 20 bars all precede today; otherwise the 20 before the day's own.
+      if (relVolume) {
+        const before = halted ? mean(b.volume, e, 20) : span(b, start, e) < 21 ? null : meanBeforeLast(b.volume, 20, e + 1);
+        relVolume[k] = num(safeDiv(vol, before));
+      }
+    }
   },
 };
 
