@@ -25,16 +25,20 @@ export interface Today {
   readonly asOf: string;
 }
 
-/** One stock's bars as typed columns, oldest first (NaN: none). */
-export interface Bars {
-  /** Trade date of each bar (YYYY-MM-DD). */
-  readonly dates: readonly string[];
+/** Daily bars as typed columns, oldest first (trading value in `value`). */
+export interface OhlcvColumns {
   readonly open: Float64Array;
   readonly high: Float64Array;
   readonly low: Float64Array;
   readonly close: Float64Array;
   readonly volume: Float64Array;
   readonly value: Float64Array;
+}
+
+/** One stock's bars as typed columns, oldest first (NaN: none). */
+export interface Bars extends OhlcvColumns {
+  /** Trade date of each bar (YYYY-MM-DD). */
+  readonly dates: readonly string[];
   /** The market index close on each bar's date (NaN: none); null without index data. */
   readonly index: Float64Array | null;
   /** Most bars a value may read back from its own bar (itself included). */
