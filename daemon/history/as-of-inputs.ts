@@ -5,7 +5,7 @@
  * computed by indicators/compute.ts over the last 300 bars — ≈1.2 ms of CPU a stock.
  */
 import { applyCrossSectionalScores, computeStockIndicators, type IndicatorValues, type StockSeries } from '../indicators/compute.js';
-import { WINDOW } from './chain-kernels.js';
+import { WINDOW } from '../indicators/kernel.js';
 import { barRecords, isListedOn, statementsKnownOn, type MarketHistory, type StockHistory } from './market-history.js';
 import { pointIndicators, type AsOfDepth } from './point-indicators.js';
 

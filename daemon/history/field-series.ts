@@ -2,8 +2,9 @@
  * Per-field indicator series over the whole history: for a field, one Float64Array of
  * dates × stocks (value of stock s as of date d at [d·S + s], NaN = null) holding what the daily
  * computation over the last 300 bars up to d gives. Built per field on first use (or in the
- * background, as-of-service.ts), O(bars × small window) per stock (bar-series.ts,
- * bar-series-more.ts, fundamental-series.ts); an as-of snapshot is then a column pick.
+ * background, as-of-service.ts), O(bars × small window) per stock (the daily computation's own
+ * price kernels, indicators/price-kernels.ts, run for every bar; fundamental-series.ts); an as-of
+ * snapshot is then a column pick.
  *
  * Cells on a day the stock traded and was not halted come from the per-bar series; the other
  * cells of a listed stock (a halt record, or no bar that day) come from the daily code itself
@@ -12,8 +13,8 @@
  * keeps at most `budgetBytes` of fields, least recently used dropped first.
  */
 import { computeStockIndicators, type IndicatorValues } from '../indicators/compute.js';
-import { crosses, oscillators, volatility, volumeEvents } from './bar-series-more.js';
-import { atrGroup, averages, day, dmiGroup, macdGroup, returns, rsiGroup, type BarContext, type BarGroup } from './bar-series.js';
+import { everyBar, WINDOW, type Bars, type PlainColumns } from '../indicators/kernel.js';
+import { PRICE_FIELDS, PRICE_KERNELS } from '../indicators/price-kernels.js';
 import { FUNDAMENTAL_FIELDS, fundamentalSeries } from './fundamental-series.js';
 import { isListedOn, type MarketHistory, type StockHistory } from './market-history.js';
 import { seriesAsOf } from './as-of-inputs.js';
@@ -22,8 +23,6 @@ import { pointIndicators } from './point-indicators.js';
 /** Default bytes of series kept (≈45 fields of a 2,700 × 520 market). */
 export const SERIES_BYTES = 512 * 1024 * 1024;
 
-const GROUPS: readonly BarGroup[] = [day, averages, returns, macdGroup, dmiGroup, rsiGroup, atrGroup, crosses, oscillators, volatility, volumeEvents];
-
 /** The fields pointIndicators gives (their values equal the full computation's). */
 const POINT_FIELDS: ReadonlySet<string> = new Set([
   'close', 'market_cap', 'shares_outstanding', 'piotroski_f_score', 'altman_z',
@@ -31,7 +30,7 @@ const POINT_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /** Every field a series can be built for (the registry less the cross-sectional scores). */
-export const SERIES_FIELDS: ReadonlySet<string> = new Set([...GROUPS.flatMap((g) => g.fields), ...FUNDAMENTAL_FIELDS]);
+export const SERIES_FIELDS: ReadonlySet<string> = new Set([...PRICE_FIELDS, ...FUNDAMENTAL_FIELDS]);
 
 /** The series of one data version. */
 export interface SeriesStore {
@@ -55,9 +54,9 @@ export function createSeriesStore(history: MarketHistory, budgetBytes = SERIES_B
   const cellsPerField = history.dates.length * history.stocks.length;
   let builds = 0;
   // Bar dates and index closes per stock, made once per store (≈5 MB on 2,700 × 520).
-  const contexts: (BarContext | undefined)[] = [];
+  const contexts: (Bars | undefined)[] = [];
   const index = { KOSPI: indexByDay(history, 'KOSPI'), KOSDAQ: indexByDay(history, 'KOSDAQ') };
-  const ctxOf = (s: number): BarContext => {
+  const ctxOf = (s: number): Bars => {
     const stock = history.stocks[s] as StockHistory;
     return (contexts[s] ??= barContext(history, stock, index[stock.record.market]));
   };
@@ -132,13 +131,15 @@ export function createSeriesStore(history: MarketHistory, budgetBytes = SERIES_B
   };
 }
 
-/** One stock's BarContext. */
-export function barContext(history: MarketHistory, stock: StockHistory, indexByDay: Float64Array | null): BarContext {
-  let plain: ReturnType<BarContext['plain']> | undefined;
+/** One stock's bars as the kernels read them on every bar: the daily window, no halt (those days come from the daily code). */
+export function barContext(history: MarketHistory, stock: StockHistory, indexByDay: Float64Array | null): Bars {
+  let plain: PlainColumns | undefined;
   return {
     dates: Array.from(stock.days, (d) => history.dates[d] ?? ''),
     open: stock.open, high: stock.high, low: stock.low, close: stock.close, volume: stock.volume, value: stock.value,
     index: indexByDay ? Float64Array.from(stock.days, (d) => indexByDay[d] ?? Number.NaN) : null,
+    window: WINDOW,
+    today: null,
     plain: () => (plain ??= { high: Array.from(stock.high), low: Array.from(stock.low), close: Array.from(stock.close), volume: Array.from(stock.volume) }),
   };
 }
@@ -165,12 +166,11 @@ function listedRange(history: MarketHistory, stock: StockHistory): [number, numb
 }
 
 async function buildSeries(
-  history: MarketHistory, fields: readonly string[], ctxOf: (s: number) => BarContext, checkpoint: () => Promise<void>,
+  history: MarketHistory, fields: readonly string[], ctxOf: (s: number) => Bars, checkpoint: () => Promise<void>,
 ): Promise<Map<string, Float64Array>> {
   const S = history.stocks.length;
   const D = history.dates.length;
   const mats = fields.map(() => new Float64Array(D * S).fill(Number.NaN));
-  const groups = GROUPS.filter((g) => g.fields.some((f) => fields.includes(f)));
   for (let s = 0; s < S; s++) {
     const stock = history.stocks[s] as StockHistory;
     const range = listedRange(history, stock);
@@ -179,7 +179,7 @@ async function buildSeries(
       const bars = fields.map(() => new Float64Array(nb).fill(Number.NaN));
       const out = new Map(fields.map((f, k) => [f, bars[k] as Float64Array]));
       const ctx = ctxOf(s);
-      for (const g of groups) g.run(ctx, out);
+      everyBar(PRICE_KERNELS, ctx, out);
       fundamentalSeries(stock, ctx, out);
       let p = 0;
       for (let d = range[0]; d <= range[1]; d++) {

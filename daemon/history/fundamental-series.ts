@@ -13,7 +13,7 @@ import { growthIndicators, profitabilityIndicators, valuationBasis, valuationFro
 import type { IndicatorPatch } from '../indicators/registry.js';
 import { VALUATION_INDICATORS, PROFITABILITY_INDICATORS, GROWTH_INDICATORS } from '../indicators/registry-fundamental.js';
 import { altmanZ, piotroskiFScore } from '../indicators/scores.js';
-import { num, type BarContext, type BarOut } from './bar-series.js';
+import { num, type Bars } from '../indicators/kernel.js';
 import { statementsKnownOn, type StockHistory } from './market-history.js';
 
 /** The fields this group fills. */
@@ -42,8 +42,8 @@ function epochOf(stock: StockHistory, date: string, known: number): Epoch {
   };
 }
 
-/** Fill the wanted fundamental fields of every bar of `stock` (b is its BarContext). */
-export function fundamentalSeries(stock: StockHistory, b: BarContext, out: BarOut): void {
+/** Fill the wanted fundamental fields of every bar of `stock` (b: its bars). */
+export function fundamentalSeries(stock: StockHistory, b: Bars, out: ReadonlyMap<string, Float64Array>): void {
   const wanted = FUNDAMENTAL_FIELDS.filter((f) => out.has(f));
   if (wanted.length === 0) return;
   const wantsValuation = wanted.some((f) => VALUATION_IDS.has(f));

@@ -5,21 +5,12 @@
  * became known. Plain data and pure look-ups; loading is in history-loader.ts.
  */
 import type { DailyBar, DesignationRecord, FinancialQuarter, HaltRecord, IndexBar, Market, StockRecord } from '../kernel/records.js';
+import type { OhlcvColumns } from '../indicators/kernel.js';
 
 /** A statement and the first date it may be used (its disclosure date, or the statutory deadline). */
 export interface KnownStatement {
   known_on: string;
   quarter: FinancialQuarter;
-}
-
-/** Daily bars as typed columns, oldest first (trading value in `value`). */
-export interface OhlcvColumns {
-  readonly open: Float64Array;
-  readonly high: Float64Array;
-  readonly low: Float64Array;
-  readonly close: Float64Array;
-  readonly volume: Float64Array;
-  readonly value: Float64Array;
 }
 
 /** One stock's history. Bars are in date order; `days[i]` indexes `MarketHistory.dates`. */

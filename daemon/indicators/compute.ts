@@ -10,7 +10,7 @@ import { createFinancialView } from './financials.js';
 import { growthIndicators, positive, profitabilityIndicators, valuationIndicators } from './fundamentals.js';
 import { emptyIndicatorValues, type IndicatorPatch, type IndicatorValues } from './registry.js';
 import { altmanZ, piotroskiFScore } from './scores.js';
-import { alignIndexCloses, technicalIndicators, toColumns } from './technical-values.js';
+import { technicalIndicators } from './technical-values.js';
 
 export type { IndicatorValues } from './registry.js';
 export { applyCrossSectionalScores, applyCrossSectionalScoresAsync } from './cross-section.js';
@@ -88,26 +88,23 @@ export function computeStockIndicators(stock: StockSeries, index: IndexBar[] | u
   const bars = barsUpTo(stock.bars, as_of);
   const lastBar = bars[bars.length - 1];
   const { close, shares, marketCap } = priceSide(stock, lastBar);
-  const cols = toColumns(bars);
-  const indexCloses = index && index.length > 0 ? alignIndexCloses(cols.dates, index) : null;
-  const technical = technicalIndicators({ cols, indexCloses, asOf: as_of, halted: stock.halted, close });
+  const technical = technicalIndicators(bars, index, { close, halted: stock.halted, asOf: as_of });
   const view = createFinancialView(stock.financials);
   const volume = technical.volume ?? null;
-  const patch: IndicatorPatch = {
-    ...technical,
-    market_cap: marketCap,
-    shares_outstanding: shares,
-    turnover: volume != null && shares != null ? (volume / shares) * 100 : null,
-    ...valuationIndicators(view, { close, marketCap, shares }),
-    ...profitabilityIndicators(view),
-    ...growthIndicators(view),
-    piotroski_f_score: piotroskiFScore(view),
-    altman_z: altmanZ(view),
-  };
   const values = emptyIndicatorValues();
-  for (const [id, v] of Object.entries(patch)) {
-    values[id] = v != null && Number.isFinite(v) ? v : null;
-  }
+  // Each part in turn, a later one winning: plain loops, not object spreads (every stock of a market).
+  const put = (patch: IndicatorPatch): void => {
+    for (const id in patch) {
+      const v = patch[id as keyof IndicatorPatch];
+      values[id] = v != null && Number.isFinite(v) ? v : null;
+    }
+  };
+  put(technical);
+  put({ market_cap: marketCap, shares_outstanding: shares, turnover: volume != null && shares != null ? (volume / shares) * 100 : null });
+  put(valuationIndicators(view, { close, marketCap, shares }));
+  put(profitabilityIndicators(view));
+  put(growthIndicators(view));
+  put({ piotroski_f_score: piotroskiFScore(view), altman_z: altmanZ(view) });
   return values;
 }
 

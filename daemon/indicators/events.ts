@@ -61,8 +61,8 @@ export interface LimitFlags {
 }
 
 /** Whether the last close sits at the upper or lower price limit from the previous close. */
-export function limitFlags(closes: readonly number[]): LimitFlags {
-  const n = closes.length;
+export function limitFlags(closes: ArrayLike<number>, end = closes.length): LimitFlags {
+  const n = end;
   const prev = closes[n - 2];
   const close = closes[n - 1];
   if (prev == null || close == null || prev <= 0) return { limitUp: null, limitDown: null };
@@ -74,9 +74,9 @@ export function limitFlags(closes: readonly number[]): LimitFlags {
  * 1 when the last close is above the highest high of the `period` bars before it,
  * else 0; null with fewer than period + 1 bars.
  */
-export function breakout(highs: readonly number[], closes: readonly number[], period = 20): number | null {
-  const n = closes.length;
-  if (n < period + 1 || highs.length !== n) return null;
+export function breakout(highs: ArrayLike<number>, closes: ArrayLike<number>, period = 20, end = closes.length): number | null {
+  const n = end;
+  if (n < period + 1 || highs.length !== closes.length) return null;
   let hh = -Infinity;
   for (let i = n - 1 - period; i < n - 1; i++) hh = Math.max(hh, highs[i] ?? -Infinity);
   return (closes[n - 1] ?? 0) > hh ? 1 : 0;
@@ -87,8 +87,8 @@ export function breakout(highs: readonly number[], closes: readonly number[], pe
  * it (a new 52-week high with the default 251), else 0; null with fewer than
  * lookback + 1 bars.
  */
-export function newHigh(highs: readonly number[], lookback = 251): number | null {
-  const n = highs.length;
+export function newHigh(highs: ArrayLike<number>, lookback = 251, end = highs.length): number | null {
+  const n = end;
   if (n < lookback + 1) return null;
   let hh = -Infinity;
   for (let i = n - 1 - lookback; i < n - 1; i++) hh = Math.max(hh, highs[i] ?? -Infinity);

@@ -2,6 +2,7 @@
  * Oscillators: RSI (Wilder), slow stochastic, Williams %R, CCI, MFI and the
  * psychological line. Inputs are oldest first; outputs are aligned series.
  */
+import { nanArray, rsiChain, seriesOf } from './chains.js';
 import { nullSeries, rollingMax, rollingMin, sma, type Series } from './series.js';
 
 /**
@@ -10,29 +11,9 @@ import { nullSeries, rollingMax, rollingMin, sma, type Series } from './series.j
  * 0 and the average gain positive; null when both are 0 (RS undefined).
  */
 export function rsi(closes: readonly number[], period = 14): Series {
-  const n = closes.length;
-  const out = nullSeries(n);
-  let gain = 0;
-  let loss = 0;
-  for (let i = 1; i < n; i++) {
-    const change = (closes[i] ?? 0) - (closes[i - 1] ?? 0);
-    const g = change > 0 ? change : 0;
-    const l = change < 0 ? -change : 0;
-    if (i < period) {
-      gain += g;
-      loss += l;
-      continue;
-    }
-    if (i === period) {
-      gain = (gain + g) / period;
-      loss = (loss + l) / period;
-    } else {
-      gain = (gain * (period - 1) + g) / period;
-      loss = (loss * (period - 1) + l) / period;
-    }
-    out[i] = loss === 0 ? (gain === 0 ? null : 100) : 100 - 100 / (1 + gain / loss);
-  }
-  return out;
+  const out = nanArray(closes.length);
+  rsiChain({ high: closes, low: closes, close: closes }, period, 0, 0, closes.length - 1, out);
+  return seriesOf(out);
 }
 
 /** Position of the close within the `period` high-low range, in percent (fast %K). */

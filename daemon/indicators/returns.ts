@@ -18,11 +18,11 @@ export const RETURN_WINDOWS = {
 export const DAYS_52W = 252;
 
 /**
- * Percentage return from the close `days` bars before the last one to `current`
- * (default: the last close). Needs days + 1 closes.
+ * Percentage return from the close `days` bars before the last one (the one before `end`) to
+ * `current` (default: the last close). Needs days + 1 closes.
  */
-export function periodReturn(closes: readonly number[], days: number, current?: number): number | null {
-  const n = closes.length;
+export function periodReturn(closes: ArrayLike<number>, days: number, current?: number, end = closes.length): number | null {
+  const n = end;
   if (n < days + 1) return null;
   return pctChange(current ?? closes[n - 1], closes[n - 1 - days]);
 }
@@ -31,8 +31,8 @@ export function periodReturn(closes: readonly number[], days: number, current?: 
  * 12-1 momentum: return from the close `from` bars ago to the close `skip` bars
  * ago (default 252 → 21), skipping the most recent month. Needs from + 1 closes.
  */
-export function momentum(closes: readonly number[], from = 252, skip = 21): number | null {
-  const n = closes.length;
+export function momentum(closes: ArrayLike<number>, from = 252, skip = 21, end = closes.length): number | null {
+  const n = end;
   if (n < from + 1) return null;
   return pctChange(closes[n - 1 - skip], closes[n - 1 - from]);
 }
@@ -41,17 +41,27 @@ export function momentum(closes: readonly number[], from = 252, skip = 21): numb
  * Year-to-date return: `current` against the last close dated before 1 January of
  * the year of `asOf` (YYYY-MM-DD). Null when no bar precedes that year.
  */
-export function ytdReturn(dates: readonly string[], closes: readonly number[], asOf: string, current: number | null): number | null {
-  const yearStart = `${asOf.slice(0, 4)}-01-01`;
-  for (let i = dates.length - 1; i >= 0; i--) {
-    if ((dates[i] ?? '') < yearStart) return pctChange(current, closes[i]);
-  }
-  return null;
+export function ytdReturn(dates: readonly string[], closes: ArrayLike<number>, asOf: string, current: number | null): number | null {
+  const i = lastDateBefore(dates, yearStart(asOf), -1, dates.length);
+  return i >= 0 ? pctChange(current, closes[i]) : null;
+}
+
+/** 1 January of the year of `date` (YYYY-MM-DD). */
+export const yearStart = (date: string): string => `${date.slice(0, 4)}-01-01`;
+
+/**
+ * The last index below `end` whose date (ascending dates) is before `before`, searched forward
+ * from `after` (an index known to qualify, or −1); −1 when none.
+ */
+export function lastDateBefore(dates: readonly string[], before: string, after: number, end: number): number {
+  let i = after;
+  while (i + 1 < end && (dates[i + 1] ?? '') < before) i++;
+  return i;
 }
 
 /** Highest value of the last `window` entries; null with fewer entries. */
-export function windowMax(values: readonly number[], window: number): number | null {
-  const n = values.length;
+export function windowMax(values: ArrayLike<number>, window: number, end = values.length): number | null {
+  const n = end;
   if (n < window || window <= 0) return null;
   let best = -Infinity;
   for (let i = n - window; i < n; i++) best = Math.max(best, values[i] ?? -Infinity);
@@ -59,8 +69,8 @@ export function windowMax(values: readonly number[], window: number): number | n
 }
 
 /** Lowest value of the last `window` entries; null with fewer entries. */
-export function windowMin(values: readonly number[], window: number): number | null {
-  const n = values.length;
+export function windowMin(values: ArrayLike<number>, window: number, end = values.length): number | null {
+  const n = end;
   if (n < window || window <= 0) return null;
   let best = Infinity;
   for (let i = n - window; i < n; i++) best = Math.min(best, values[i] ?? Infinity);
@@ -70,16 +80,20 @@ export function windowMin(values: readonly number[], window: number): number | n
 /**
  * Relative strength: the stock's return over `days` bars minus the index's return
  * between the same two trading dates, in percentage points. `indexCloses` is
- * aligned with `closes` (null where the index has no bar on that date).
+ * aligned with `closes` (null or NaN where the index has no bar on that date).
  */
 export function relativeStrength(
-  closes: readonly number[],
-  indexCloses: readonly (number | null)[],
+  closes: ArrayLike<number>,
+  indexCloses: ArrayLike<number | null>,
   days: number,
+  end = closes.length,
 ): number | null {
-  const n = closes.length;
-  if (n < days + 1 || indexCloses.length !== n) return null;
+  const n = end;
+  if (n < days + 1 || indexCloses.length !== closes.length) return null;
   const stock = pctChange(closes[n - 1], closes[n - 1 - days]);
-  const market = pctChange(indexCloses[n - 1], indexCloses[n - 1 - days]);
+  const market = pctChange(known(indexCloses[n - 1]), known(indexCloses[n - 1 - days]));
   return stock == null || market == null ? null : stock - market;
 }
+
+/** null for a missing (null or NaN) value. */
+const known = (v: number | null | undefined): number | null => (v == null || Number.isNaN(v) ? null : v);

@@ -2,7 +2,9 @@
  * Numeric series primitives shared by the indicator modules.
  * Every input is ordered oldest first. Outputs have the same length as the
  * input and hold `null` wherever a value is undefined (not enough history,
- * division by zero); never NaN, never a partial window.
+ * division by zero); never NaN, never a partial window. A function of the latest
+ * value that takes an `end` (here and in the other indicator modules) reads only the
+ * values before it, so every bar of a history is evaluated in place, without copies.
  */
 
 /** A series of optional numbers, aligned index-for-index with its input. */
@@ -112,6 +114,27 @@ export function wilderAverage(values: readonly number[], period: number, start =
     out[i] = avg;
   }
   return out;
+}
+
+/** Mean of the `window` values ending before `end` (default: the last ones), summed oldest first; null with fewer. */
+export function windowMean(values: ArrayLike<number>, window: number, end = values.length): number | null {
+  if (end < window) return null;
+  let sum = 0;
+  for (let i = end - window; i < end; i++) sum += values[i] ?? 0;
+  return sum / window;
+}
+
+/**
+ * sma() of values[from..to] (numbers, no nulls) into out[0..to − from], NaN before a full
+ * window: the same rolling sum, into a reused buffer.
+ */
+export function smaInto(values: ArrayLike<number>, from: number, to: number, period: number, out: Float64Array): void {
+  let sum = 0;
+  for (let k = 0; k <= to - from; k++) {
+    sum += values[from + k] as number;
+    if (k >= period) sum -= values[from + k - period] as number;
+    out[k] = k >= period - 1 ? sum / period : Number.NaN;
+  }
 }
 
 /** Rolling maximum over `period` values (monotonic deque, O(n)). */

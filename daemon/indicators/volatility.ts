@@ -3,22 +3,11 @@
  * annualised historical volatility, beta against the market index and the
  * maximum drawdown. Inputs are oldest first.
  */
-import { nullSeries, rollingStdDev, sampleStdDev, sma, wilderAverage, type Series } from './series.js';
+import { atrChain, nanArray, seriesOf } from './chains.js';
+import { nullSeries, rollingStdDev, sampleStdDev, sma, type Series } from './series.js';
 
 /** Trading days per year used to annualise daily figures. */
 export const TRADING_DAYS_PER_YEAR = 252;
-
-/** True range per bar; the first bar has no previous close, so its TR is high − low. */
-export function trueRange(highs: readonly number[], lows: readonly number[], closes: readonly number[]): number[] {
-  const out: number[] = new Array<number>(closes.length);
-  for (let i = 0; i < closes.length; i++) {
-    const h = highs[i] ?? 0;
-    const l = lows[i] ?? 0;
-    const pc = i > 0 ? closes[i - 1] : undefined;
-    out[i] = pc == null ? h - l : Math.max(h - l, Math.abs(h - pc), Math.abs(l - pc));
-  }
-  return out;
-}
 
 /**
  * Average True Range (Wilder): the first value, on bar `period − 1`, is the mean
@@ -26,7 +15,9 @@ export function trueRange(highs: readonly number[], lows: readonly number[], clo
  * ATR = (previous × (period − 1) + TR) / period.
  */
 export function atr(highs: readonly number[], lows: readonly number[], closes: readonly number[], period = 14): Series {
-  return wilderAverage(trueRange(highs, lows, closes), period, 0);
+  const out = nanArray(closes.length);
+  atrChain({ high: highs, low: lows, close: closes }, period, 0, 0, closes.length - 1, out);
+  return seriesOf(out);
 }
 
 /** Bollinger Band series. */
@@ -67,8 +58,8 @@ export function bollinger(closes: readonly number[], period = 20, multiplier = 2
  * Annualised historical volatility of the last `period` daily log returns:
  * sample standard deviation × √252 × 100 (%). Needs period + 1 closes.
  */
-export function historicalVolatility(closes: readonly number[], period = 20): number | null {
-  const n = closes.length;
+export function historicalVolatility(closes: ArrayLike<number>, period = 20, end = closes.length): number | null {
+  const n = end;
   if (n < period + 1) return null;
   const returns: number[] = [];
   for (let i = n - period; i < n; i++) {
@@ -86,27 +77,30 @@ export function historicalVolatility(closes: readonly number[], period = 20): nu
  * `window` returns: cov(stock, index) / var(index). `indexCloses` is aligned
  * with `closes` (same trading date, null when the index has no bar that day);
  * a return counts only when both days have both closes. Null with fewer than
- * `minOverlap` such returns or a zero index variance.
+ * `minOverlap` such returns or a zero index variance. `end`: the bars before it only;
+ * `scratch`: buffers of at least `window` values to reuse (one call per bar of a history).
  */
 export function beta(
-  closes: readonly number[],
-  indexCloses: readonly (number | null)[],
+  closes: ArrayLike<number>,
+  indexCloses: ArrayLike<number | null>,
   window = 250,
   minOverlap = 120,
+  end = closes.length,
+  scratch?: { xs: Float64Array; ys: Float64Array },
 ): number | null {
-  const n = closes.length;
-  const xs: number[] = [];
-  const ys: number[] = [];
+  const n = end;
+  const xs = scratch?.xs ?? new Float64Array(window);
+  const ys = scratch?.ys ?? new Float64Array(window);
+  let k = 0;
   for (let i = Math.max(1, n - window); i < n; i++) {
     const c0 = closes[i - 1];
     const c1 = closes[i];
     const m0 = indexCloses[i - 1];
     const m1 = indexCloses[i];
-    if (c0 == null || c1 == null || m0 == null || m1 == null || c0 <= 0 || m0 <= 0) continue;
-    ys.push(c1 / c0 - 1);
-    xs.push(m1 / m0 - 1);
+    if (c0 == null || c1 == null || m0 == null || m1 == null || Number.isNaN(m0) || Number.isNaN(m1) || c0 <= 0 || m0 <= 0) continue;
+    ys[k] = c1 / c0 - 1;
+    xs[k++] = m1 / m0 - 1;
   }
-  const k = xs.length;
   if (k < minOverlap) return null;
   let mx = 0;
   let my = 0;
@@ -130,8 +124,8 @@ export function beta(
  * Maximum drawdown over the last `window` closes, in percent (≤ 0): the worst
  * fall from a running peak within the window. Null with fewer than `window` closes.
  */
-export function maxDrawdown(closes: readonly number[], window = TRADING_DAYS_PER_YEAR): number | null {
-  const n = closes.length;
+export function maxDrawdown(closes: ArrayLike<number>, window = TRADING_DAYS_PER_YEAR, end = closes.length): number | null {
+  const n = end;
   if (n < window) return null;
   let peak = -Infinity;
   let worst = 0;

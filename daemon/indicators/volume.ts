@@ -31,8 +31,8 @@ export function obv(closes: readonly number[], volumes: readonly number[]): Seri
  * not compare across stocks or loads; the window fixes that. Null with fewer than
  * period + 1 bars (never computed on a partial window).
  */
-export function obvWindow(closes: readonly number[], volumes: readonly number[], period = 20): number | null {
-  const n = closes.length;
+export function obvWindow(closes: ArrayLike<number>, volumes: ArrayLike<number>, period = 20, end = closes.length): number | null {
+  const n = end;
   if (n < period + 1) return null;
   let total = 0;
   for (let i = n - period; i < n; i++) {
@@ -82,8 +82,8 @@ export function cmf(
  * Mean of the `period` values that precede the last one (the last value excluded).
  * Null with fewer than period + 1 values.
  */
-export function meanBeforeLast(values: readonly number[], period: number): number | null {
-  const n = values.length;
+export function meanBeforeLast(values: ArrayLike<number>, period: number, end = values.length): number | null {
+  const n = end;
   if (n < period + 1) return null;
   let sum = 0;
   for (let i = n - 1 - period; i < n - 1; i++) sum += values[i] ?? 0;
