@@ -5,19 +5,20 @@
  * ones before it did, bounded by `shutdown_timeout_ms`). The parts, in starting order:
  *
  *   database, redis, notifier          (wiring/core.ts)
- *   sources                            (wiring/sources.ts)
  *   redis guard                        (wiring/auth.ts)
+ *   bus                                (wiring/realtime.ts)
  *   backtests                          (wiring/market.ts: their worker and queue)
+ *   sources                            (wiring/sources.ts)
  *   jobs                               (wiring/market.ts: the market queue's workers)
  *   deliveries                         (wiring/notify.ts)
- *   bus, price alerts, live screens,
+ *   price alerts, live screens,
  *   screen alerts, feed                (wiring/realtime.ts; the tick pipeline reads the bus)
  *   http, ws, as-of preload            (here)
  *
  * So closing takes WebSockets first (open sockets keep the HTTP server waiting; sessions are
  * saved on close), then HTTP, the feed, the alerts (claimed firings recorded and published while
- * the bus is open), deliveries, jobs (a load under way rolls back and goes back to the queue),
- * backtests, and Redis and the database last. createDaemon(config) → { start, close, url,
+ * the bus is open), deliveries (the firings' deliveries are queued by then), jobs (a load under
+ * way rolls back and goes back to the queue), backtests, the bus, and Redis and the database last. createDaemon(config) → { start, close, url,
  * address } wraps build and listen for main.ts and the tests (port 0, a temp data dir, their own Redis prefix).
  */
 import { createServer, type Server } from 'node:http';
@@ -36,7 +37,7 @@ import { buildCore } from './wiring/core.js';
 import { buildHttp } from './wiring/http.js';
 import { buildJobs, buildScreening } from './wiring/market.js';
 import { buildNotify, type NotifyOverrides } from './wiring/notify.js';
-import { buildRealtime } from './wiring/realtime.js';
+import { buildBus, buildRealtime } from './wiring/realtime.js';
 import { buildSources, registerSourceMetrics } from './wiring/sources.js';
 import { kisRegistryProvider } from './wiring/kis.js';
 import { createSnapshotVersions } from './wiring/snapshot-version.js';
@@ -76,12 +77,13 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
   const server = createServer();
   try {
     const core = await buildCore(config, { clock, logger, connectionName: 'api' }, list);
-    // First, so any part (a real-time feed) can register its status provider in sources.registry.
+    const auth = await buildAuth(core, list);
+    const bus = buildBus(core, list);
+    const screening = await buildScreening(core, list);
+    // Before the real-time parts, so a real-time feed can register its status provider in sources.registry.
     const sources = buildSources(core);
     list.add({ name: 'sources', stop: () => sources.close() });
     registerSourceMetrics(core.metrics.registry, sources, () => clock.now());
-    const auth = await buildAuth(core, list);
-    const screening = await buildScreening(core, list);
     const versions = createSnapshotVersions({ snapshot: screening.snapshot, swaps: screening.swaps, notifier: core.notifier, logger });
     versions.listen();
     // This instance is up to date before the job completes; others hear it over pub/sub.
@@ -89,7 +91,7 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
     const notify = buildNotify(core, screening, list, overrides.notify);
     let app: DaemonContext['http']['app'] | undefined;
     // The address express would see (req.ip): the same `trust_proxy` rule as the HTTP rate limits.
-    const realtime = buildRealtime(core, auth, screening, (req) => clientAddressOf(app!, req), list, {
+    const realtime = buildRealtime(core, auth, screening, bus, (req) => clientAddressOf(app!, req), list, {
       firingRecorded: (tx, record) => notify.deliveries.recordFiringItems(tx, record),
       onFiring: (eventId) => notify.deliveries.onFiring(eventId),
     });

@@ -2,8 +2,9 @@
  * Real-time wiring: the market bus, live quotes, the market clock, the price feed, the alert
  * evaluator that watches its ticks, the live screens and the screen alerts that watch them,
  * and the WebSocket gateway that fans them out; the tick pipeline (tick-pipeline.ts) takes each
- * tick through them in its written order. Parts, in the order they start: `bus`, `price alerts`,
- * `live screens` (the pipeline reads the bus), `screen alerts`, `feed`.
+ * tick through them in its written order. Parts, in the order they start: `bus` (built early:
+ * it closes after everything that publishes on it), then `price alerts`, `live screens` (the
+ * pipeline reads the bus), `screen alerts`, `feed`.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -60,6 +61,13 @@ export interface FiringDelivery {
   onFiring(eventId: string): Promise<void>;
 }
 
+/** The market bus (its connections open now; it is read once the live screens start). */
+export function buildBus(core: CoreParts, list: PartList): StreamMarketBus {
+  const bus = createMarketBus({ redis: core.redis, logger: core.logger, maxLen: core.config.ws_history });
+  list.add({ name: 'bus', stop: () => bus.close() });
+  return bus;
+}
+
 /**
  * Build the real-time parts (nothing reads, listens or ticks until their parts start).
  * `clientAddress` reads a WebSocket upgrade's address as the HTTP app would (`trust_proxy`).
@@ -68,14 +76,13 @@ export function buildRealtime(
   core: CoreParts,
   auth: AuthParts,
   screening: ScreeningParts,
+  bus: StreamMarketBus,
   clientAddress: (req: IncomingMessage) => string,
   list: PartList,
   delivery?: FiringDelivery,
 ): RealtimeParts {
   const { config, clock, logger, redis, commands, notifier, metrics } = core;
   const { parts, snapshot, swaps } = screening;
-  const bus = createMarketBus({ redis, logger, maxLen: config.ws_history });
-  list.add({ name: 'bus', stop: () => bus.close() });
   const quotes = createQuoteStore({ redis: commands, key: redis.key });
   const alertsRepo = createAlertsRepo(core.db, { firingRecorded: delivery?.firingRecorded });
   // The winner of a firing's claim publishes it and queues its deliveries (published or not).
