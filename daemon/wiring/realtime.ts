@@ -81,10 +81,28 @@ export function buildRealtime(
   list: PartList,
   delivery?: FiringDelivery,
 ): RealtimeParts {
-  const { config, clock, logger, redis, commands, notifier, metrics } = core;
-  const { parts, snapshot, swaps } = screening;
+  const { config, clock, logger, redis, commands } = core;
   const quotes = createQuoteStore({ redis: commands, key: redis.key });
   const alertsRepo = createAlertsRepo(core.db, { firingRecorded: delivery?.firingRecorded });
+  const { alerts, publishFiring } = buildPriceAlerts(core, screening, bus, alertsRepo, list, delivery);
+  const marketClock = createMarketClock({ mode: config.market_clock, clock });
+  let live: LiveScreens | undefined;
+  const causes = createScreenAlertCauses(() => live?.engine.version() ?? '');
+  const ticks = createTickPipeline({ bus, priceAlerts: (events) => alerts.onTick(events), live: () => live, causes, logger });
+  const built = buildLive(core, screening, ticks, quotes, alertsRepo, publishFiring, causes.cause, list);
+  live = built.live;
+  let gatewayRef: WsGateway | undefined;
+  const { feed, kis } = buildFeed(core, screening, { bus, quotes, marketClock, alertsRepo, ticks, watchers: () => gatewayRef?.stockWatchers() ?? new Map() }, list);
+  // A feed gone stale (or fresh) on any daemon's reading: screens hold entered/exited until prices are fresh again.
+  kis?.onFreshness((stale) => built.live.engine.hold(stale));
+  const liveScreens = createLiveScreenHook(built.live.service, clock, () => built.live.engine.held());
+  const gateway = buildGateway(core, auth, screening, { bus: ticks.fanOutBus(bus), quotes, marketClock, alertsRepo, liveScreens, clientAddress, ...(kis ? { kis } : {}) });
+  gatewayRef = gateway;
+  return { bus, quotes, marketClock, feed, alertsRepo, alerts, gateway, live: built.live, liveScreens, screenAlerts: built.screenAlerts, ticks, ...(kis ? { kis } : {}) };
+}
+
+/** The price alert evaluator (part `price alerts`) and how a firing is published and delivered. */
+function buildPriceAlerts(core: CoreParts, screening: ScreeningParts, bus: StreamMarketBus, alertsRepo: AlertsRepo, list: PartList, delivery?: FiringDelivery) {
   // The winner of a firing's claim publishes it and queues its deliveries (published or not).
   const publishFiring = async (e: AlertEvent) => {
     try {
@@ -94,24 +112,36 @@ export function buildRealtime(
     }
   };
   const alerts = createAlertEvaluator({
-    alerts: alertsRepo, publish: publishFiring, notifier,
-    averageVolumes: createAverageVolumes(parts), clock, logger,
+    alerts: alertsRepo, publish: publishFiring, notifier: core.notifier,
+    averageVolumes: createAverageVolumes(screening.parts), clock: core.clock, logger: core.logger,
   });
   // Firings already claimed are recorded and published before the bus and database close.
   list.add({ name: 'price alerts', start: () => alerts.start(), stop: () => alerts.drain() });
-  swaps.on(() => alerts.refreshAverages());
-  const marketClock = createMarketClock({ mode: config.market_clock, clock });
-  let gatewayRef: WsGateway | undefined;
-  let live: LiveScreens | undefined;
-  const causes = createScreenAlertCauses(() => live?.engine.version() ?? '');
-  const ticks = createTickPipeline({ bus, priceAlerts: (events) => alerts.onTick(events), live: () => live, causes, logger });
-  const stockLoader = createStockLoader(parts);
+  screening.swaps.on(() => alerts.refreshAverages());
+  return { alerts, publishFiring };
+}
+
+/** What the feed is built over. */
+interface FeedDeps {
+  bus: StreamMarketBus;
+  quotes: QuoteStore;
+  marketClock: MarketClock;
+  alertsRepo: AlertsRepo;
+  ticks: TickPipeline;
+  /** This daemon's connections per watched code (the KIS interest board). */
+  watchers(): Map<string, number>;
+}
+
+/** The price feed and, with feed `kis`, the KIS parts (part `feed`: the market clock, the feed, the KIS freshness watch). */
+function buildFeed(core: CoreParts, screening: ScreeningParts, deps: FeedDeps, list: PartList): { feed: PriceFeed; kis?: KisParts } {
+  const { config, clock, logger, redis, commands, metrics } = core;
+  const { bus, quotes, marketClock, alertsRepo, ticks } = deps;
+  const stockLoader = createStockLoader(screening.parts);
   let listed: string[] = [];
   const kis = config.feed === 'kis'
     ? buildKis({
         config, redis: commands, key: redis.key, clock, logger, registry: metrics.registry, quotes, marketClock,
-        publish: (events) => bus.publishMany(events), daemonId: randomBytes(8).toString('hex'),
-        watchers: () => gatewayRef?.stockWatchers() ?? new Map(),
+        publish: (events) => bus.publishMany(events), daemonId: randomBytes(8).toString('hex'), watchers: deps.watchers,
         alertCodes: async () => (await alertsRepo.listActive()).flatMap((a) => (a.code && !a.preset_id ? [a.code] : [])),
         sampleCode: () => (listed.includes('005930') ? '005930' : listed[0]),
       })
@@ -129,34 +159,8 @@ export function buildRealtime(
     // Evaluation must not delay the ticks: the evaluator records and publishes firings itself.
     onTick: (events) => ticks.priceAlerts(events),
   });
-  swaps.on(() => feed.refreshStocks());
+  screening.swaps.on(() => feed.refreshStocks());
   marketClock.onTransition((ev) => void feed.publishStatus(ev).catch((err: Error) => logger.warn({ err: err.message }, 'market_status not published')));
-  const built = buildLive(core, screening, commands, quotes, alertsRepo, publishFiring, causes.cause);
-  live = built.live;
-  const { screenAlerts } = built;
-  swaps.on((next) => built.live.onSnapshot(next));
-  list.add({
-    name: 'live screens',
-    // The bus is read from here on; the quotes known at start are in the view before the screen alerts take their baseline.
-    async start() {
-      ticks.start();
-      await built.live.start();
-    },
-    async stop() {
-      ticks.stop();
-      built.live.close();
-    },
-  });
-  list.add({
-    name: 'screen alerts',
-    start: () => screenAlerts.start(),
-    async stop() {
-      screenAlerts.close();
-      await screenAlerts.drain();
-    },
-  });
-  // A feed gone stale (or fresh) on any daemon's reading: screens hold entered/exited until prices are fresh again.
-  kis?.onFreshness((stale) => built.live.engine.hold(stale));
   list.add({
     name: 'feed',
     async start() {
@@ -170,11 +174,28 @@ export function buildRealtime(
       await kis?.close();
     },
   });
-  const liveScreens = createLiveScreenHook(built.live.service, clock, () => built.live.engine.held());
-  const gateway = createWsGateway({
-    // The gateway's bus subscription is the pipeline's fan-out stage, after the live screens.
-    bus: ticks.fanOutBus(bus), redis: commands, key: redis.key, tokens: auth.tokens, logger, clock, registry: metrics.registry,
-    universe: createSnapshotUniverse(() => snapshot.current()),
+  return { feed, ...(kis ? { kis } : {}) };
+}
+
+/** What the gateway serves from. */
+interface GatewayDeps {
+  /** The bus as the tick pipeline's fan-out stage sees it. */
+  bus: StreamMarketBus;
+  quotes: QuoteStore;
+  marketClock: MarketClock;
+  alertsRepo: AlertsRepo;
+  liveScreens: LiveScreenHook;
+  clientAddress: (req: IncomingMessage) => string;
+  kis?: KisParts;
+}
+
+/** The WebSocket gateway (its part, `ws`, is the daemon's: it attaches to the HTTP server). */
+function buildGateway(core: CoreParts, auth: AuthParts, screening: ScreeningParts, deps: GatewayDeps): WsGateway {
+  const { config, clock, logger, redis, commands, metrics } = core;
+  const { quotes, marketClock, alertsRepo, kis } = deps;
+  return createWsGateway({
+    bus: deps.bus, redis: commands, key: redis.key, tokens: auth.tokens, logger, clock, registry: metrics.registry,
+    universe: createSnapshotUniverse(() => screening.snapshot.current()),
     snapshot: async (codes) => [...(await quotes.getQuotes(codes)).values()],
     // A client subscribing while the real feed is stale learns it with the market status.
     marketStatus: () => {
@@ -188,24 +209,23 @@ export function buildRealtime(
       maxReplayMessages: config.ws_replay_max_messages,
       maxConnectionsPerAddress: config.ws_max_connections_per_address, maxConnectionsPerUser: config.ws_max_connections_per_user,
     },
-    clientAddress,
-    liveScreens,
+    clientAddress: deps.clientAddress,
+    liveScreens: deps.liveScreens,
   });
-  gatewayRef = gateway;
-  return { bus, quotes, marketClock, feed, alertsRepo, alerts, gateway, live: built.live, liveScreens, screenAlerts, ticks, ...(kis ? { kis } : {}) };
 }
 
-/** The live screens and the screen alerts that watch them (the tick pipeline feeds both). */
+/** The live screens and the screen alerts that watch them (parts `live screens`, `screen alerts`; the tick pipeline feeds both). */
 function buildLive(
   core: CoreParts,
   screening: ScreeningParts,
-  commands: CoreParts['commands'],
+  ticks: TickPipeline,
   quotes: QuoteStore,
   alertsRepo: AlertsRepo,
   publishFiring: (e: AlertEvent) => Promise<unknown>,
   cause: () => string,
+  list: PartList,
 ): { live: LiveScreens; screenAlerts: ScreenAlertEvaluator } {
-  const { config, clock, logger, redis } = core;
+  const { config, clock, logger, redis, commands } = core;
   const { snapshot, screens, presets } = screening;
   const live = createLiveScreens({
     snapshot: () => snapshot.current(), parse: (body, caller) => screens.parse(body, caller), redis: commands, key: redis.key, logger,
@@ -214,7 +234,28 @@ function buildLive(
     limits: config.live_screen_limits, daemonId: randomBytes(8).toString('hex'), now: () => clock.now(),
     rerun: { share: config.live_rerun_share, sliceMs: config.live_rerun_slice_ms, everyMs: config.live_rerun_every_ms },
   });
+  screening.swaps.on((next) => live.onSnapshot(next));
+  list.add({
+    name: 'live screens',
+    // The bus is read from here on; the quotes known at start are in the view before the screen alerts take their baseline.
+    async start() {
+      ticks.start();
+      await live.start();
+    },
+    async stop() {
+      ticks.stop();
+      live.close();
+    },
+  });
   const screenAlerts = buildScreenAlerts(core, screening, live, cause, publishFiring, alertsRepo);
+  list.add({
+    name: 'screen alerts',
+    start: () => screenAlerts.start(),
+    async stop() {
+      screenAlerts.close();
+      await screenAlerts.drain();
+    },
+  });
   return { live, screenAlerts };
 }
 
