@@ -1,8 +1,25 @@
 /**
- * buildDaemon(config) wires every part, area by area (daemon/wiring/), without listening;
- * `listen()` is a separate step and `close()` shuts down in the order written in
- * daemon/infra/shutdown.ts (every step runs, whatever the ones before it did). createDaemon(config) → { start, close, url, address } wraps both for
- * main.ts and the tests (port 0, a temp data dir, their own Redis prefix).
+ * buildDaemon(config) wires every part, area by area (daemon/wiring/), opening storage and
+ * connections but running nothing; `listen()` starts the parts in the order they were built and
+ * `close()` stops them in the reverse order (daemon/infra/parts.ts: every stop runs, whatever the
+ * ones before it did, bounded by `shutdown_timeout_ms`). The parts, in starting order:
+ *
+ *   database, redis, notifier          (wiring/core.ts)
+ *   redis guard                        (wiring/auth.ts)
+ *   bus                                (wiring/realtime.ts)
+ *   backtests                          (wiring/market.ts: their worker and queue)
+ *   sources                            (wiring/sources.ts)
+ *   jobs                               (wiring/market.ts: the market queue's workers)
+ *   deliveries                         (wiring/notify.ts)
+ *   price alerts, live screens,
+ *   screen alerts, feed                (wiring/realtime.ts; the tick pipeline reads the bus)
+ *   http, ws, as-of preload            (here)
+ *
+ * So closing takes WebSockets first (open sockets keep the HTTP server waiting; sessions are
+ * saved on close), then HTTP, the feed, the alerts (claimed firings recorded and published while
+ * the bus is open), deliveries (the firings' deliveries are queued by then), jobs (a load under
+ * way rolls back and goes back to the queue), backtests, the bus, and Redis and the database last. createDaemon(config) → { start, close, url,
+ * address } wraps build and listen for main.ts and the tests (port 0, a temp data dir, their own Redis prefix).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,17 +30,17 @@ import { clientAddressOf } from './http/client-address.js';
 import { systemClock, type Clock } from './infra/clock.js';
 import { createConfiguredLogger } from './infra/logger.js';
 import { closeRedis } from './infra/redis.js';
-import { runShutdownSteps, type ShutdownStep } from './infra/shutdown.js';
+import { createPartList } from './infra/parts.js';
 import { buildAuth } from './wiring/auth.js';
 import { SAMPLE_UNIVERSE_SIZE } from '../loaders/sample-market.js';
 import { buildCore } from './wiring/core.js';
 import { buildHttp } from './wiring/http.js';
 import { buildJobs, buildScreening } from './wiring/market.js';
 import { buildNotify, type NotifyOverrides } from './wiring/notify.js';
-import { buildRealtime } from './wiring/realtime.js';
+import { buildBus, buildRealtime } from './wiring/realtime.js';
 import { buildSources, registerSourceMetrics } from './wiring/sources.js';
 import { kisRegistryProvider } from './wiring/kis.js';
-import { createSnapshotVersionHandler } from './wiring/snapshot-version.js';
+import { createSnapshotVersions } from './wiring/snapshot-version.js';
 import type { DaemonContext } from './wiring/context.js';
 
 export type { DaemonContext } from './wiring/context.js';
@@ -39,121 +56,101 @@ export interface DaemonOverrides {
 /** A wired daemon that does not listen yet. */
 export interface BuiltDaemon {
   readonly context: DaemonContext;
-  /** Listen on config.host:config.port, then start the market clock and feed. @throws when the port is taken */
+  /** Start every part in order (the HTTP server listens on config.host:config.port among them). @throws when a part cannot start (the port is taken) */
   listen(): Promise<AddressInfo>;
-  /** Graceful, idempotent shutdown in the written order. */
+  /** Graceful, idempotent shutdown: the parts stop in the reverse order. */
   close(): Promise<void>;
+  /** The parts' names, in starting order. */
+  parts(): string[];
 }
 
 /**
- * Wire every part. Opens the database and Redis; serves nothing until listen().
+ * Wire every part. Opens the database and Redis; runs and serves nothing until listen().
  * @throws whatever prevented the build; what was already opened is closed first
  */
 export async function buildDaemon(config: Config, overrides: DaemonOverrides = {}): Promise<BuiltDaemon> {
   const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createConfiguredLogger(config);
-  const opened: ShutdownStep[] = [];
+  const list = createPartList();
   let context: DaemonContext;
   let draining = false;
-  let preloadAsOf: () => Promise<void> = async () => undefined;
+  const server = createServer();
   try {
-    const core = await buildCore(config, { clock, logger, connectionName: 'api' }, opened);
-    // First, so any part (a real-time feed) can register its status provider in sources.registry.
+    const core = await buildCore(config, { clock, logger, connectionName: 'api' }, list);
+    const auth = await buildAuth(core, list);
+    const bus = buildBus(core, list);
+    const screening = await buildScreening(core, list);
+    // Before the real-time parts, so a real-time feed can register its status provider in sources.registry.
     const sources = buildSources(core);
-    opened.push(['sources', () => sources.close()]);
+    list.add({ name: 'sources', stop: () => sources.close() });
     registerSourceMetrics(core.metrics.registry, sources, () => clock.now());
-    const auth = await buildAuth(core, opened);
-    const screening = await buildScreening(core, opened);
-    const notify = await buildNotify(core, screening, opened, overrides.notify);
+    const versions = createSnapshotVersions({ snapshot: screening.snapshot, swaps: screening.swaps, notifier: core.notifier, logger });
+    versions.listen();
+    // This instance is up to date before the job completes; others hear it over pub/sub.
+    const jobs = await buildJobs(core, screening.parts, config.workers, (run) => versions.computedHere(run.version), list, sources);
+    const notify = buildNotify(core, screening, list, overrides.notify);
     let app: DaemonContext['http']['app'] | undefined;
     // The address express would see (req.ip): the same `trust_proxy` rule as the HTTP rate limits.
-    const realtime = await buildRealtime(core, auth, screening, (req) => clientAddressOf(app!, req), opened, {
+    const realtime = buildRealtime(core, auth, screening, bus, (req) => clientAddressOf(app!, req), list, {
       firingRecorded: (tx, record) => notify.deliveries.recordFiringItems(tx, record),
       onFiring: (eventId) => notify.deliveries.onFiring(eventId),
     });
     if (realtime.kis) sources.registry.registerSourceStatus('kis', kisRegistryProvider(realtime.kis.statusProvider));
-    // as_of_preload: the history and common series are read in the background (not awaited: a job's completion does not wait for them).
-    preloadAsOf = async () => {
-      if (config.as_of_preload) void screening.asOf.warmed().catch((err: Error) => logger.warn({ err }, 'as-of preload failed'));
-    };
-    const versions = createSnapshotVersionHandler({
-      snapshot: screening.snapshot, notifier: core.notifier, logger,
-      followers: [() => realtime.feed.refreshStocks(), () => realtime.alerts.refreshAverages(), preloadAsOf],
-    });
-    versions.listen();
-    // This instance is up to date before the job completes; others hear it over pub/sub.
-    const jobs = await buildJobs(core, screening.parts, config.workers, (run) => versions.computedHere(run.version), opened, sources);
     const { http, limiter } = buildHttp(core, { auth, screening, realtime, jobs, notify, sources, isDraining: () => draining, limiterClock: overrides.clock });
     app = http.app;
+    server.on('request', http.app);
+    list.add({
+      name: 'http',
+      start: () => listenOn(server, config),
+      stop: (ms) => closeServer(server, Math.min(5000, ms / 2)),
+    });
+    list.add({ name: 'ws', start: () => realtime.gateway.attach(server), stop: () => realtime.gateway.close() });
+    // as_of_preload: the history and common series are read in the background (not awaited: a job's completion does not wait for them).
+    const preloadAsOf = () => {
+      if (config.as_of_preload) void screening.asOf.warmed().catch((err: Error) => logger.warn({ err }, 'as-of preload failed'));
+    };
+    screening.swaps.on(preloadAsOf);
+    list.add({ name: 'as-of preload', start: preloadAsOf });
     context = { ...core, ...auth, ...screening.parts, ...screening, ...realtime, jobs, http, limiter, notify, sources };
   } catch (err) {
-    await runShutdownSteps(opened.reverse(), logger, { level: 'warn', message: 'cleanup after a failed start failed' });
+    await list.stop(logger, { level: 'warn', message: 'cleanup after a failed start failed' });
     throw err;
   }
-  const server = createServer(context.http.app);
   server.on('error', (err) => logger.error({ err }, 'http server error'));
   answerClientErrors(server);
   let closing: Promise<void> | undefined;
 
-  async function listen(): Promise<AddressInfo> {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      // A backlog sized for every client reconnecting at once after a restart (Node's default, 511,
-      // resets the rest of such a storm); the kernel caps it at net.core.somaxconn.
-      server.listen({ port: config.port, host: config.host, backlog: config.listen_backlog }, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    context.gateway.attach(server);
-    context.marketClock.start();
-    await context.feed.start();
-    await preloadAsOf();
-    return server.address() as AddressInfo;
-  }
-
   async function shutdown(): Promise<void> {
     draining = true;
-    const ctx = context;
-    // Bounded: the steps are done (or left behind) a little before shutdown_timeout_ms, which
+    // Bounded: the parts are stopped (or left behind) a little before shutdown_timeout_ms, which
     // leaves the launcher time to exit whatever is still pending.
     const bound = config.shutdown_timeout_ms;
-    const deadline = Date.now() + bound - Math.min(3000, bound / 5);
-    const steps: ShutdownStep[] = [
-      // WebSockets first: open sockets keep server.close() waiting, and sessions are saved to Redis on close.
-      ['ws', () => ctx.gateway.close()],
-      ['live screens', async () => ctx.live.close()],
-      ['http', (ms) => closeServer(server, Math.min(5000, ms / 2))],
-      ['feed', async () => {
-        ctx.marketClock.stop();
-        await ctx.feed.stop();
-      }],
-      // Firings already claimed are recorded and published before the bus and database close.
-      ['alerts', async () => {
-        ctx.screenAlerts.close();
-        await Promise.all([ctx.alerts.drain(), ctx.screenAlerts.drain()]);
-      }],
-      // Firings recorded above have queued their deliveries; the worker finishes (or gives back) its attempts.
-      ['deliveries', () => ctx.notify.close()],
-      // A load under way stops at its next progress report, rolls back and goes back to the queue.
-      ['jobs', (ms) => ctx.jobs.close(ms)],
-      ['sources', () => ctx.sources.close()],
-      // A backtest under way stops at its next rebalance date and goes back to the queue, where
-      // another daemon's worker takes it; then this daemon's worker and the queue close.
-      ['backtests', async () => {
-        await ctx.backtests.close();
-        await ctx.backtestJobs.close();
-      }],
-      ['bus', () => ctx.bus.close()],
-      ['notifier', () => ctx.notifier.close()],
-      ['redis', () => Promise.all([closeRedis(ctx.commands), closeRedis(ctx.guard.redis)])],
-      ['database', () => ctx.db.close()],
-    ];
-    await runShutdownSteps(steps, logger, { deadline });
+    await list.stop(logger, { deadline: Date.now() + bound - Math.min(3000, bound / 5) });
     logger.info('stockscreend stopped');
   }
 
-  return { context, listen, close: () => (closing ??= shutdown()) };
+  return {
+    context,
+    async listen() {
+      await list.start();
+      return server.address() as AddressInfo;
+    },
+    close: () => (closing ??= shutdown()),
+    parts: () => list.names(),
+  };
+}
+
+/** Listen on config.host:config.port. @throws when the port is taken */
+function listenOn(server: Server, config: Config): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    // A backlog sized for every client reconnecting at once after a restart (Node's default, 511,
+    // resets the rest of such a storm); the kernel caps it at net.core.somaxconn.
+    server.listen({ port: config.port, host: config.host, backlog: config.listen_backlog }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 /** A running (or runnable) daemon. */

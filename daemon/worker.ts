@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { systemClock } from './infra/clock.js';
 import { createConfiguredLogger } from './infra/logger.js';
-import { runShutdownSteps, type ShutdownStep } from './infra/shutdown.js';
+import { createPartList } from './infra/parts.js';
 import { buildCore, SNAPSHOT_CHANNEL } from './wiring/core.js';
 import { buildWorkerBacktests } from './wiring/backtests.js';
 import { buildJobs, createMarketParts } from './wiring/market.js';
@@ -19,28 +19,34 @@ export interface WorkerProcess {
   close(): Promise<void>;
 }
 
-/** Start `config.workers` (at least 1) job workers. @throws when the database cannot be opened */
+/**
+ * Build and start `config.workers` (at least 1) job workers. The parts, in starting order:
+ * database, redis, notifier, sources, jobs, backtests (when asked); they stop in the reverse order.
+ * @throws when the database cannot be opened or a part cannot start (what was opened is closed first)
+ */
 export async function startWorker(config: Config, logger: Logger = createConfiguredLogger(config)): Promise<WorkerProcess> {
-  const opened: ShutdownStep[] = [];
+  const list = createPartList();
+  // Bounded like the daemon's: jobs go back to the queue first, then pub/sub, Redis, the database.
+  const bound = config.shutdown_timeout_ms;
+  const stop = () => list.stop(logger, { deadline: Date.now() + bound - Math.min(3000, bound / 5) });
+  const workers = Math.max(1, config.workers);
   try {
-    const core = await buildCore(config, { clock: systemClock, logger, connectionName: 'worker-api' }, opened);
+    const core = await buildCore(config, { clock: systemClock, logger, connectionName: 'worker-api' }, list);
     const parts = createMarketParts(core.db);
-    const workers = Math.max(1, config.workers);
     const sources = buildSources(core);
-    opened.push(['sources', () => sources.close()]);
-    await buildJobs(core, parts, workers, (run) => core.notifier.publish(SNAPSHOT_CHANNEL, run.version), opened, sources);
-    if (config.worker_backtests > 0) await buildWorkerBacktests(core, parts, config.worker_backtests, opened);
-    logger.info({ workers, backtests: config.worker_backtests }, 'stockscreend worker ready');
+    list.add({ name: 'sources', stop: () => sources.close() });
+    await buildJobs(core, parts, workers, (run) => core.notifier.publish(SNAPSHOT_CHANNEL, run.version), list, sources);
+    if (config.worker_backtests > 0) await buildWorkerBacktests(core, parts, config.worker_backtests, list);
   } catch (err) {
-    await runShutdownSteps(opened.reverse(), logger, { level: 'warn', message: 'cleanup after a failed start failed' });
+    await list.stop(logger, { level: 'warn', message: 'cleanup after a failed start failed' });
     throw err;
   }
-  // Jobs first (they go back to the queue), then pub/sub, Redis, the database; bounded like the daemon's.
-  const steps = opened.slice().reverse();
-  let closing: Promise<void> | undefined;
-  const close = () => {
-    const bound = config.shutdown_timeout_ms;
-    return runShutdownSteps(steps, logger, { deadline: Date.now() + bound - Math.min(3000, bound / 5) });
-  };
-  return { close: () => (closing ??= close()) };
+  try {
+    await list.start();
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  logger.info({ workers, backtests: config.worker_backtests }, 'stockscreend worker ready');
+  return { close: stop };
 }

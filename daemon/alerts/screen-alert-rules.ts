@@ -23,31 +23,31 @@ export function screenAlertMessage(
 
 /** Tracks what caused the membership changes the live engine delivers right now. */
 export interface ScreenAlertCauses {
-  /** Before the engine evaluates the tick with bus id `id`: `flush` applies a pending snapshot swap first. */
-  beforeTick(id: string, flush: () => void): void;
-  /** After every subscriber of the bus has handled the tick. */
-  afterTick(): void;
-  /** `tick:<bus id>` while a tick is evaluated, else `snapshot:<version>` (a swap noticed by a timer or a subscription). */
+  /**
+   * Run `evaluate` (the live engine applying the event with bus id `id`) with every change it
+   * delivers attributed to that event; the cause is the snapshot again afterwards, even if it throws.
+   */
+  during<T>(id: string, evaluate: () => T): T;
+  /** `tick:<bus id>` while an event is evaluated, else `snapshot:<version>` (a swap applied between events). */
   cause(): string;
 }
 
 /**
- * Create the tracker. The bus calls its subscribers in order, synchronously, for each event:
- * `beforeTick` runs in a subscriber registered before the live engine's, `afterTick` in one
- * registered after it, so every diff the engine delivers in between is the tick's. A snapshot
- * swap is flushed before the tick, so its diffs are attributed to the snapshot whichever way
- * each daemon noticed it.
+ * Create the tracker. The tick pipeline (daemon/wiring/tick-pipeline.ts) evaluates each bus
+ * event inside `during`, so the cause is set by the call that evaluates the event, not by the
+ * order of anyone's subscriptions. A snapshot swap is applied when it happens, between events
+ * (never inside one), so its changes are the snapshot's on every daemon, whenever each swapped.
  */
 export function createScreenAlertCauses(snapshotVersion: () => string): ScreenAlertCauses {
   let tick: string | null = null;
   return {
-    beforeTick(id, flush) {
-      tick = null;
-      flush();
+    during(id, evaluate) {
       tick = id;
-    },
-    afterTick() {
-      tick = null;
+      try {
+        return evaluate();
+      } finally {
+        tick = null;
+      }
     },
     cause: () => (tick === null ? `snapshot:${snapshotVersion()}` : `tick:${tick}`),
   };

@@ -1,8 +1,8 @@
 /**
- * The live screens of one daemon, wired: the engine fed from the market bus (every daemon
- * reads the shared tick stream and evaluates the screens of its own connections), kept on
- * the current indicator snapshot, seeded with the live quotes known at start, the registry
- * leases renewed, and an idempotent close.
+ * The live screens of one daemon, wired: the engine fed the market bus's events by the tick
+ * pipeline (every daemon reads the shared tick stream and evaluates the screens of its own
+ * connections), swapped onto each new indicator snapshot when the snapshot swaps (no polling),
+ * seeded with the live quotes known at start, the registry leases renewed, and an idempotent close.
  */
 import type { ScreenCaller } from '../screening/cost.js';
 import type { Redis } from 'ioredis';
@@ -18,8 +18,7 @@ import type { RerunBudget } from './rerun-scheduler.js';
 
 /** Collaborators of the live screens. */
 export interface LiveScreensDeps {
-  bus: { subscribe(handler: (id: string, event: MarketEvent) => void): () => void };
-  /** The current indicator snapshot. */
+  /** The indicator snapshot at build time; later ones arrive by `onSnapshot`. */
   snapshot(): Snapshot;
   /** Latest live quotes of these stocks (seeding at start). */
   quotes(codes: string[]): Promise<PriceEvent[]>;
@@ -44,43 +43,46 @@ export interface LiveScreens {
   readonly registry: LiveRegistry;
   /** The live view's snapshot, brought up to the current indicator snapshot first. */
   liveSnapshot(): Snapshot;
-  /** Load the live quotes already known (call once after construction); never throws. */
-  seed(): Promise<void>;
-  /** Stop reading the bus and renewing; idempotent. */
+  /** One market bus event, in stream order (the tick pipeline's live stage). */
+  onEvent(event: MarketEvent): void;
+  /** A new indicator snapshot: every screen re-evaluated on it now (the snapshot swap event). */
+  onSnapshot(snapshot: Snapshot): void;
+  /** Load the live quotes already known and begin renewing the registry leases (once the bus is read); never throws. */
+  start(): Promise<void>;
+  /** Stop renewing and re-running; idempotent. */
   close(): void;
 }
 
-/** Create the live screens (subscribes to the bus now). */
+/** Create the live screens (nothing runs until start()). */
 export function createLiveScreens(deps: LiveScreensDeps): LiveScreens {
-  const engine = createLiveScreenEngine(deps.snapshot, deps.rerun ? { rerun: deps.rerun } : {});
+  const engine = createLiveScreenEngine(deps.snapshot(), deps.rerun ? { rerun: deps.rerun } : {});
   const leaseMs = deps.leaseMs ?? 60_000;
   const registry = createLiveRegistry({ redis: deps.redis, key: deps.key, logger: deps.logger, leaseMs });
   const service = createLiveService({
     engine, registry, parse: deps.parse, presetQuery: deps.presetQuery, limits: deps.limits, daemonId: deps.daemonId, now: deps.now,
   });
   const ticked = new Set<string>();
-  // The engine notices a swap at the next tick or subscription; without either, within a second.
-  const sync = () => engine.onSnapshot(deps.snapshot());
-  const unsubscribe = deps.bus.subscribe((_id, event) => {
-    // The real feed's freshness, in stream order with the ticks: every daemon holds and releases at the same point.
-    if (event.type === 'market_status' && event.prices) return engine.hold(event.prices === 'stale');
-    if (event.type !== 'price') return;
-    ticked.add(event.code);
-    engine.onTicks([event]);
-  });
-  const syncTimer = setInterval(sync, 1000);
-  syncTimer.unref();
-  const renewTimer = setInterval(() => void registry.renew(service.held()), Math.max(10, Math.floor(leaseMs / 3)));
-  renewTimer.unref();
+  let renewTimer: NodeJS.Timeout | undefined;
   let closed = false;
   return {
     engine,
     service,
     registry,
     liveSnapshot: () => engine.view().snapshot,
-    async seed() {
+    onEvent(event) {
+      // The real feed's freshness, in stream order with the ticks: every daemon holds and releases at the same point.
+      if (event.type === 'market_status' && event.prices) return engine.hold(event.prices === 'stale');
+      if (event.type !== 'price') return;
+      ticked.add(event.code);
+      engine.onTicks([event]);
+    },
+    onSnapshot: (snapshot) => engine.onSnapshot(snapshot),
+    async start() {
+      if (closed || renewTimer) return;
+      renewTimer = setInterval(() => void registry.renew(service.held()), Math.max(10, Math.floor(leaseMs / 3)));
+      renewTimer.unref();
       try {
-        const quotes = await deps.quotes([...deps.snapshot().codes]);
+        const quotes = await deps.quotes([...engine.view().base.codes]);
         // A tick that arrived while the quotes were read is newer than them.
         engine.onTicks(quotes.filter((q) => !ticked.has(q.code)));
       } catch (err) {
@@ -90,9 +92,7 @@ export function createLiveScreens(deps: LiveScreensDeps): LiveScreens {
     close() {
       if (closed) return;
       closed = true;
-      unsubscribe();
       engine.close();
-      clearInterval(syncTimer);
       clearInterval(renewTimer);
     },
   };

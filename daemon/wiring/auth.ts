@@ -11,7 +11,7 @@ import { createTokenService, type TokenService } from '../auth/tokens.js';
 import { closeRedis } from '../infra/redis.js';
 import { createRedisGuard, type RedisGuard } from '../infra/redis-guard.js';
 import { waitReady } from '../infra/redis.js';
-import type { ShutdownStep } from '../infra/shutdown.js';
+import type { PartList } from '../infra/parts.js';
 import { createRefreshTokensRepo } from '../store/refresh-tokens-repo.js';
 import { createUsersRepo, type UsersRepo } from '../store/users-repo.js';
 import { REVOKED_CHANNEL, type CoreParts } from './core.js';
@@ -30,14 +30,14 @@ export interface AuthParts {
  * Build the identity parts and ensure the configured admin account.
  * @throws when the JWT secret cannot be loaded or created, or the admin cannot be stored
  */
-export async function buildAuth(core: CoreParts, opened: ShutdownStep[]): Promise<AuthParts> {
+export async function buildAuth(core: CoreParts, parts: PartList): Promise<AuthParts> {
   const { config, clock, logger, db, redis, commands, notifier } = core;
   const users = createCachedUsersRepo(createUsersRepo(db), { notifier, clock });
   // The checks that fail open (limits, revocation) get a connection of their own with no
   // command timeout: the guard judges lateness after our event loop has read the socket.
   // No auto-pipelining: a command is written when sent, so its deadline starts at the write.
   const guardConnection = redis.connect('command', 'guard', { commandTimeoutMs: 0, autoPipelining: false });
-  opened.push(['redis guard', () => closeRedis(guardConnection)]);
+  parts.add({ name: 'redis guard', stop: () => closeRedis(guardConnection) });
   await waitReady(guardConnection, 2000);
   const guard = createRedisGuard(guardConnection, { timeoutMs: config.rate_limit.timeout_ms, failuresToTrip: config.rate_limit.failures_to_fail_open });
   const revocations = createRevocations({

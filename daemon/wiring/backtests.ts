@@ -7,7 +7,7 @@ import { createBacktestService, type BacktestService } from '../backtest/backtes
 import { createAsOfService } from '../history/as-of-service.js';
 import { loadMarketHistory, type HistorySources } from '../history/history-loader.js';
 import { INDICATOR_IDS } from '../indicators/registry.js';
-import type { ShutdownStep } from '../infra/shutdown.js';
+import type { PartList } from '../infra/parts.js';
 import { backtestQueueName, createBacktestJobs, type BacktestJobs, type BacktestRunner } from '../jobs/backtest-jobs.js';
 import { parseScreenRequest } from '../screening/request.js';
 import { createBacktestsRepo, type BacktestsRepo } from '../store/backtests-repo.js';
@@ -31,7 +31,7 @@ export async function buildWorkerBacktests(
   core: CoreParts,
   parts: HistorySources & { indicators: Pick<IndicatorsRepo, 'latestRun'> },
   concurrency: number,
-  opened: ShutdownStep[],
+  list: PartList,
 ): Promise<void> {
   const { config, db, redis, logger } = core;
   let version = (await parts.indicators.latestRun())?.version ?? 'none';
@@ -39,16 +39,21 @@ export async function buildWorkerBacktests(
   const knownFields = new Set<string>(INDICATOR_IDS);
   const repo = createBacktestsRepo(db);
   const backtestJobs = createBacktestJobs({ redis, logger, lockMs: config.job_lock_ms, sliceDates: config.backtest_slice_dates, queueName: backtestQueueName(core.databaseId) });
-  opened.push(['backtest queue', () => backtestJobs.close()]);
   const backtests = createBacktestService({
     // A worker process only runs runs checked when they were asked for.
     asOf, parseScreen: (body) => parseScreenRequest(body, knownFields), presetQuery: async () => undefined,
     repo, riskFreeRate: config.risk_free_rate, queue: backtestJobs, onError: (err, id) => logger.warn({ err, backtest: id }, 'backtest failed'),
   });
-  // Closed before the queue: a run under way stops at its next rebalance date and goes back to the queue.
-  opened.push(['backtests', () => backtests.close()]);
-  await startBacktestWorker({ backtests, backtestJobs, repo }, concurrency, async (job, hooks) => {
-    version = (await parts.indicators.latestRun())?.version ?? version;
-    return backtests.run(job, hooks);
+  list.add({
+    name: 'backtests',
+    start: () => startBacktestWorker({ backtests, backtestJobs, repo }, concurrency, async (job, hooks) => {
+      version = (await parts.indicators.latestRun())?.version ?? version;
+      return backtests.run(job, hooks);
+    }),
+    // The service before the queue: a run under way stops at its next rebalance date and goes back to the queue.
+    async stop() {
+      await backtests.close();
+      await backtestJobs.close();
+    },
   });
 }

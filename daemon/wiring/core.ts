@@ -1,7 +1,7 @@
 /**
  * The parts every process of a deployment needs (the daemon and `stockscreend worker`):
- * clock, logger, metrics, the database, Redis and its pub/sub notifier. Built first;
- * each opened part is pushed to `opened` so a failed start can close what it opened.
+ * clock, logger, metrics, the database, Redis and its pub/sub notifier. Built first, so they
+ * are the first parts started and the last stopped.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
@@ -12,7 +12,7 @@ import type { Clock } from '../infra/clock.js';
 import { createMetrics, type Metrics } from '../infra/metrics.js';
 import { createNotifier, type Notifier } from '../infra/notifier.js';
 import { closeRedis, createRedisFactory, waitReady, type RedisFactory } from '../infra/redis.js';
-import type { ShutdownStep } from '../infra/shutdown.js';
+import type { PartList } from '../infra/parts.js';
 import type { Db } from '../store/db.js';
 import { openStore } from '../store/open.js';
 import { createSecretsRepo } from '../store/secrets-repo.js';
@@ -53,24 +53,25 @@ export interface CoreOptions {
  * Open the data dir, the database and Redis.
  * @throws when the data dir cannot be created or the database cannot be opened
  */
-export async function buildCore(config: Config, options: CoreOptions, opened: ShutdownStep[]): Promise<CoreParts> {
+export async function buildCore(config: Config, options: CoreOptions, parts: PartList): Promise<CoreParts> {
   const { clock, logger } = options;
   await mkdir(config.data_dir, { recursive: true, mode: 0o700 });
   const shared = await sharedDirectoryMode(config.data_dir);
   if (shared) logger.warn({ data_dir: config.data_dir, mode: shared }, 'the data directory is open to other users: chmod 700 it (it holds the database and the JWT secret)');
   const db = await openStore(config, (err) => logger.warn({ err: err.message }, 'database connection lost; reconnecting on next use'));
-  opened.push(['database', () => db.close()]);
+  parts.add({ name: 'database', stop: () => db.close() });
   const databaseId = await createSecretsRepo(db).getOrCreate('database_id', () => randomUUID());
   logger.info({ database: db.label, database_id: databaseId }, 'database open');
   const metrics = createMetrics();
   // API-side commands give up after redis_command_timeout_ms: a hung Redis cannot stall a request or a job's reporting.
   const redis = createRedisFactory({ url: config.redis_url, prefix: config.redis_prefix, logger, commandTimeoutMs: config.redis_command_timeout_ms });
   const commands = redis.connect('command', options.connectionName);
-  opened.push(['redis', () => closeRedis(commands)]);
+  parts.add({ name: 'redis', stop: () => closeRedis(commands) });
   if (!(await waitReady(commands, 2000))) {
     logger.warn({ redis_url: config.redis_url }, 'redis not reachable yet; serving anyway (rate limits fail open, /health/redis reports it)');
   }
-  const notifier = createNotifier(redis, commands, logger);
-  opened.push(['notifier', () => notifier.close()]);
+  // Channels subscribed while building are listened to once the process starts.
+  const notifier = createNotifier(redis, commands, logger, { deferred: true });
+  parts.add({ name: 'notifier', start: () => notifier.start(), stop: () => notifier.close() });
   return { config, clock, logger, metrics, db, redis, commands, notifier, databaseId };
 }

@@ -7,7 +7,7 @@ import { createAsOfService, type AsOfService } from '../history/as-of-service.js
 import { loadMarketHistory } from '../history/history-loader.js';
 import { INDICATOR_IDS } from '../indicators/registry.js';
 import { JOB_STATES, registerJobCounts } from '../infra/metrics.js';
-import type { ShutdownStep } from '../infra/shutdown.js';
+import type { PartList } from '../infra/parts.js';
 import { backtestQueueName, createBacktestJobs, type BacktestJobs } from '../jobs/backtest-jobs.js';
 import { createMarketJobs, type MarketJobs } from '../jobs/market-jobs.js';
 import { marketQueueName } from '../jobs/types.js';
@@ -30,6 +30,7 @@ import { createPricesRepo } from '../store/prices-repo.js';
 import { createStocksRepo } from '../store/stocks-repo.js';
 import { startBacktestWorker } from './backtests.js';
 import type { CoreParts } from './core.js';
+import { createSnapshotSwaps, type SnapshotSwaps } from './snapshot-version.js';
 import { scheduleSources, type SourceParts } from './sources.js';
 
 /** Build the market-data parts over an open database (the daemon, the worker and the benches). */
@@ -63,6 +64,8 @@ export async function loadSnapshotRows(parts: MarketParts): Promise<{ version: s
 export interface ScreeningParts {
   parts: MarketParts;
   snapshot: SnapshotService;
+  /** The snapshot swap event: every part that follows the snapshot listens to it. */
+  swaps: SnapshotSwaps;
   screens: ScreenService;
   presets: PresetsRepo;
   knownFields: ReadonlySet<string>;
@@ -75,12 +78,13 @@ export interface ScreeningParts {
 
 /**
  * Build the repositories, load the first snapshot, the screen service (its cache in Redis), as-of
- * screens and backtests (their queue, and `backtest_workers` runs at a time in this process).
+ * screens and backtests (their queue; the part `backtests` runs `backtest_workers` at a time in this process once started).
  */
-export async function buildScreening(core: CoreParts, opened: ShutdownStep[] = []): Promise<ScreeningParts> {
+export async function buildScreening(core: CoreParts, list: PartList): Promise<ScreeningParts> {
   const { config, db, redis, commands, logger } = core;
   const parts = createMarketParts(db);
-  const snapshot = createSnapshotService({ fields: INDICATOR_IDS, loadRows: () => loadSnapshotRows(parts) });
+  const swaps = createSnapshotSwaps(logger);
+  const snapshot = createSnapshotService({ fields: INDICATOR_IDS, loadRows: () => loadSnapshotRows(parts), onSwap: (next) => swaps.swapped(next) });
   await snapshot.refresh();
   const knownFields = new Set<string>(INDICATOR_IDS);
   const asOf = createAsOfService({ version: () => snapshot.current().version, loadHistory: (v) => loadMarketHistory(parts, v) });
@@ -98,7 +102,6 @@ export async function buildScreening(core: CoreParts, opened: ShutdownStep[] = [
   const presets = createPresetsRepo(db);
   const repo = createBacktestsRepo(db);
   const backtestJobs = createBacktestJobs({ redis, logger, lockMs: config.job_lock_ms, sliceDates: config.backtest_slice_dates, queueName: backtestQueueName(core.databaseId) });
-  opened.push(['backtest queue', () => backtestJobs.close()]);
   registerJobCounts(core.metrics.registry, () => backtestJobs.queue.getJobCounts(...JOB_STATES), 500, { name: 'stockscreen_backtest_jobs', queue: 'backtests' });
   const backtests = createBacktestService({
     asOf, parseScreen: (body, caller) => screens.parse(body, caller), presetQuery: async (userId, id) => (await presets.get(userId, id))?.query,
@@ -106,9 +109,18 @@ export async function buildScreening(core: CoreParts, opened: ShutdownStep[] = [
     checkCost: (query, signals, tier) => checkBacktestBudget(query, knownFields, signals, config.screen_limits[tier], tier),
     queue: backtestJobs, limits: { perTier: config.backtest_limits, queued: config.backtest_queue_max }, planWaitMs: config.backtest_plan_wait_ms,
   });
-  // Not waited for: with Redis unreachable the worker connects (and takes runs) once it is back.
-  if (config.backtest_workers > 0) void startBacktestWorker({ backtests, backtestJobs, repo }, config.backtest_workers);
-  return { parts, snapshot, screens, presets, knownFields, asOf, backtests, backtestJobs };
+  list.add({
+    name: 'backtests',
+    // Not waited for: with Redis unreachable the worker connects (and takes runs) once it is back.
+    start: () => void (config.backtest_workers > 0 && startBacktestWorker({ backtests, backtestJobs, repo }, config.backtest_workers)),
+    // A backtest under way stops at its next rebalance date and goes back to the queue, where
+    // another daemon's worker takes it; then this daemon's worker and the queue close.
+    async stop() {
+      await backtests.close();
+      await backtestJobs.close();
+    },
+  });
+  return { parts, snapshot, swaps, screens, presets, knownFields, asOf, backtests, backtestJobs };
 }
 
 /** Where job files may come from. */
@@ -117,29 +129,33 @@ export function importRootsOf(config: CoreParts['config']) {
 }
 
 /**
- * The job queue, its counts in /metrics, and `workers` in-process workers (none when 0).
- * `onIndicatorsComputed` runs before a compute job completes.
+ * The job queue and its counts in /metrics; the part `jobs` starts `workers` in-process workers
+ * (none when 0) and registers the data sources' daily runs. `onIndicatorsComputed` runs before a
+ * compute job completes. A load under way when the part stops rolls back and goes back to the queue.
  */
 export async function buildJobs(
   core: CoreParts,
   parts: MarketParts,
   workers: number,
   onIndicatorsComputed: (run: IndicatorRun) => Promise<void>,
-  opened: ShutdownStep[],
+  list: PartList,
   sources?: SourceParts,
 ): Promise<MarketJobs> {
   const { config, logger, redis, metrics } = core;
   const jobs = createMarketJobs({ redis, logger, lockMs: config.job_lock_ms, queueName: marketQueueName(core.databaseId) });
-  opened.push(['jobs', (ms) => jobs.close(ms)]);
+  list.add({
+    name: 'jobs',
+    async start() {
+      if (workers > 0) {
+        await jobs.startWorkers(workers, { market: parts.market, sample: sampleSource, logger, ...importRootsOf(config), onIndicatorsComputed, sources: sources?.syncDeps(parts.market) });
+      }
+      // Not waited for: with Redis unreachable the schedulers are registered by the next daemon start.
+      if (sources) await scheduleSources(jobs.queue, sources.drivers, config).catch((err: Error) => logger.warn({ err: err.message }, 'data-source schedules not registered'));
+    },
+    stop: (ms) => jobs.close(ms),
+  });
   registerJobCounts(metrics.registry, () => jobs.queue.getJobCounts(...JOB_STATES));
   // Let BullMQ finish its connection handshake so an early close() cannot interrupt it.
   await jobs.ready(2000);
-  if (workers > 0) {
-    await jobs.startWorkers(workers, { market: parts.market, sample: sampleSource, logger, ...importRootsOf(config), onIndicatorsComputed, sources: sources?.syncDeps(parts.market) });
-  }
-  if (sources) {
-    // Not waited for: with Redis unreachable the schedulers are registered by the next daemon start.
-    await scheduleSources(jobs.queue, sources.drivers, config).catch((err: Error) => logger.warn({ err: err.message }, 'data-source schedules not registered'));
-  }
   return jobs;
 }

@@ -6,7 +6,7 @@
 import { Counter } from 'prom-client';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { JOB_STATES, registerJobCounts } from '../infra/metrics.js';
-import type { ShutdownStep } from '../infra/shutdown.js';
+import type { PartList } from '../infra/parts.js';
 import { createDeliveryJobs, type DeliveryJobs } from '../jobs/delivery-jobs.js';
 import { createAddressPolicy } from '../notify/address-policy.js';
 import { createChannelService, type ChannelService } from '../notify/channel-service.js';
@@ -62,8 +62,8 @@ function mailTransport(url: string | undefined, timeoutMs: number): Transporter 
   });
 }
 
-/** Build the notification parts and start this daemon's delivery worker (`delivery_workers` at a time). */
-export async function buildNotify(core: CoreParts, screening: ScreeningParts, opened: ShutdownStep[], overrides: NotifyOverrides = {}): Promise<NotifyParts> {
+/** Build the notification parts; the part `deliveries` runs this daemon's delivery worker (`delivery_workers` at a time) once started. */
+export function buildNotify(core: CoreParts, screening: ScreeningParts, list: PartList, overrides: NotifyOverrides = {}): NotifyParts {
   const { config, db, redis, commands, logger, clock, metrics } = core;
   const channelsRepo = createChannelsRepo(db);
   const deliveriesRepo = createDeliveriesRepo(db);
@@ -80,7 +80,15 @@ export async function buildNotify(core: CoreParts, screening: ScreeningParts, op
       await outbound.close();
       mail?.close();
     })());
-  opened.push(['deliveries', close]);
+  list.add({
+    name: 'deliveries',
+    start: () => deliveryJobs.start(
+      { collect: (e, c) => deliveries.collect(e, c), step: (id) => deliveries.step(id), digestTick: () => digests.tick(), sweep: () => deliveries.sweep() },
+      config.delivery_workers,
+    ),
+    // Firings recorded before this part stops have queued their deliveries; the worker finishes (or gives back) its attempts.
+    stop: close,
+  });
   registerJobCounts(metrics.registry, () => deliveryJobs.queue.getJobCounts(...JOB_STATES), 500, { name: 'stockscreen_delivery_jobs', queue: 'deliveries' });
   const attempts = new Counter({
     name: 'stockscreen_delivery_attempts_total',
@@ -125,9 +133,5 @@ export async function buildNotify(core: CoreParts, screening: ScreeningParts, op
     of: (alertIds) => channelsRepo.alertChannels(alertIds),
     clear: (alertId) => channelsRepo.clearAlert(alertId),
   };
-  await deliveryJobs.start(
-    { collect: (e, c) => deliveries.collect(e, c), step: (id) => deliveries.step(id), digestTick: () => digests.tick(), sweep: () => deliveries.sweep() },
-    config.delivery_workers,
-  );
   return { channelsRepo, deliveriesRepo, schedulesRepo, outbound, deliveries, channelService, scheduleService, digests, deliveryJobs, alertLinks, close };
 }

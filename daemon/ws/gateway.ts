@@ -164,7 +164,7 @@ function reject(socket: Duplex, status: number, text: string): void {
   socket.destroy();
 }
 
-/** Create the gateway (subscribes to the bus now; serves nothing until attach()). */
+/** Create the gateway (subscribes to the bus now; serves nothing and runs no timer until attach()). */
 export function createWsGateway(deps: WsGatewayDeps): WsGateway {
   const options: WsGatewayOptions = { ...DEFAULT_WS_OPTIONS, ...deps.options };
   if (deps.options?.ownerWaitMs === undefined) options.ownerWaitMs = options.instanceTtlMs + 1000;
@@ -256,26 +256,31 @@ export function createWsGateway(deps: WsGatewayDeps): WsGateway {
     wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, url.searchParams, address));
   }
 
-  const heartbeat = setInterval(() => {
-    for (const [conn, ws] of sockets) {
-      if (conn.heartbeat()) ws.ping();
-      else ws.terminate();
-    }
-  }, options.heartbeatMs);
-  heartbeat.unref();
-
-  const capRenewal = caps
-    ? setInterval(() => void caps.renew([...sockets.keys()].flatMap((c) => c.capSlot() ?? [])), Math.max(10, Math.floor(options.capLeaseMs / 3)))
-    : undefined;
-  capRenewal?.unref();
-
-  const checkpointTimer = setInterval(() => checkpoints.touchAll(sockets.keys()), options.checkpointMs);
-  checkpointTimer.unref();
-  const markAlive = () =>
-    sessions.markAlive(gatewayId, options.instanceTtlMs).catch((err: Error) => logger.debug({ err: err.message }, 'gateway liveness key not refreshed'));
-  void markAlive();
-  const liveness = setInterval(markAlive, Math.max(10, Math.floor(options.instanceTtlMs / 3)));
-  liveness.unref();
+  // The timers and the liveness key run from attach() (the daemon's start), not from construction.
+  let heartbeat: NodeJS.Timeout | undefined;
+  let capRenewal: NodeJS.Timeout | undefined;
+  let checkpointTimer: NodeJS.Timeout | undefined;
+  let liveness: NodeJS.Timeout | undefined;
+  function startTimers(): void {
+    heartbeat = setInterval(() => {
+      for (const [conn, ws] of sockets) {
+        if (conn.heartbeat()) ws.ping();
+        else ws.terminate();
+      }
+    }, options.heartbeatMs);
+    heartbeat.unref();
+    capRenewal = caps
+      ? setInterval(() => void caps.renew([...sockets.keys()].flatMap((c) => c.capSlot() ?? [])), Math.max(10, Math.floor(options.capLeaseMs / 3)))
+      : undefined;
+    capRenewal?.unref();
+    checkpointTimer = setInterval(() => checkpoints.touchAll(sockets.keys()), options.checkpointMs);
+    checkpointTimer.unref();
+    const markAlive = () =>
+      sessions.markAlive(gatewayId, options.instanceTtlMs).catch((err: Error) => logger.debug({ err: err.message }, 'gateway liveness key not refreshed'));
+    void markAlive();
+    liveness = setInterval(markAlive, Math.max(10, Math.floor(options.instanceTtlMs / 3)));
+    liveness.unref();
+  }
 
   return {
     events,
@@ -283,8 +288,10 @@ export function createWsGateway(deps: WsGatewayDeps): WsGateway {
     id: gatewayId,
     stockWatchers: () => hub.stockWatchers(),
     attach(target) {
+      if (server || closing) return;
       server = target;
       server.on('upgrade', onUpgrade);
+      startTimers();
     },
     stats: () =>
       collectStats({ connections: [...sockets.keys()], counters, sessions, options, topics: hub.topicCount(), deflate: deflate?.stats() ?? null }),

@@ -74,7 +74,8 @@ async function instance(): Promise<Instance> {
   closers.push(() => handle.close());
   const repo = createAlertsRepo(handle.db);
   const presets = createPresetsRepo(handle.db);
-  const engine = createLiveScreenEngine(() => current);
+  // Fixed on the snapshot of its start: a swap reaches it as the daemon's swap event does (swapIn).
+  const engine = createLiveScreenEngine(current);
   const causes = createScreenAlertCauses(() => engine.version());
   const published: AlertEvent[] = [];
   const evaluator = createScreenAlertEvaluator({
@@ -107,9 +108,7 @@ async function tick(instances: Instance[], row: number, changePercent: number, m
   const event = tickOf(r, Math.round(close * (1 + changePercent / 100)), 1000, T0);
   const id = `${ms}-${tickId++}`;
   for (const i of instances) {
-    i.causes.beforeTick(id, () => i.engine.sync());
-    i.engine.onTicks([event]);
-    i.causes.afterTick();
+    i.causes.during(id, () => i.engine.onTicks([event]));
   }
   for (const i of instances) await i.evaluator.drain();
 }
@@ -191,7 +190,7 @@ describe('screen_exit', () => {
 });
 
 describe('changes of membership from a new indicator snapshot', () => {
-  it('fire too, once across instances whichever way each noticed the snapshot', async () => {
+  it('fire too, once across instances whenever each swapped it in', async () => {
     const a = await instance();
     const b = await instance();
     const { user, alert } = await setup(a, { alert_type: 'screen_enter', recurring: true });
@@ -199,9 +198,11 @@ describe('changes of membership from a new indicator snapshot', () => {
     // Version 2: row 1 is the day's best gainer.
     rows = rows.map((r, k) => (k === 1 ? { ...r, values: { ...r.values, change_percent: 9 } } : r));
     current = snapshotOf(rows, 'v2');
-    a.engine.view(); // A notices it by its timer, before the next tick.
+    a.engine.onSnapshot(current); // A swaps it in first and fires,
     await a.evaluator.drain();
-    await tick([a, b], 3, 1); // B at this tick (the flush in beforeTick): the same cause.
+    b.engine.onSnapshot(current); // B later (its firing's claim is the same: the snapshot's),
+    await b.evaluator.drain();
+    await tick([a, b], 3, 1); // and a tick after both swaps is the tick's alone.
     expect([...a.published, ...b.published].map((e) => e.code)).toEqual([codeOf(1)]);
     expect(await history(a, user.id, alert.id)).toHaveLength(1);
   });

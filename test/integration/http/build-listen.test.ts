@@ -1,7 +1,7 @@
 /**
  * Build apart from listen: buildDaemon wires every part and opens storage
  * and Redis but serves nothing; listen() starts serving; close() stops it and is idempotent.
- * A snapshot version announced by another process (a worker) reaches the built daemon.
+ * A snapshot version announced by another process (a worker) reaches the listening daemon.
  */
 import { createServer } from 'node:net';
 import { rm } from 'node:fs/promises';
@@ -66,8 +66,9 @@ describe('buildDaemon', () => {
   });
 
   it('applies a snapshot version another process announces', async () => {
-    // Given a built daemon whose snapshot has the empty database's version
+    // Given a listening daemon whose snapshot has the empty database's version
     built = await build(0);
+    await built.listen();
     const before = built.context.snapshot.current().version;
     // When a worker announces a version (here: the notifier of the same deployment)
     const refreshed = new Promise<void>((resolve) => {

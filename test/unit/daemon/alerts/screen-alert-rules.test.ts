@@ -2,18 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { createScreenAlertCauses, screenAlertMessage } from '../../../../daemon/alerts/screen-alert-rules.js';
 
 describe('screen alert causes', () => {
-  it('attributes changes during a tick to its bus id, and a snapshot swap (even one flushed before the tick) to the snapshot', () => {
+  it('attributes changes during a tick to its bus id, and a snapshot swap outside it to the snapshot', () => {
     let version = 'v1';
     const causes = createScreenAlertCauses(() => version);
     const seen: string[] = [];
     expect(causes.cause()).toBe('snapshot:v1');
     version = 'v2';
-    // The swap is applied before the tick: its changes are the snapshot's, the tick's are the tick's.
-    causes.beforeTick('1700000000000-0', () => seen.push(causes.cause()));
+    expect(causes.during('1700000000000-0', () => causes.cause())).toBe('tick:1700000000000-0');
     seen.push(causes.cause());
-    causes.afterTick();
+    // An evaluation that throws still ends the tick's cause.
+    expect(() => causes.during('1700000000000-1', () => {
+      throw new Error('engine failed');
+    })).toThrow('engine failed');
     seen.push(causes.cause());
-    expect(seen).toEqual(['snapshot:v2', 'tick:1700000000000-0', 'snapshot:v2']);
+    expect(seen).toEqual(['snapshot:v2', 'snapshot:v2']);
   });
 });
 
