@@ -13,7 +13,7 @@
 import { COMPOSITE_SCORES } from '../indicators/cross-section.js';
 import { applyCrossSectionalScores, type IndicatorValues } from '../indicators/compute.js';
 import { INDICATOR_IDS } from '../indicators/registry.js';
-import { buildSnapshot, type Snapshot, type SnapshotRow } from '../screening/snapshot.js';
+import { buildSnapshotSliced, type Snapshot, type SnapshotRow } from '../screening/snapshot.js';
 import { indicatorsAsOf } from './as-of-inputs.js';
 import { SERIES_FIELDS, type SeriesStore } from './field-series.js';
 import { designationOn, isListedOn, type MarketHistory } from './market-history.js';
@@ -34,8 +34,11 @@ const CROSS_INPUTS = [...new Set([...Object.values(COMPOSITE_SCORES).flatMap((s)
 
 const INDICATOR_SET: ReadonlySet<string> = new Set(INDICATOR_IDS);
 
-/** Series fetched at a time: a full-field snapshot does not hold every series at once. */
-const CHUNK = 16;
+/**
+ * Series fetched at a time: a full-field snapshot does not hold every series at once, and a
+ * chunk missing from the store is what one build allocates (≈11 MB a field on a full market).
+ */
+const CHUNK = 8;
 
 /** Values of `fields` (series fields) for the stocks listed on `day`, keyed by code, in history order. */
 async function valuesFromSeries(
@@ -105,5 +108,6 @@ export async function buildAsOfSnapshot(
       values: v,
     });
   }
-  return buildSnapshot(rows, fields, asOfVersion(history.dates[day] ?? '', history.version, depth));
+  // Column by column, yielding between them: every field of a full market is tens of ms of work.
+  return buildSnapshotSliced(rows, fields, asOfVersion(history.dates[day] ?? '', history.version, depth), checkpoint);
 }

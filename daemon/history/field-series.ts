@@ -8,8 +8,11 @@
  * Cells on a day the stock traded and was not halted come from the per-bar series; the other
  * cells of a listed stock (a halt record, or no bar that day) come from the daily code itself
  * (computeStockIndicators over seriesAsOf), memoised per stock-day: few, and equal by
- * construction. Memory: 8 bytes × dates × stocks a field (≈11 MB on 2,700 × 520); the store
- * keeps at most `budgetBytes` of fields, least recently used dropped first.
+ * construction. Memory: 8 bytes × dates × stocks a field (≈11 MB on 2,700 × 520). The fields
+ * kept count against the daemon's one memory budget (screening/memory-budget.ts), which drops
+ * the least recently used entry of whichever cache when full; a build reserves its bytes in that
+ * budget before allocating them, and one build runs at a time per store (the work is CPU on the
+ * one thread anyway: two at once would only hold twice the arrays in flight).
  */
 import { computeStockIndicators, type IndicatorValues } from '../indicators/compute.js';
 import { crosses, oscillators, volatility, volumeEvents } from './bar-series-more.js';
@@ -17,9 +20,10 @@ import { atrGroup, averages, day, dmiGroup, macdGroup, returns, rsiGroup, type B
 import { FUNDAMENTAL_FIELDS, fundamentalSeries } from './fundamental-series.js';
 import { isListedOn, type MarketHistory, type StockHistory } from './market-history.js';
 import { seriesAsOf } from './as-of-inputs.js';
+import { createMemoryBudget, type MemoryBudget } from '../screening/memory-budget.js';
 import { pointIndicators } from './point-indicators.js';
 
-/** Default bytes of series kept (≈45 fields of a 2,700 × 520 market). */
+/** Default bytes of series kept by a store given no shared budget (≈45 fields of a 2,700 × 520 market). */
 export const SERIES_BYTES = 512 * 1024 * 1024;
 
 const GROUPS: readonly BarGroup[] = [day, averages, returns, macdGroup, dmiGroup, rsiGroup, atrGroup, crosses, oscillators, volatility, volumeEvents];
@@ -48,18 +52,61 @@ export interface SeriesStore {
   stats(): { fields: number; bytes: number; builds: number; fallbackCells: number };
 }
 
-/** A store over `history`, keeping at most `budgetBytes` of series. */
-export function createSeriesStore(history: MarketHistory, budgetBytes = SERIES_BYTES): SeriesStore {
-  const kept = new Map<string, Promise<Float64Array>>();
+/** One kept field: its build (shared by every request for it), its array once built, its last use. */
+interface Kept {
+  built: Promise<Float64Array>;
+  array?: Float64Array;
+  used: number;
+}
+
+/**
+ * A store over `history`, its fields counted against `budget` (a shared MemoryBudget, held under
+ * the name `series`; a number: a budget of its own of that many bytes).
+ */
+export function createSeriesStore(history: MarketHistory, budget: MemoryBudget | number = SERIES_BYTES): SeriesStore {
+  const memory = typeof budget === 'number' ? createMemoryBudget(budget) : budget;
+  const kept = new Map<string, Kept>();
   const fallback = new Map<number, IndicatorValues>();
   const cellsPerField = history.dates.length * history.stocks.length;
+  const fieldBytes = cellsPerField * 8;
   let builds = 0;
+  let builtCount = 0;
+  let queue: Promise<unknown> = Promise.resolve();
+  // Map order is the LRU order; only built fields are counted and may be dropped.
+  const firstBuilt = (): [string, Kept] | undefined => {
+    for (const e of kept) if (e[1].array) return e;
+    return undefined;
+  };
+  memory.hold('series', {
+    bytes: () => builtCount * fieldBytes,
+    oldest: () => firstBuilt()?.[1].used,
+    dropOldest() {
+      const e = firstBuilt();
+      if (!e) return;
+      kept.delete(e[0]);
+      builtCount--;
+    },
+  });
   // Bar dates and index closes per stock, made once per store (≈5 MB on 2,700 × 520).
   const contexts: (BarContext | undefined)[] = [];
   const index = { KOSPI: indexByDay(history, 'KOSPI'), KOSDAQ: indexByDay(history, 'KOSDAQ') };
   const ctxOf = (s: number): BarContext => {
     const stock = history.stocks[s] as StockHistory;
     return (contexts[s] ??= barContext(history, stock, index[stock.record.market]));
+  };
+
+  /** Build `fields` after the builds already queued, their bytes reserved in the budget first. */
+  const build = (fields: readonly string[], checkpoint: () => Promise<void>): Promise<Map<string, Float64Array>> => {
+    const run = queue.then(async () => {
+      const release = memory.reserve(fields.length * fieldBytes);
+      try {
+        return await buildSeries(history, fields, ctxOf, checkpoint);
+      } finally {
+        release();
+      }
+    });
+    queue = run.catch(() => undefined);
+    return run;
   };
 
   const points = new Map<number, IndicatorValues>();
@@ -98,37 +145,45 @@ export function createSeriesStore(history: MarketHistory, budgetBytes = SERIES_B
     return irregularDays;
   };
 
-  function trim(): void {
-    while (kept.size * cellsPerField * 8 > budgetBytes && kept.size > 1) kept.delete(kept.keys().next().value as string);
-  }
-
   return {
     async get(fields, checkpoint) {
       const unique = [...new Set(fields)];
       const missing = unique.filter((f) => !kept.has(f));
       if (missing.length > 0) {
         builds++;
-        const built = buildSeries(history, missing, ctxOf, checkpoint);
+        const built = build(missing, checkpoint);
         for (const f of missing) {
-          const one = built.then((m) => m.get(f) as Float64Array);
-          kept.set(f, one);
-          one.catch(() => kept.get(f) === one && kept.delete(f));
+          const entry: Kept = { built: built.then((m) => m.get(f) as Float64Array), used: memory.stamp() };
+          kept.set(f, entry);
+          entry.built.then(
+            (array) => {
+              if (kept.get(f) !== entry) return;
+              entry.array = array;
+              builtCount++;
+            },
+            () => kept.get(f) === entry && kept.delete(f),
+          );
         }
       }
       const out = new Map<string, Float64Array>();
       for (const f of unique) {
-        const p = kept.get(f) as Promise<Float64Array>;
-        // Refresh its place: Map order is the LRU order.
+        const e = kept.get(f);
+        if (!e) {
+          // Dropped (the budget was full) while this request waited for another field: built again.
+          out.set(f, (await this.get([f], checkpoint)).get(f) as Float64Array);
+          continue;
+        }
         kept.delete(f);
-        kept.set(f, p);
-        out.set(f, await p);
+        kept.set(f, e);
+        e.used = memory.stamp();
+        out.set(f, await e.built);
       }
-      trim();
+      memory.fit();
       return out;
     },
     irregular: (day) => irregularOf().get(day) ?? [],
     dailyValues: (s, day, fields) => fallbackAt(s, day, fields.every((f) => POINT_FIELDS.has(f))),
-    stats: () => ({ fields: kept.size, bytes: kept.size * cellsPerField * 8, builds, fallbackCells: fallback.size + points.size }),
+    stats: () => ({ fields: builtCount, bytes: builtCount * fieldBytes, builds, fallbackCells: fallback.size + points.size }),
   };
 }
 
