@@ -30,7 +30,8 @@
  * BENCH_ABUSE_BUILDS: `name=dir,…` repository roots to run (each with bin/ and a built dist/;
  * default this one), so a build of main and this branch are measured in the same run, attack by
  * attack, interleaved. BENCH_ABUSE_SECONDS (30), BENCH_ABUSE_ATTACKS (0,1,2,3,4,5),
- * BENCH_ABUSE_STOCKS (2,700), BENCH_ABUSE_DAYS (500), REDIS_URL. Loopback only; every loop is
+ * BENCH_ABUSE_STOCKS (2,700), BENCH_ABUSE_DAYS (500), REDIS_URL, BENCH_ABUSE_NODE_ARGS (node flags of
+ * the daemons, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). Loopback only; every loop is
  * bounded by the attack's duration; a daemon that ignores SIGTERM is killed after 15 s.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
@@ -119,7 +120,9 @@ async function startDaemon(build: string, dataDir: string, prefix: string): Prom
     workers: 1, password_scrypt_log_n: 10, rate_limit: { enabled: true },
   }));
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(STOCKSCREEN_|REDIS_URL$|DATABASE_URL$)/.test(k)));
-  const child: ChildProcess = spawn(process.execPath, [join(build, 'bin/stockscreend'), '--config', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // BENCH_ABUSE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the daemons.
+  const nodeArgs = process.env.BENCH_ABUSE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(build, 'bin/stockscreend'), '--config', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const url = await new Promise<string>((ok, fail) => {
     const timer = setTimeout(() => fail(new Error('daemon not ready in 120 s')), 120_000);
@@ -468,9 +471,11 @@ async function runAttack(attack: number, build: { name: string; dir: string }, b
     const t0 = Date.now();
     // The probes run in a process of their own: the attack clients here parse megabytes of answers.
     const probes = probe({ daemonUrl: daemon.url, bareUrl: bare.urls.http!, token: other.token, until: ctx.until, timeoutMs: PROBE_TIMEOUT_MS });
+    // RSS until the attack is over (attack 4 goes on after ctx.until, following a backtest).
+    let attacking = true;
     const monitors = [
       (async () => {
-        while (running(ctx)) {
+        while (attacking) {
           rss = Math.max(rss, rssMb(daemon.pid));
           await new Promise((res) => setTimeout(res, 250));
         }
@@ -486,6 +491,7 @@ async function runAttack(attack: number, build: { name: string; dir: string }, b
     // An attacker's request may outlive the attack (a 4-minute as-of screen): the attack ends on time regardless.
     // (Attack 4 follows the other user's backtest for one more attack length.)
     await Promise.race([attacks[attack]!(), new Promise((r) => setTimeout(r, SECONDS * 1000 * (attack === 4 ? 2 : 1) + 5000))]);
+    attacking = false;
     await Promise.all(monitors);
     const p = await probes;
     const cpu = ((processCpuMs(daemon.pid) ?? cpu0) - cpu0) / (Date.now() - t0) * 100;

@@ -68,6 +68,8 @@ async function valuesFromSeries(
     if (k === undefined) continue;
     const daily = store.dailyValues(s, day, fields);
     for (const f of fields) (values[k] as IndicatorValues)[f] = daily[f] ?? null;
+    // Each such cell may be the daily computation over 300 bars (about a millisecond).
+    await checkpoint();
   }
   return new Map(listed.map((s, k) => [history.stocks[s]?.record.code ?? '', values[k] as IndicatorValues]));
 }
