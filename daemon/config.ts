@@ -361,7 +361,7 @@ export const configSchema = z.object({
    * answers kept in process, and the series being built; the entry last used longest ago goes
    * first, whichever cache holds it. The process holds this plus the market history and requests.
    */
-  memory_budget_mb: int(64, 1_048_576).default(448),
+  memory_budget_mb: int(64, 1_048_576).default(320),
   /** Backtests a `stockscreend worker` process runs at once (default 0: none; each such process reads its own copy of the market history). */
   worker_backtests: int(0, 16).default(0),
   /** Events kept in the Redis stream for fan-out and session replay. */

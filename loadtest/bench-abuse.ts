@@ -502,7 +502,8 @@ async function runAttack(attack: number, build: { name: string; dir: string }, b
     ctx.notes.push(
       `daemon loop delay p99 ${((metrics1.get('stockscreen_nodejs_eventloop_lag_p99_seconds') ?? Number.NaN) * 1000).toFixed(0)} ms, max ${((metrics1.get('stockscreen_nodejs_eventloop_lag_max_seconds') ?? Number.NaN) * 1000).toFixed(0)} ms; ` +
         `major GC ${(gc(metrics1, 'major', 'count') - gc(metrics0, 'major', 'count')).toFixed(0)}× ${((gc(metrics1, 'major', 'sum') - gc(metrics0, 'major', 'sum')) * 1000).toFixed(0)} ms` +
-        (budget.length > 0 ? `; memory budget MB at the end: ${budget.join(', ')}` : ''),
+        `; at the end: heap used ${((metrics1.get('stockscreen_nodejs_heap_size_used_bytes') ?? Number.NaN) / 1048576).toFixed(0)} MB, external ${((metrics1.get('stockscreen_nodejs_external_memory_bytes') ?? Number.NaN) / 1048576).toFixed(0)} MB` +
+        (budget.length > 0 ? `, memory budget MB ${budget.join(', ')}` : ''),
     );
     return {
       attack, build: build.name, health_p99: percentile(p.health, 99), health_timeouts: p.healthTimeouts, screen_p99: percentile(p.screen, 99), screen_timeouts: p.screenTimeouts,

@@ -51,14 +51,15 @@ async function valuesFromSeries(
   });
   const values = listed.map((): IndicatorValues => ({}));
   for (let i = 0; i < fields.length; i += CHUNK) {
-    const cols = await store.get(fields.slice(i, i + CHUNK), checkpoint);
-    for (const [f, m] of cols) {
-      const base = day * S;
-      for (let k = 0; k < listed.length; k++) {
-        const v = m[base + (listed[k] as number)] as number;
-        (values[k] as IndicatorValues)[f] = Number.isNaN(v) ? null : v;
+    await store.read(fields.slice(i, i + CHUNK), checkpoint, (cols) => {
+      for (const [f, m] of cols) {
+        const base = day * S;
+        for (let k = 0; k < listed.length; k++) {
+          const v = m[base + (listed[k] as number)] as number;
+          (values[k] as IndicatorValues)[f] = Number.isNaN(v) ? null : v;
+        }
       }
-    }
+    });
     await checkpoint();
   }
   // Halt and gap days: the daily code's values, computed for this day only.

@@ -26,6 +26,9 @@ import { pointIndicators } from './point-indicators.js';
 /** Default bytes of series kept by a store given no shared budget (≈45 fields of a 2,700 × 520 market). */
 export const SERIES_BYTES = 512 * 1024 * 1024;
 
+/** Dropped arrays kept for the next build (one build's worth: as-of-snapshot.ts asks 8 fields at a time). */
+const POOL_ARRAYS = 8;
+
 const GROUPS: readonly BarGroup[] = [day, averages, returns, macdGroup, dmiGroup, rsiGroup, atrGroup, crosses, oscillators, volatility, volumeEvents];
 
 /** The fields pointIndicators gives (their values equal the full computation's). */
@@ -39,8 +42,14 @@ export const SERIES_FIELDS: ReadonlySet<string> = new Set([...GROUPS.flatMap((g)
 
 /** The series of one data version. */
 export interface SeriesStore {
-  /** The dates × stocks values of `fields` (each in SERIES_FIELDS), built when missing. */
+  /**
+   * The dates × stocks values of `fields` (each in SERIES_FIELDS), built when missing. An array
+   * the budget drops is reused by a later build: read them before awaiting anything else, or
+   * use `read`.
+   */
   get(fields: readonly string[], checkpoint: () => Promise<void>): Promise<Map<string, Float64Array>>;
+  /** `use` called synchronously with the values of `fields`, every one of them still kept (built again when dropped meanwhile). */
+  read<T>(fields: readonly string[], checkpoint: () => Promise<void>, use: (cols: ReadonlyMap<string, Float64Array>) => T): Promise<T>;
   /**
    * The stocks (indexes into history.stocks) listed on `day` whose cell the series leave NaN: a
    * halt record that day, or no bar. Their values come from `dailyValues`.
@@ -72,6 +81,7 @@ export function createSeriesStore(history: MarketHistory, budget: MemoryBudget |
   let builds = 0;
   let builtCount = 0;
   let queue: Promise<unknown> = Promise.resolve();
+  const free: Float64Array[] = [];
   // Map order is the LRU order; only built fields are counted and may be dropped.
   const firstBuilt = (): [string, Kept] | undefined => {
     for (const e of kept) if (e[1].array) return e;
@@ -85,8 +95,13 @@ export function createSeriesStore(history: MarketHistory, budget: MemoryBudget |
       if (!e) return;
       kept.delete(e[0]);
       builtCount--;
+      // The next build writes into it instead of allocating: a dropped array would otherwise stay
+      // in the process until a full collection, and a cache that drops and builds 11 MB arrays
+      // all the time grows the process by its garbage, not by what it keeps.
+      if (free.length < POOL_ARRAYS) free.push(e[1].array as Float64Array);
     },
   });
+  const alloc = (): Float64Array => free.pop() ?? new Float64Array(cellsPerField);
   // Bar dates and index closes per stock, made once per store (≈5 MB on 2,700 × 520).
   const contexts: (BarContext | undefined)[] = [];
   const index = { KOSPI: indexByDay(history, 'KOSPI'), KOSDAQ: indexByDay(history, 'KOSDAQ') };
@@ -100,7 +115,7 @@ export function createSeriesStore(history: MarketHistory, budget: MemoryBudget |
     const run = queue.then(async () => {
       const release = memory.reserve(fields.length * fieldBytes);
       try {
-        return await buildSeries(history, fields, ctxOf, checkpoint);
+        return await buildSeries(history, fields, ctxOf, checkpoint, alloc);
       } finally {
         release();
       }
@@ -181,6 +196,19 @@ export function createSeriesStore(history: MarketHistory, budget: MemoryBudget |
       memory.fit();
       return out;
     },
+    async read(fields, checkpoint, use) {
+      const unique = [...new Set(fields)];
+      for (;;) {
+        await this.get(unique, checkpoint);
+        const cols = new Map<string, Float64Array>();
+        for (const f of unique) {
+          const array = kept.get(f)?.array;
+          if (array) cols.set(f, array);
+        }
+        // Nothing awaited since the check: no build can write into these arrays before `use` returns.
+        if (cols.size === unique.length) return use(cols);
+      }
+    },
     irregular: (day) => irregularOf().get(day) ?? [],
     dailyValues: (s, day, fields) => fallbackAt(s, day, fields.every((f) => POINT_FIELDS.has(f))),
     stats: () => ({ fields: builtCount, bytes: builtCount * fieldBytes, builds, fallbackCells: fallback.size + points.size }),
@@ -221,10 +249,10 @@ function listedRange(history: MarketHistory, stock: StockHistory): [number, numb
 
 async function buildSeries(
   history: MarketHistory, fields: readonly string[], ctxOf: (s: number) => BarContext, checkpoint: () => Promise<void>,
+  alloc: () => Float64Array,
 ): Promise<Map<string, Float64Array>> {
   const S = history.stocks.length;
-  const D = history.dates.length;
-  const mats = fields.map(() => new Float64Array(D * S).fill(Number.NaN));
+  const mats = fields.map(() => alloc().fill(Number.NaN));
   const groups = GROUPS.filter((g) => g.fields.some((f) => fields.includes(f)));
   for (let s = 0; s < S; s++) {
     const stock = history.stocks[s] as StockHistory;

@@ -10,7 +10,7 @@
  */
 
 /** Default limit (config `memory_budget_mb`). */
-export const MEMORY_BUDGET_BYTES = 448 * 1024 * 1024;
+export const MEMORY_BUDGET_BYTES = 320 * 1024 * 1024;
 
 /** A cache whose entries count against the budget. */
 export interface MemoryHolder {
