@@ -6,6 +6,13 @@
  * CPU from /proc, and every 5xx. Targets: /health p99 < 100 ms, other screen p99 < 250 ms,
  * RSS < 1 GB, no 5xx.
  *
+ * The probes run in a process of their own (bench/abuse-probe.ts): the attack clients here parse
+ * megabytes of answers and would delay the probes' timers. Beside the daemon's /health they probe
+ * a bare node:http server (another process, started once) in the same seconds: its p99 is the
+ * floor this shared machine gives at that moment, printed next to each figure. From the daemon's
+ * /metrics (read as the admin before and after each attack) come its event-loop delay p99 and
+ * max over the attack, its full GCs, and what its memory budget holds at the end.
+ *
  * 1. live: 10 anonymous WebSocket connections, each subscribing a distinct 40 KB live screen of
  *    formula columns and ranks (refused → the 600-byte chained one, c00…c13, each `c+c+c`;
  *    refused → the value-composite template, a whole list too), then unsubscribing and

@@ -51,6 +51,9 @@ export const WARM_FIELDS: readonly (readonly string[])[] = [
   ['rsi_14'],
 ];
 
+/** Fields built at a time in the background (≈90 MB of arrays on a full market). */
+const WARM_CHUNK = 8;
+
 /** A resolved as-of date. */
 export interface AsOfDay {
   history: MarketHistory;
@@ -130,7 +133,9 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
     for (const batch of deps.warmFields ?? WARM_FIELDS) {
       if (loaded?.version !== h.version) return;
       const slicer = createTimeSlicer();
-      await store.get(batch.filter((f) => SERIES_FIELDS.has(f)), () => slicer.checkpoint());
+      const fields = batch.filter((f) => SERIES_FIELDS.has(f));
+      // At most WARM_CHUNK fields per build: a build allocates (and reserves) all its arrays at once.
+      for (let i = 0; i < fields.length; i += WARM_CHUNK) await store.get(fields.slice(i, i + WARM_CHUNK), () => slicer.checkpoint());
     }
   }
 
