@@ -125,6 +125,26 @@ export function createSeriesStore(history: MarketHistory, budget: MemoryBudget |
   };
 
   const points = new Map<number, IndicatorValues>();
+  // The memoised cells count against the budget too (a backtest over every date would otherwise
+  // keep one object of every field per halted stock-day for the life of the data version); Map
+  // order is the order they were computed in, the drop order.
+  const cellStamps = new Map<number, number>();
+  const cellBytes = (v: IndicatorValues) => 200 + 40 * Object.keys(v).length;
+  let cellsHeld = 0;
+  memory.hold('series_daily_cells', {
+    bytes: () => cellsHeld,
+    oldest: () => cellStamps.values().next().value,
+    dropOldest() {
+      const key = cellStamps.keys().next().value;
+      if (key === undefined) return;
+      cellStamps.delete(key);
+      for (const memo of [fallback, points]) {
+        const v = memo.get(key);
+        if (v) cellsHeld -= cellBytes(v);
+        memo.delete(key);
+      }
+    },
+  });
   // A field list that needs no price history takes such cells from pointIndicators (tens of µs,
   // equal values: tested), the others from the full daily computation (≈1.1 ms a cell).
   const fallbackAt = (s: number, d: number, point: boolean): IndicatorValues => {
@@ -138,6 +158,10 @@ export function createSeriesStore(history: MarketHistory, budget: MemoryBudget |
         ? pointIndicators(seriesAsOf(history, stock, d, 1))
         : computeStockIndicators(seriesAsOf(history, stock, d), index.length > 0 ? index : undefined, history.dates[d] ?? '');
       memo.set(key, v);
+      cellsHeld += cellBytes(v);
+      cellStamps.delete(key);
+      cellStamps.set(key, memory.stamp());
+      memory.fit();
     }
     return v;
   };
