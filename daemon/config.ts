@@ -355,6 +355,13 @@ export const configSchema = z.object({
    * and a few seconds of CPU per daemon on a full market; off: read on the first as-of request).
    */
   as_of_preload: bool.default(false),
+  /**
+   * MB the daemon's screening caches hold together (screening/memory-budget.ts): the indicator
+   * series of as-of screens and backtests, the as-of snapshots, the formula and rank memo, the
+   * answers kept in process, and the series being built; the entry last used longest ago goes
+   * first, whichever cache holds it. The process holds this plus the market history and requests.
+   */
+  memory_budget_mb: int(64, 1_048_576).default(320),
   /** Backtests a `stockscreend worker` process runs at once (default 0: none; each such process reads its own copy of the market history). */
   worker_backtests: int(0, 16).default(0),
   /** Events kept in the Redis stream for fan-out and session replay. */

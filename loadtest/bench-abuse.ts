@@ -6,6 +6,13 @@
  * CPU from /proc, and every 5xx. Targets: /health p99 < 100 ms, other screen p99 < 250 ms,
  * RSS < 1 GB, no 5xx.
  *
+ * The probes run in a process of their own (bench/abuse-probe.ts): the attack clients here parse
+ * megabytes of answers and would delay the probes' timers. Beside the daemon's /health they probe
+ * a bare node:http server (another process, started once) in the same seconds: its p99 is the
+ * floor this shared machine gives at that moment, printed next to each figure. From the daemon's
+ * /metrics (read as the admin before and after each attack) come its event-loop delay p99 and
+ * max over the attack, its full GCs, and what its memory budget holds at the end.
+ *
  * 1. live: 10 anonymous WebSocket connections, each subscribing a distinct 40 KB live screen of
  *    formula columns and ranks (refused → the 600-byte chained one, c00…c13, each `c+c+c`;
  *    refused → the value-composite template, a whole list too), then unsubscribing and
@@ -17,8 +24,10 @@
  * 3. alerts: 10 `screen_enter` alerts on 10 presets with heavy columns and ranks, no client
  *    (refused → the heaviest preset the tier accepts), then one live screen on the first preset
  *    (sharing its list with the alert); the same for a pro account with 20 presets and alerts.
- * 4. as-of: screens of every field, per_page 500, a new as_of each time (2 loops), two weekly
- *    backtests of that query, and the other user's 10-date backtest: how long it waits.
+ * 4. as-of, as the pro account (a free one is refused at parse: 104 history fields and 52,000
+ *    cells are over its budget): screens of every field, per_page 500, a new as_of each time
+ *    (2 loops), two weekly backtests of that query, and the other user's 10-date backtest: how
+ *    long it waits.
  * 5. refused: 4 loops of a 40 KB body with an unknown sort field, then 10 valid heavy screens at
  *    once; X-RateLimit-Remaining before and after.
  *
@@ -28,16 +37,19 @@
  * BENCH_ABUSE_BUILDS: `name=dir,…` repository roots to run (each with bin/ and a built dist/;
  * default this one), so a build of main and this branch are measured in the same run, attack by
  * attack, interleaved. BENCH_ABUSE_SECONDS (30), BENCH_ABUSE_ATTACKS (0,1,2,3,4,5),
- * BENCH_ABUSE_STOCKS (2,700), BENCH_ABUSE_DAYS (500), REDIS_URL. Loopback only; every loop is
+ * BENCH_ABUSE_STOCKS (2,700), BENCH_ABUSE_DAYS (500), REDIS_URL, BENCH_ABUSE_NODE_ARGS (node flags of
+ * the daemons, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). Loopback only; every loop is
  * bounded by the attack's duration; a daemon that ignores SIGTERM is killed after 15 s.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
+import type { ProbeResult, ProbeStart } from './bench/abuse-probe.js';
+import { startChild, type BenchChild } from './bench/children.js';
 import { runMarketBench } from './bench/market-load.js';
 import { packageRoot } from './bench/paths.js';
 import { deletePrefix } from './bench/redis.js';
@@ -115,7 +127,9 @@ async function startDaemon(build: string, dataDir: string, prefix: string): Prom
     workers: 1, password_scrypt_log_n: 10, rate_limit: { enabled: true },
   }));
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(STOCKSCREEN_|REDIS_URL$|DATABASE_URL$)/.test(k)));
-  const child: ChildProcess = spawn(process.execPath, [join(build, 'bin/stockscreend'), '--config', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // BENCH_ABUSE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the daemons.
+  const nodeArgs = process.env.BENCH_ABUSE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(build, 'bin/stockscreend'), '--config', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const url = await new Promise<string>((ok, fail) => {
     const timer = setTimeout(() => fail(new Error('daemon not ready in 120 s')), 120_000);
@@ -347,14 +361,16 @@ async function attackAsOf(ctx: Context, fields: string[]): Promise<void> {
   // Asked at once, not awaited before the screens: planning reads the market history first.
   let attackers = 'not answered';
   void Promise.all(Array.from({ length: 2 }, async () => {
-    const r = await call(ctx.url, '/api/v1/screen/backtest', { method: 'POST', token: ctx.attacker, json: { query, from: '2024-06-03', rebalance: 'weekly', top: 20 } });
+    const r = await call(ctx.url, '/api/v1/screen/backtest', { method: 'POST', token: ctx.pro, json: { query, from: '2024-06-03', rebalance: 'weekly', top: 20 } });
     count(ctx, r.status);
     return `${r.status}${r.body.error ? ` ${r.body.error.details?.limit ?? r.body.error.code}` : ''}`;
   })).then((b) => (attackers = b.join(', ')));
+  const refusals = new Set<string>();
   const loops = Array.from({ length: 2 }, async () => {
     while (running(ctx)) {
-      const r = await call(ctx.url, '/api/v1/screen', { method: 'POST', token: ctx.attacker, json: { ...query, as_of: date() } });
+      const r = await call(ctx.url, '/api/v1/screen', { method: 'POST', token: ctx.pro, json: { ...query, as_of: date() } });
       count(ctx, r.status);
+      if (r.status >= 400 && refusals.size < 3) refusals.add(`${r.status} ${r.body.error?.code ?? ''} ${JSON.stringify(r.body.error?.details ?? {}).slice(0, 120)}`);
     }
   });
   // The other user's 10-date backtest, asked a moment after the attacker's, followed until the
@@ -374,7 +390,7 @@ async function attackAsOf(ctx: Context, fields: string[]): Promise<void> {
   })();
   await Promise.all(loops);
   const waited = await short;
-  ctx.notes.push(`attacker's backtests: ${attackers}; other user's 10-date backtest: ${waited}`);
+  ctx.notes.push(`attacker's backtests: ${attackers}; as-of screens refused: ${[...refusals].join(' / ') || 'none'}; other user's 10-date backtest: ${waited}`);
 }
 
 /** Attack 5: refused 40 KB bodies, then a burst of valid heavy screens. */
@@ -397,11 +413,38 @@ async function attackRefused(ctx: Context): Promise<void> {
   while (running(ctx)) await new Promise((r) => setTimeout(r, 250));
 }
 
+/** Run the probes (abuse-probe.ts) in a process of their own; resolves with their latencies. */
+function probe(start: ProbeStart): Promise<ProbeResult> {
+  const child = fork(new URL('./bench/abuse-probe.js', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('message', (m: ProbeResult) => resolve(m));
+    child.once('exit', (code) => reject(new Error(`the probe process exited (code ${code}) before answering`)));
+    child.send(start);
+  });
+}
+
+/** The daemon's Prometheus figures (`name{labels}` → value), read as the admin; empty when unreadable. */
+async function scrapeMetrics(url: string, token: string): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  try {
+    const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    for (const line of (await res.text()).split('\n')) {
+      const m = /^(\S+) (\S+)$/.exec(line);
+      if (m && !line.startsWith('#')) out.set(m[1]!, Number(m[2]));
+    }
+  } catch {
+    // No figures: the report prints NaN for them.
+  }
+  return out;
+}
+
 interface Row {
   attack: number;
   build: string;
   health_p99: number;
   health_timeouts: number;
+  /** A bare node:http server's p99, probed in the same seconds: the machine's floor. */
+  bare_p99: number;
   screen_p99: number;
   screen_timeouts: number;
   rss_mb: number;
@@ -412,7 +455,7 @@ interface Row {
   notes: string;
 }
 
-async function runAttack(attack: number, build: { name: string; dir: string }, base: string, fields: string[]): Promise<Row> {
+async function runAttack(attack: number, build: { name: string; dir: string }, base: string, fields: string[], bare: BenchChild): Promise<Row> {
   const dataDir = await mkdtemp(join(tmpdir(), 'stockscreen-abuse-'));
   await cp(base, dataDir, { recursive: true });
   const prefix = `bench-abuse:${attack}:${build.name}:${process.pid}:`;
@@ -429,35 +472,17 @@ async function runAttack(attack: number, build: { name: string; dir: string }, b
     // The other user is exempt from rate limits: its probes measure latency, not quota.
     await call(daemon.url, `/api/v1/admin/users/${other.id}/loadtest-exemption`, { method: 'PUT', token: adminToken, json: { duration_s: 3600 } });
     const ctx: Context = { url: daemon.url, attacker: attacker.token, attackerId: attacker.id, pro: proToken, other: other.token, until: Date.now() + SECONDS * 1000, statuses: new Map(), notes: [] };
-    const health: number[] = [];
-    const screens: number[] = [];
-    let healthTimeouts = 0;
-    let screenTimeouts = 0;
-    let probe5xx = 0;
+    const metrics0 = await scrapeMetrics(daemon.url, adminToken);
     let rss = rssMb(daemon.pid);
     const cpu0 = processCpuMs(daemon.pid) ?? 0;
     const t0 = Date.now();
+    // The probes run in a process of their own: the attack clients here parse megabytes of answers.
+    const probes = probe({ daemonUrl: daemon.url, bareUrl: bare.urls.http!, token: other.token, until: ctx.until, timeoutMs: PROBE_TIMEOUT_MS });
+    // RSS until the attack is over (attack 4 goes on after ctx.until, following a backtest).
+    let attacking = true;
     const monitors = [
       (async () => {
-        while (running(ctx)) {
-          const r = await call(daemon.url, '/health', { timeoutMs: PROBE_TIMEOUT_MS });
-          if (r.status === 0) healthTimeouts++;
-          if (r.status >= 500) probe5xx++;
-          health.push(r.ms);
-          await new Promise((res) => setTimeout(res, 100));
-        }
-      })(),
-      (async () => {
-        for (let k = 0; running(ctx); k++) {
-          const r = await call(daemon.url, '/api/v1/screen', { method: 'POST', token: other.token, json: { market: 'KOSPI', max_per: 5 + (k % 1000) / 100, per_page: 20 }, timeoutMs: PROBE_TIMEOUT_MS });
-          if (r.status === 0) screenTimeouts++;
-          if (r.status >= 500) probe5xx++;
-          screens.push(r.ms);
-          await new Promise((res) => setTimeout(res, 250));
-        }
-      })(),
-      (async () => {
-        while (running(ctx)) {
+        while (attacking) {
           rss = Math.max(rss, rssMb(daemon.pid));
           await new Promise((res) => setTimeout(res, 250));
         }
@@ -473,12 +498,23 @@ async function runAttack(attack: number, build: { name: string; dir: string }, b
     // An attacker's request may outlive the attack (a 4-minute as-of screen): the attack ends on time regardless.
     // (Attack 4 follows the other user's backtest for one more attack length.)
     await Promise.race([attacks[attack]!(), new Promise((r) => setTimeout(r, SECONDS * 1000 * (attack === 4 ? 2 : 1) + 5000))]);
+    attacking = false;
     await Promise.all(monitors);
+    const p = await probes;
     const cpu = ((processCpuMs(daemon.pid) ?? cpu0) - cpu0) / (Date.now() - t0) * 100;
-    const fivexx = [...ctx.statuses].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0) + probe5xx;
+    const metrics1 = await scrapeMetrics(daemon.url, adminToken);
+    const fivexx = [...ctx.statuses].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0) + p.fivexx;
+    const gc = (m: Map<string, number>, kind: string, what: 'sum' | 'count') => m.get(`stockscreen_nodejs_gc_duration_seconds_${what}{kind="${kind}"}`) ?? 0;
+    const budget = [...metrics1].filter(([k]) => k.startsWith('stockscreen_memory_budget_bytes{')).map(([k, v]) => `${/holder="([^"]+)"/.exec(k)?.[1]} ${(v / 1048576).toFixed(0)}`);
+    ctx.notes.push(
+      `daemon loop delay p99 ${((metrics1.get('stockscreen_nodejs_eventloop_lag_p99_seconds') ?? Number.NaN) * 1000).toFixed(0)} ms, max ${((metrics1.get('stockscreen_nodejs_eventloop_lag_max_seconds') ?? Number.NaN) * 1000).toFixed(0)} ms; ` +
+        `major GC ${(gc(metrics1, 'major', 'count') - gc(metrics0, 'major', 'count')).toFixed(0)}× ${((gc(metrics1, 'major', 'sum') - gc(metrics0, 'major', 'sum')) * 1000).toFixed(0)} ms` +
+        `; at the end: heap used ${((metrics1.get('stockscreen_nodejs_heap_size_used_bytes') ?? Number.NaN) / 1048576).toFixed(0)} MB, external ${((metrics1.get('stockscreen_nodejs_external_memory_bytes') ?? Number.NaN) / 1048576).toFixed(0)} MB` +
+        (budget.length > 0 ? `, memory budget MB ${budget.join(', ')}` : ''),
+    );
     return {
-      attack, build: build.name, health_p99: percentile(health, 99), health_timeouts: healthTimeouts, screen_p99: percentile(screens, 99), screen_timeouts: screenTimeouts,
-      rss_mb: rss, cpu_pct: cpu, fivexx, statuses: [...ctx.statuses].sort(([a], [b]) => a - b).map(([s, c]) => `${s}×${c}`).join(' '),
+      attack, build: build.name, health_p99: percentile(p.health, 99), health_timeouts: p.healthTimeouts, screen_p99: percentile(p.screen, 99), screen_timeouts: p.screenTimeouts,
+      bare_p99: percentile(p.bare, 99), rss_mb: rss, cpu_pct: cpu, fivexx, statuses: [...ctx.statuses].sort(([a], [b]) => a - b).map(([s, c]) => `${s}×${c}`).join(' '),
       sigkill: await daemon.stop(), notes: ctx.notes.join('; '),
     };
   } finally {
@@ -491,30 +527,33 @@ async function runAttack(attack: number, build: { name: string; dir: string }, b
 const stocks = Number(process.env.BENCH_ABUSE_STOCKS ?? 2700);
 const days = Number(process.env.BENCH_ABUSE_DAYS ?? 500);
 const base = await mkdtemp(join(tmpdir(), 'stockscreen-abuse-base-'));
+let bare: BenchChild | undefined;
 try {
   process.stderr.write(`loading the sample market (${stocks} stocks × ${days} days) into ${base}\n`);
   await runMarketBench({ stocks, days, seed: 42, sampleDataDir: base });
+  bare = await startChild({ role: 'baseline', options: { messagesPerClientPerSecond: 1 } });
   const { INDICATOR_IDS } = await import('../daemon/indicators/registry.js');
   const rows: Row[] = [];
   const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
   for (const attack of ATTACKS) {
     for (const build of BUILDS) {
       process.stderr.write(`attack ${attack} on ${build.name} (${SECONDS} s); load average ${load()}\n`);
-      const row = await runAttack(attack, build, base, [...INDICATOR_IDS]);
+      const row = await runAttack(attack, build, base, [...INDICATOR_IDS], bare);
       rows.push(row);
       process.stderr.write(`${JSON.stringify(row)}\n`);
     }
   }
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
-  process.stdout.write('attack build    /health p99 (timeouts)  screen p99 (timeouts)  RSS MB  CPU %  5xx  verdict  attacker statuses | notes\n');
+  process.stdout.write('attack build    /health p99 (timeouts)  bare p99  screen p99 (timeouts)  RSS MB  CPU %  5xx  verdict  attacker statuses | notes\n');
   for (const r of rows) {
     const ok = r.health_p99 < 100 && r.screen_p99 < 250 && r.rss_mb < 1024 && r.fivexx === 0 && r.health_timeouts === 0 && r.screen_timeouts === 0;
     process.stdout.write(
-      `${String(r.attack).padEnd(6)} ${r.build.padEnd(8)} ${`${r.health_p99.toFixed(0)} ms (${r.health_timeouts})`.padEnd(23)} ${`${r.screen_p99.toFixed(0)} ms (${r.screen_timeouts})`.padEnd(22)} ` +
+      `${String(r.attack).padEnd(6)} ${r.build.padEnd(8)} ${`${r.health_p99.toFixed(0)} ms (${r.health_timeouts})`.padEnd(23)} ${`${r.bare_p99.toFixed(0)} ms`.padEnd(9)} ${`${r.screen_p99.toFixed(0)} ms (${r.screen_timeouts})`.padEnd(22)} ` +
       `${r.rss_mb.toFixed(0).padStart(6)} ${r.cpu_pct.toFixed(0).padStart(6)} ${String(r.fivexx).padStart(4)}  ${verdict(ok).padEnd(7)}  ${r.statuses}${r.sigkill ? ' SIGKILL needed' : ''} | ${r.notes}\n`,
     );
   }
   process.stdout.write(`load average (1, 5, 15 min) after: ${load()}\n`);
 } finally {
+  await bare?.close();
   await rm(base, { recursive: true, force: true });
 }

@@ -3,20 +3,23 @@
  * (reloaded when the live snapshot's version changes); each indicator's series over the whole
  * history is built once per data version (field-series.ts: on first use, and for the fields
  * most screens read in the background right after the history is read), so a date's snapshot
- * is a column pick; each snapshot is kept in a memory-bounded LRU keyed by (date, fields, data
- * version), so a warm as-of screen costs what a screen of the live snapshot costs. Concurrent
- * requests for one date share one build.
+ * is a column pick; each snapshot is kept in an LRU keyed by (date, fields, data version), so a
+ * warm as-of screen costs what a screen of the live snapshot costs. Concurrent requests for one
+ * date share one build. The series and the snapshots count against one memory budget
+ * (screening/memory-budget.ts, shared with the screen service's caches when the daemon passes
+ * its own), so neither grows the process past it whatever dates and fields are asked for.
  */
 import { invalidRequest } from '../errors.js';
 import type { Snapshot } from '../screening/snapshot.js';
+import { createMemoryBudget, type MemoryBudget } from '../screening/memory-budget.js';
 import { createTimeSlicer } from '../screening/time-slicer.js';
 import { buildAsOfSnapshot } from './as-of-snapshot.js';
-import { createSeriesStore, SERIES_BYTES, SERIES_FIELDS, type SeriesStore } from './field-series.js';
+import { createSeriesStore, SERIES_FIELDS, type SeriesStore } from './field-series.js';
 import type { MarketHistory } from './market-history.js';
 import type { AsOfDepth } from './point-indicators.js';
 import { dayOnOrBefore } from './market-history.js';
 
-/** Bytes of as-of snapshots kept (least recently used dropped first). */
+/** Most bytes of as-of snapshots kept, whatever room the shared budget has (least recently used dropped first). */
 export const AS_OF_CACHE_BYTES = 256 * 1024 * 1024;
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -27,10 +30,10 @@ export interface AsOfServiceDeps {
   version(): string;
   /** Read the market's history at `version`. */
   loadHistory(version: string): Promise<MarketHistory>;
-  /** Cache budget in bytes (default AS_OF_CACHE_BYTES). */
+  /** Most bytes of snapshots kept (default AS_OF_CACHE_BYTES; the shared budget may keep fewer). */
   cacheBytes?: number;
-  /** Bytes of indicator series kept (default SERIES_BYTES). */
-  seriesBytes?: number;
+  /** The memory budget the series and snapshots count against (default: one of its own, MEMORY_BUDGET_BYTES). */
+  memory?: MemoryBudget;
   /** Series built in the background once the history is read (default WARM_FIELDS; [] for none). */
   warmFields?: readonly (readonly string[])[];
 }
@@ -47,6 +50,9 @@ export const WARM_FIELDS: readonly (readonly string[])[] = [
   ['return_3m', 'return_6m', 'momentum_12_1', 'dist_52w_high', 'sma_20'],
   ['rsi_14'],
 ];
+
+/** Fields built at a time in the background (≈90 MB of arrays on a full market). */
+const WARM_CHUNK = 8;
 
 /** A resolved as-of date. */
 export interface AsOfDay {
@@ -92,9 +98,23 @@ export function snapshotBytes(s: Snapshot): number {
 /** Create the as-of service. */
 export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
   const budget = deps.cacheBytes ?? AS_OF_CACHE_BYTES;
+  const memory = deps.memory ?? createMemoryBudget();
   let loaded: { version: string; history: Promise<MarketHistory>; settled: boolean } | undefined;
-  const cache = new Map<string, { snapshot: Promise<Snapshot>; bytes: number }>();
+  // Map order is the LRU order; `bytes` is 0 until the snapshot is built (then it may be dropped).
+  const cache = new Map<string, { snapshot: Promise<Snapshot>; bytes: number; used: number }>();
   let bytes = 0;
+  const firstBuilt = () => {
+    for (const [key, e] of cache) if (e.bytes > 0) return { key, e };
+    return undefined;
+  };
+  memory.hold('as_of_snapshots', {
+    bytes: () => bytes,
+    oldest: () => firstBuilt()?.e.used,
+    dropOldest: () => {
+      const first = firstBuilt();
+      if (first) drop(first.key);
+    },
+  });
   let builds = 0;
   const stores = new WeakMap<MarketHistory, SeriesStore>();
   let current: { store: SeriesStore; warm: Promise<void> } | undefined;
@@ -102,7 +122,7 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
   function storeOf(h: MarketHistory): SeriesStore {
     let store = stores.get(h);
     if (!store) {
-      store = createSeriesStore(h, deps.seriesBytes ?? SERIES_BYTES);
+      store = createSeriesStore(h, memory);
       stores.set(h, store);
     }
     return store;
@@ -113,7 +133,9 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
     for (const batch of deps.warmFields ?? WARM_FIELDS) {
       if (loaded?.version !== h.version) return;
       const slicer = createTimeSlicer();
-      await store.get(batch.filter((f) => SERIES_FIELDS.has(f)), () => slicer.checkpoint());
+      const fields = batch.filter((f) => SERIES_FIELDS.has(f));
+      // At most WARM_CHUNK fields per build: a build allocates (and reserves) all its arrays at once.
+      for (let i = 0; i < fields.length; i += WARM_CHUNK) await store.get(fields.slice(i, i + WARM_CHUNK), () => slicer.checkpoint());
     }
   }
 
@@ -168,12 +190,13 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
       // Refresh its place: Map order is the LRU order.
       cache.delete(key);
       cache.set(key, hit);
+      hit.used = memory.stamp();
       return hit.snapshot;
     }
     builds++;
     const slicer = createTimeSlicer();
     const snapshot = buildAsOfSnapshot(at.history, at.day, () => slicer.checkpoint(), depth, fields, storeOf(at.history));
-    const entry = { snapshot, bytes: 0 };
+    const entry = { snapshot, bytes: 0, used: memory.stamp() };
     cache.set(key, entry);
     snapshot.then(
       (s) => {
@@ -181,6 +204,7 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
         entry.bytes = snapshotBytes(s);
         bytes += entry.bytes;
         while (bytes > budget && cache.size > 1) drop(cache.keys().next().value as string);
+        memory.fit();
       },
       () => drop(key),
     );

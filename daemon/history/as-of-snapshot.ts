@@ -13,7 +13,7 @@
 import { COMPOSITE_SCORES } from '../indicators/cross-section.js';
 import { applyCrossSectionalScores, type IndicatorValues } from '../indicators/compute.js';
 import { INDICATOR_IDS } from '../indicators/registry.js';
-import { buildSnapshot, type Snapshot, type SnapshotRow } from '../screening/snapshot.js';
+import { buildSnapshotSliced, type Snapshot, type SnapshotRow } from '../screening/snapshot.js';
 import { indicatorsAsOf } from './as-of-inputs.js';
 import { SERIES_FIELDS, type SeriesStore } from './field-series.js';
 import { designationOn, isListedOn, type MarketHistory } from './market-history.js';
@@ -34,8 +34,11 @@ const CROSS_INPUTS = [...new Set([...Object.values(COMPOSITE_SCORES).flatMap((s)
 
 const INDICATOR_SET: ReadonlySet<string> = new Set(INDICATOR_IDS);
 
-/** Series fetched at a time: a full-field snapshot does not hold every series at once. */
-const CHUNK = 16;
+/**
+ * Series fetched at a time: a full-field snapshot does not hold every series at once, and a
+ * chunk missing from the store is what one build allocates (≈11 MB a field on a full market).
+ */
+const CHUNK = 8;
 
 /** Values of `fields` (series fields) for the stocks listed on `day`, keyed by code, in history order. */
 async function valuesFromSeries(
@@ -48,14 +51,15 @@ async function valuesFromSeries(
   });
   const values = listed.map((): IndicatorValues => ({}));
   for (let i = 0; i < fields.length; i += CHUNK) {
-    const cols = await store.get(fields.slice(i, i + CHUNK), checkpoint);
-    for (const [f, m] of cols) {
-      const base = day * S;
-      for (let k = 0; k < listed.length; k++) {
-        const v = m[base + (listed[k] as number)] as number;
-        (values[k] as IndicatorValues)[f] = Number.isNaN(v) ? null : v;
+    await store.read(fields.slice(i, i + CHUNK), checkpoint, (cols) => {
+      for (const [f, m] of cols) {
+        const base = day * S;
+        for (let k = 0; k < listed.length; k++) {
+          const v = m[base + (listed[k] as number)] as number;
+          (values[k] as IndicatorValues)[f] = Number.isNaN(v) ? null : v;
+        }
       }
-    }
+    });
     await checkpoint();
   }
   // Halt and gap days: the daily code's values, computed for this day only.
@@ -65,6 +69,8 @@ async function valuesFromSeries(
     if (k === undefined) continue;
     const daily = store.dailyValues(s, day, fields);
     for (const f of fields) (values[k] as IndicatorValues)[f] = daily[f] ?? null;
+    // Each such cell may be the daily computation over 300 bars (about a millisecond).
+    await checkpoint();
   }
   return new Map(listed.map((s, k) => [history.stocks[s]?.record.code ?? '', values[k] as IndicatorValues]));
 }
@@ -105,5 +111,6 @@ export async function buildAsOfSnapshot(
       values: v,
     });
   }
-  return buildSnapshot(rows, fields, asOfVersion(history.dates[day] ?? '', history.version, depth));
+  // Column by column, yielding between them: every field of a full market is tens of ms of work.
+  return buildSnapshotSliced(rows, fields, asOfVersion(history.dates[day] ?? '', history.version, depth), checkpoint);
 }

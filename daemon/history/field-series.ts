@@ -9,8 +9,11 @@
  * Cells on a day the stock traded and was not halted come from the per-bar series; the other
  * cells of a listed stock (a halt record, or no bar that day) come from the daily code itself
  * (computeStockIndicators over seriesAsOf), memoised per stock-day: few, and equal by
- * construction. Memory: 8 bytes × dates × stocks a field (≈11 MB on 2,700 × 520); the store
- * keeps at most `budgetBytes` of fields, least recently used dropped first.
+ * construction. Memory: 8 bytes × dates × stocks a field (≈11 MB on 2,700 × 520). The fields
+ * kept count against the daemon's one memory budget (screening/memory-budget.ts), which drops
+ * the least recently used entry of whichever cache when full; a build reserves its bytes in that
+ * budget before allocating them, and one build runs at a time per store (the work is CPU on the
+ * one thread anyway: two at once would only hold twice the arrays in flight).
  */
 import { computeStockIndicators, type IndicatorValues } from '../indicators/compute.js';
 import { everyBar, WINDOW, type Bars, type PlainColumns } from '../indicators/kernel.js';
@@ -18,10 +21,14 @@ import { PRICE_FIELDS, PRICE_KERNELS } from '../indicators/price-kernels.js';
 import { FUNDAMENTAL_FIELDS, fundamentalSeries } from './fundamental-series.js';
 import { isListedOn, type MarketHistory, type StockHistory } from './market-history.js';
 import { seriesAsOf } from './as-of-inputs.js';
+import { createMemoryBudget, type MemoryBudget } from '../screening/memory-budget.js';
 import { pointIndicators } from './point-indicators.js';
 
-/** Default bytes of series kept (≈45 fields of a 2,700 × 520 market). */
+/** Default bytes of series kept by a store given no shared budget (≈45 fields of a 2,700 × 520 market). */
 export const SERIES_BYTES = 512 * 1024 * 1024;
+
+/** Dropped arrays kept for the next build (one build's worth: as-of-snapshot.ts asks 8 fields at a time). */
+const POOL_ARRAYS = 8;
 
 /** The fields pointIndicators gives (their values equal the full computation's). */
 const POINT_FIELDS: ReadonlySet<string> = new Set([
@@ -34,8 +41,14 @@ export const SERIES_FIELDS: ReadonlySet<string> = new Set([...PRICE_FIELDS, ...F
 
 /** The series of one data version. */
 export interface SeriesStore {
-  /** The dates × stocks values of `fields` (each in SERIES_FIELDS), built when missing. */
+  /**
+   * The dates × stocks values of `fields` (each in SERIES_FIELDS), built when missing. An array
+   * the budget drops is reused by a later build: read them before awaiting anything else, or
+   * use `read`.
+   */
   get(fields: readonly string[], checkpoint: () => Promise<void>): Promise<Map<string, Float64Array>>;
+  /** `use` called synchronously with the values of `fields`, every one of them still kept (built again when dropped meanwhile). */
+  read<T>(fields: readonly string[], checkpoint: () => Promise<void>, use: (cols: ReadonlyMap<string, Float64Array>) => T): Promise<T>;
   /**
    * The stocks (indexes into history.stocks) listed on `day` whose cell the series leave NaN: a
    * halt record that day, or no bar. Their values come from `dailyValues`.
@@ -47,12 +60,47 @@ export interface SeriesStore {
   stats(): { fields: number; bytes: number; builds: number; fallbackCells: number };
 }
 
-/** A store over `history`, keeping at most `budgetBytes` of series. */
-export function createSeriesStore(history: MarketHistory, budgetBytes = SERIES_BYTES): SeriesStore {
-  const kept = new Map<string, Promise<Float64Array>>();
+/** One kept field: its build (shared by every request for it), its array once built, its last use. */
+interface Kept {
+  built: Promise<Float64Array>;
+  array?: Float64Array;
+  used: number;
+}
+
+/**
+ * A store over `history`, its fields counted against `budget` (a shared MemoryBudget, held under
+ * the name `series`; a number: a budget of its own of that many bytes).
+ */
+export function createSeriesStore(history: MarketHistory, budget: MemoryBudget | number = SERIES_BYTES): SeriesStore {
+  const memory = typeof budget === 'number' ? createMemoryBudget(budget) : budget;
+  const kept = new Map<string, Kept>();
   const fallback = new Map<number, IndicatorValues>();
   const cellsPerField = history.dates.length * history.stocks.length;
+  const fieldBytes = cellsPerField * 8;
   let builds = 0;
+  let builtCount = 0;
+  let queue: Promise<unknown> = Promise.resolve();
+  const free: Float64Array[] = [];
+  // Map order is the LRU order; only built fields are counted and may be dropped.
+  const firstBuilt = (): [string, Kept] | undefined => {
+    for (const e of kept) if (e[1].array) return e;
+    return undefined;
+  };
+  memory.hold('series', {
+    bytes: () => builtCount * fieldBytes,
+    oldest: () => firstBuilt()?.[1].used,
+    dropOldest() {
+      const e = firstBuilt();
+      if (!e) return;
+      kept.delete(e[0]);
+      builtCount--;
+      // The next build writes into it instead of allocating: a dropped array would otherwise stay
+      // in the process until a full collection, and a cache that drops and builds 11 MB arrays
+      // all the time grows the process by its garbage, not by what it keeps.
+      if (free.length < POOL_ARRAYS) free.push(e[1].array as Float64Array);
+    },
+  });
+  const alloc = (): Float64Array => free.pop() ?? new Float64Array(cellsPerField);
   // Bar dates and index closes per stock, made once per store (≈5 MB on 2,700 × 520).
   const contexts: (Bars | undefined)[] = [];
   const index = { KOSPI: indexByDay(history, 'KOSPI'), KOSDAQ: indexByDay(history, 'KOSDAQ') };
@@ -61,7 +109,41 @@ export function createSeriesStore(history: MarketHistory, budgetBytes = SERIES_B
     return (contexts[s] ??= barContext(history, stock, index[stock.record.market]));
   };
 
+  /** Build `fields` after the builds already queued, their bytes reserved in the budget first. */
+  const build = (fields: readonly string[], checkpoint: () => Promise<void>): Promise<Map<string, Float64Array>> => {
+    const run = queue.then(async () => {
+      const release = memory.reserve(fields.length * fieldBytes);
+      try {
+        return await buildSeries(history, fields, ctxOf, checkpoint, alloc);
+      } finally {
+        release();
+      }
+    });
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
   const points = new Map<number, IndicatorValues>();
+  // The memoised cells count against the budget too (a backtest over every date would otherwise
+  // keep one object of every field per halted stock-day for the life of the data version); Map
+  // order is the order they were computed in, the drop order.
+  const cellStamps = new Map<number, number>();
+  const cellBytes = (v: IndicatorValues) => 200 + 40 * Object.keys(v).length;
+  let cellsHeld = 0;
+  memory.hold('series_daily_cells', {
+    bytes: () => cellsHeld,
+    oldest: () => cellStamps.values().next().value,
+    dropOldest() {
+      const key = cellStamps.keys().next().value;
+      if (key === undefined) return;
+      cellStamps.delete(key);
+      for (const memo of [fallback, points]) {
+        const v = memo.get(key);
+        if (v) cellsHeld -= cellBytes(v);
+        memo.delete(key);
+      }
+    },
+  });
   // A field list that needs no price history takes such cells from pointIndicators (tens of µs,
   // equal values: tested), the others from the full daily computation (≈1.1 ms a cell).
   const fallbackAt = (s: number, d: number, point: boolean): IndicatorValues => {
@@ -75,6 +157,10 @@ export function createSeriesStore(history: MarketHistory, budgetBytes = SERIES_B
         ? pointIndicators(seriesAsOf(history, stock, d, 1))
         : computeStockIndicators(seriesAsOf(history, stock, d), index.length > 0 ? index : undefined, history.dates[d] ?? '');
       memo.set(key, v);
+      cellsHeld += cellBytes(v);
+      cellStamps.delete(key);
+      cellStamps.set(key, memory.stamp());
+      memory.fit();
     }
     return v;
   };
@@ -97,37 +183,58 @@ export function createSeriesStore(history: MarketHistory, budgetBytes = SERIES_B
     return irregularDays;
   };
 
-  function trim(): void {
-    while (kept.size * cellsPerField * 8 > budgetBytes && kept.size > 1) kept.delete(kept.keys().next().value as string);
-  }
-
   return {
     async get(fields, checkpoint) {
       const unique = [...new Set(fields)];
       const missing = unique.filter((f) => !kept.has(f));
       if (missing.length > 0) {
         builds++;
-        const built = buildSeries(history, missing, ctxOf, checkpoint);
+        const built = build(missing, checkpoint);
         for (const f of missing) {
-          const one = built.then((m) => m.get(f) as Float64Array);
-          kept.set(f, one);
-          one.catch(() => kept.get(f) === one && kept.delete(f));
+          const entry: Kept = { built: built.then((m) => m.get(f) as Float64Array), used: memory.stamp() };
+          kept.set(f, entry);
+          entry.built.then(
+            (array) => {
+              if (kept.get(f) !== entry) return;
+              entry.array = array;
+              builtCount++;
+            },
+            () => kept.get(f) === entry && kept.delete(f),
+          );
         }
       }
       const out = new Map<string, Float64Array>();
       for (const f of unique) {
-        const p = kept.get(f) as Promise<Float64Array>;
-        // Refresh its place: Map order is the LRU order.
+        const e = kept.get(f);
+        if (!e) {
+          // Dropped (the budget was full) while this request waited for another field: built again.
+          out.set(f, (await this.get([f], checkpoint)).get(f) as Float64Array);
+          continue;
+        }
         kept.delete(f);
-        kept.set(f, p);
-        out.set(f, await p);
+        kept.set(f, e);
+        e.used = memory.stamp();
+        out.set(f, await e.built);
       }
-      trim();
+      memory.fit();
       return out;
+    },
+    async read(fields, checkpoint, use) {
+      const unique = [...new Set(fields)];
+      for (;;) {
+        await this.get(unique, checkpoint);
+        const cols = new Map<string, Float64Array>();
+        for (const f of unique) {
+          const array = kept.get(f)?.array;
+          if (array) cols.set(f, array);
+        }
+        // Nothing awaited since the check: no build can write into these arrays before `use` returns.
+        if (cols.size === unique.length) return use(cols);
+      }
     },
     irregular: (day) => irregularOf().get(day) ?? [],
     dailyValues: (s, day, fields) => fallbackAt(s, day, fields.every((f) => POINT_FIELDS.has(f))),
-    stats: () => ({ fields: kept.size, bytes: kept.size * cellsPerField * 8, builds, fallbackCells: fallback.size + points.size }),
+    stats: () => ({ fields: builtCount, bytes: builtCount * fieldBytes, builds, fallbackCells: fallback.size + points.size }),
   };
 }
 
@@ -167,10 +274,10 @@ function listedRange(history: MarketHistory, stock: StockHistory): [number, numb
 
 async function buildSeries(
   history: MarketHistory, fields: readonly string[], ctxOf: (s: number) => Bars, checkpoint: () => Promise<void>,
+  alloc: () => Float64Array,
 ): Promise<Map<string, Float64Array>> {
   const S = history.stocks.length;
-  const D = history.dates.length;
-  const mats = fields.map(() => new Float64Array(D * S).fill(Number.NaN));
+  const mats = fields.map(() => alloc().fill(Number.NaN));
   for (let s = 0; s < S; s++) {
     const stock = history.stocks[s] as StockHistory;
     const range = listedRange(history, stock);

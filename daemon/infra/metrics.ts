@@ -98,3 +98,23 @@ export function registerJobCounts(registry: Registry, jobCounts: () => Promise<R
     },
   });
 }
+
+/**
+ * `stockscreen_memory_budget_bytes{holder}`: what each cache of the screening memory budget holds
+ * (`reserved`: series being built; `limit`: the budget), read at each scrape.
+ */
+export function registerMemoryBudget(registry: Registry, stats: () => { limit: number; reserved: number; holders: Record<string, number> }): void {
+  new Gauge({
+    name: 'stockscreen_memory_budget_bytes',
+    help: 'Bytes held by each cache of the screening memory budget, the reserved bytes of builds in flight, and the limit',
+    labelNames: ['holder'],
+    registers: [registry],
+    collect() {
+      const s = stats();
+      this.reset();
+      for (const [holder, bytes] of Object.entries(s.holders)) this.set({ holder }, bytes);
+      this.set({ holder: 'reserved' }, s.reserved);
+      this.set({ holder: 'limit' }, s.limit);
+    },
+  });
+}

@@ -62,6 +62,8 @@ const BLOCK_MS = 5000;
 /** Events kept in memory for replays (at most the stream's own length). */
 const RECENT_EVENTS_KEPT = 50_000;
 const HISTORY_TIMEOUT_MS = 5000;
+/** Longest the read loop dispatches without giving the event loop a turn. */
+const DISPATCH_SLICE_MS = 4;
 
 /** Compare two stream ids ("ms-seq"); negative when a < b. */
 export function compareStreamIds(a: string, b: string): number {
@@ -157,6 +159,7 @@ export function createMarketBus(deps: MarketBusDeps): StreamMarketBus {
         }
         const res = await conn.xread('COUNT', deps.readCount ?? 1000, 'BLOCK', BLOCK_MS, 'STREAMS', streamKey, position);
         failures = 0;
+        let sliceStart = performance.now();
         for (const [, entries] of res ?? []) {
           for (const [id, fields] of entries) {
             position = id;
@@ -164,6 +167,13 @@ export function createMarketBus(deps: MarketBusDeps): StreamMarketBus {
             if (!event) continue;
             recent.push(id, event);
             dispatch(id, event);
+            // A read is up to `readCount` events, each dispatched to the live screens and the
+            // gateway: give the event loop a turn every few ms so requests do not wait for all of them.
+            if (performance.now() - sliceStart >= DISPATCH_SLICE_MS) {
+              await new Promise<void>((r) => setImmediate(r));
+              if (closed) return;
+              sliceStart = performance.now();
+            }
           }
         }
       } catch (err) {

@@ -8,6 +8,7 @@
  */
 import { averageRankPercentile } from '../kernel/percentile.js';
 import type { CrossFn, GroupBy } from './expression-functions.js';
+import type { MemoryBudget } from './memory-budget.js';
 import type { Snapshot } from './snapshot.js';
 import { sortPairs } from './sort-pairs.js';
 
@@ -174,13 +175,27 @@ export function valueBytes(value: object): number {
   return bytes;
 }
 
-/** Create a memo (one per screen service; live and as-of screens may keep their own) of at most `maxBytes`. */
-export function createCrossSectionMemo(maxBytes = CROSS_SECTION_MEMO_BYTES): CrossSectionMemo {
+/**
+ * Create a memo (one per screen service; live and as-of screens may keep their own) of at most
+ * `maxBytes`, its entries also counted against `memory` (under `holder`) when given.
+ */
+export function createCrossSectionMemo(maxBytes = CROSS_SECTION_MEMO_BYTES, memory?: MemoryBudget, holder = 'formula_memo'): CrossSectionMemo {
   // Snapshots get a number each, so one Map orders every entry by last use.
   const ids = new WeakMap<Snapshot, number>();
   let nextId = 0;
-  const entries = new Map<string, { value: object; bytes: number }>();
+  const entries = new Map<string, { value: object; bytes: number; used: number }>();
   let held = 0;
+  const stamp = memory ? () => memory.stamp() : () => 0;
+  memory?.hold(holder, {
+    bytes: () => held,
+    oldest: () => entries.values().next().value?.used,
+    dropOldest() {
+      const first = entries.entries().next().value;
+      if (!first) return;
+      entries.delete(first[0]);
+      held -= first[1].bytes;
+    },
+  });
   const keyOf = (snapshot: Snapshot, key: string): string => {
     let id = ids.get(snapshot);
     if (id === undefined) ids.set(snapshot, (id = nextId++));
@@ -192,6 +207,7 @@ export function createCrossSectionMemo(maxBytes = CROSS_SECTION_MEMO_BYTES): Cro
     if (e === undefined) return undefined;
     entries.delete(k);
     entries.set(k, e);
+    e.used = stamp();
     return e.value as T;
   };
   const put = (snapshot: Snapshot, key: string, value: object): void => {
@@ -208,8 +224,9 @@ export function createCrossSectionMemo(maxBytes = CROSS_SECTION_MEMO_BYTES): Cro
       entries.delete(oldest);
       held -= e.bytes;
     }
-    entries.set(k, { value, bytes });
+    entries.set(k, { value, bytes, used: stamp() });
     held += bytes;
+    memory?.fit();
   };
   return {
     get(snapshot, key, compute) {

@@ -17,6 +17,7 @@ import { formulasOf } from './formula-columns.js';
 import { invalidRequest } from '../errors.js';
 import { checkBudget, costOf, type BudgetTier, type CostBudget, type QueryCost, type ScreenCaller } from './cost.js';
 import { createFairShare } from './fair-share.js';
+import type { MemoryBudget } from './memory-budget.js';
 import { countCrossTerms } from './expression.js';
 import { buildItem, executePageSliced, expressionOf, indicatorFieldsOf, matchAllSliced, type ScreenMatches, type ScreenPage, type ScreenQuery } from './query.js';
 import { rowsJson } from './row-json.js';
@@ -81,6 +82,8 @@ export interface ScreenServiceDeps {
   now?: () => number;
   /** Budgets, deadline and fair share (the `screen_limits` config). */
   limits: ScreenLimits;
+  /** The daemon's memory budget the memo and the answers kept count against (default: only their own caps). */
+  memory?: MemoryBudget;
 }
 
 /** Cost budgets by tier, the CPU deadline of one request, and the fair share of expensive work. */
@@ -169,9 +172,9 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
     return key;
   };
 
-  const local = createLocalCache(deps.now ?? Date.now, deps.ttlSeconds * 1000);
+  const local = createLocalCache(deps.now ?? Date.now, deps.ttlSeconds * 1000, deps.memory);
   // Cross-sectional columns of the current snapshot, shared by every screen.
-  const memo = createCrossSectionMemo();
+  const memo = createCrossSectionMemo(CROSS_SECTION_MEMO_BYTES, deps.memory);
   const { limits } = deps;
   const fair = createFairShare({ concurrency: limits.concurrency, perUser: limits.per_user_concurrency, perUserQueue: limits.per_user_queue });
 
@@ -284,8 +287,9 @@ function describeColumns(query: ScreenQuery): Pick<ScreenSummary, 'columns'> {
 }
 
 /** The in-process layer: answers by key, each kept `ttlMs`, at most LOCAL_CACHE_BYTES of them. */
-function createLocalCache(now: () => number, ttlMs: number) {
-  const entries = new Map<string, { answer: ScreenAnswer; expires: number; bytes: number }>();
+function createLocalCache(now: () => number, ttlMs: number, memory?: MemoryBudget) {
+  // Insertion order is the drop order (an answer expires a fixed time after it was kept).
+  const entries = new Map<string, { answer: ScreenAnswer; expires: number; bytes: number; used: number }>();
   let bytes = 0;
   const drop = (key: string) => {
     const e = entries.get(key);
@@ -293,6 +297,11 @@ function createLocalCache(now: () => number, ttlMs: number) {
     bytes -= e.bytes;
     entries.delete(key);
   };
+  memory?.hold('answers', {
+    bytes: () => bytes,
+    oldest: () => entries.values().next().value?.used,
+    dropOldest: () => drop(entries.keys().next().value as string),
+  });
   return {
     get(key: string): ScreenAnswer | undefined {
       const e = entries.get(key);
@@ -306,8 +315,9 @@ function createLocalCache(now: () => number, ttlMs: number) {
       const size = answer.stocks.length + 1024;
       if (size > LOCAL_CACHE_BYTES / 4) return;
       while (bytes + size > LOCAL_CACHE_BYTES) drop(entries.keys().next().value as string);
-      entries.set(key, { answer, expires: now() + ttlMs, bytes: size });
+      entries.set(key, { answer, expires: now() + ttlMs, bytes: size, used: memory?.stamp() ?? 0 });
       bytes += size;
+      memory?.fit();
     },
     bytes: () => bytes,
   };

@@ -10,6 +10,7 @@ import { INDICATOR_IDS } from '../indicators/registry.js';
 import type { PartList } from '../infra/parts.js';
 import { backtestQueueName, createBacktestJobs, type BacktestJobs, type BacktestRunner } from '../jobs/backtest-jobs.js';
 import { parseScreenRequest } from '../screening/request.js';
+import { createMemoryBudget } from '../screening/memory-budget.js';
 import { createBacktestsRepo, type BacktestsRepo } from '../store/backtests-repo.js';
 import type { IndicatorsRepo } from '../store/indicators-repo.js';
 import type { CoreParts } from './core.js';
@@ -35,7 +36,7 @@ export async function buildWorkerBacktests(
 ): Promise<void> {
   const { config, db, redis, logger } = core;
   let version = (await parts.indicators.latestRun())?.version ?? 'none';
-  const asOf = createAsOfService({ version: () => version, loadHistory: (v) => loadMarketHistory(parts, v) });
+  const asOf = createAsOfService({ version: () => version, loadHistory: (v) => loadMarketHistory(parts, v), memory: createMemoryBudget(config.memory_budget_mb * 1024 * 1024) });
   const knownFields = new Set<string>(INDICATOR_IDS);
   const repo = createBacktestsRepo(db);
   const backtestJobs = createBacktestJobs({ redis, logger, lockMs: config.job_lock_ms, sliceDates: config.backtest_slice_dates, queueName: backtestQueueName(core.databaseId) });

@@ -145,7 +145,9 @@ export function buildHttp(core: CoreParts, sources: HttpSources): HttpParts {
           last_success_at: success ? new Date(success).toISOString() : null, leader: sources.realtime.feed.isLeader(),
         };
       },
-      degraded: async () => (await sources.sources.registry.statuses()).filter((s) => s.stale).map((s) => `source ${s.name} stale: ${s.stale_reason ?? ''}`),
+      // Read at most once a second (a source goes stale over hours; health checks may come many
+      // times a second): liveness must not wait on the database and Redis under every probe.
+      degraded: readAtMostEvery(1000, async () => (await sources.sources.registry.statuses()).filter((s) => s.stale).map((s) => `source ${s.name} stale: ${s.stale_reason ?? ''}`)),
       pingDb: () => db.ping().then(() => true, () => false),
       marketLoad: marketLoadProbe(sources.jobs),
       pingRedis: async () => {
@@ -188,6 +190,16 @@ function marketLoadProbe(jobs: MarketJobs): () => Promise<MarketLoadHealth | nul
   return () => {
     const now = Date.now();
     if (!cached || now - cached.at >= 1000) cached = { at: now, value: withTimeout(read(), 500).catch(() => undefined) };
+    return cached.value;
+  };
+}
+
+/** `read`, called at most once per `ms`: callers within that time share the last call's promise. */
+function readAtMostEvery<T>(ms: number, read: () => Promise<T>): () => Promise<T> {
+  let cached: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    const now = Date.now();
+    if (!cached || now - cached.at >= ms) cached = { at: now, value: read() };
     return cached.value;
   };
 }

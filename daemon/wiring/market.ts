@@ -6,7 +6,7 @@ import { createBacktestService, type BacktestService } from '../backtest/backtes
 import { createAsOfService, type AsOfService } from '../history/as-of-service.js';
 import { loadMarketHistory } from '../history/history-loader.js';
 import { INDICATOR_IDS } from '../indicators/registry.js';
-import { JOB_STATES, registerJobCounts } from '../infra/metrics.js';
+import { JOB_STATES, registerJobCounts, registerMemoryBudget } from '../infra/metrics.js';
 import type { PartList } from '../infra/parts.js';
 import { backtestQueueName, createBacktestJobs, type BacktestJobs } from '../jobs/backtest-jobs.js';
 import { createMarketJobs, type MarketJobs } from '../jobs/market-jobs.js';
@@ -16,6 +16,7 @@ import { sampleSource } from '../jobs/sample-source.js';
 import { uploadsDir } from '../jobs/uploads.js';
 import { createMarketDataService } from '../market/market-data-service.js';
 import { checkBacktestBudget } from '../screening/cost.js';
+import { createMemoryBudget } from '../screening/memory-budget.js';
 import { createScreenService, type ScreenService } from '../screening/screen-service.js';
 import type { SnapshotRow } from '../screening/snapshot.js';
 import { createSnapshotService, type SnapshotService } from '../screening/snapshot-service.js';
@@ -87,8 +88,12 @@ export async function buildScreening(core: CoreParts, list: PartList): Promise<S
   const snapshot = createSnapshotService({ fields: INDICATOR_IDS, loadRows: () => loadSnapshotRows(parts), onSwap: (next) => swaps.swapped(next) });
   await snapshot.refresh();
   const knownFields = new Set<string>(INDICATOR_IDS);
-  const asOf = createAsOfService({ version: () => snapshot.current().version, loadHistory: (v) => loadMarketHistory(parts, v) });
+  // One byte budget for the as-of series and snapshots, the memo and the answers kept in process.
+  const memory = createMemoryBudget(config.memory_budget_mb * 1024 * 1024);
+  registerMemoryBudget(core.metrics.registry, () => memory.stats());
+  const asOf = createAsOfService({ version: () => snapshot.current().version, loadHistory: (v) => loadMarketHistory(parts, v), memory });
   const screens = createScreenService({
+    memory,
     snapshot,
     asOf: (date, fields) => asOf.snapshotAt(date, fields),
     knownFields,

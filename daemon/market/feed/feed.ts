@@ -119,6 +119,8 @@ export function stepShare(intervalMs: number, updatesPerStockPerSecond: number):
   return (intervalMs / 1000) * updatesPerStockPerSecond;
 }
 const STOCK_RELOAD_MIN_MS = 5_000;
+/** Events of one step stored, evaluated and published together (each code's events stay in order: chunks go one after another). */
+const DELIVER_CHUNK = 250;
 
 /** Create the price feed (nothing runs until start()). */
 export function createPriceFeed(options: PriceFeedOptions): PriceFeed {
@@ -149,8 +151,16 @@ export function createPriceFeed(options: PriceFeedOptions): PriceFeed {
     sim?.setStocks(list);
   }
 
-  /** Quotes, then alerts, then the bus. */
+  /**
+   * Quotes, then alerts, then the bus, DELIVER_CHUNK events at a time: a full market's step is
+   * thousands of events, and each chunk's Redis round trips give the event loop a turn, so the
+   * requests arriving meanwhile wait for one chunk's encoding, not the whole step's.
+   */
   async function deliver(events: MarketEvent[]): Promise<void> {
+    for (let i = 0; i < events.length; i += DELIVER_CHUNK) await deliverChunk(events.length <= DELIVER_CHUNK ? events : events.slice(i, i + DELIVER_CHUNK));
+  }
+
+  async function deliverChunk(events: MarketEvent[]): Promise<void> {
     await quotes.put(events);
     const prices = events.filter(isPrice);
     if (options.onTick && prices.length) {

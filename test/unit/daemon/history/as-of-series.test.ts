@@ -107,6 +107,23 @@ describe('as-of series', () => {
     for (let row = 0; row < reference.size; row++) expect(valueAt(fromSeries, 'roe', row)).toBe(valueAt(reference, 'roe', row));
   });
 
+  it('reads a series the budget dropped (its array reused by another build) equal to what it first was', async () => {
+    // Given a store with room for two fields, rsi_14 read and copied
+    const perField = history.dates.length * history.stocks.length * 8;
+    const store = createSeriesStore(history, perField * 2);
+    const first = await store.read(['rsi_14'], noop, (cols) => Float64Array.from(cols.get('rsi_14')!));
+    // When two other fields push it out and are built into the arrays dropped
+    await store.read(['sma_20', 'per'], noop, () => undefined);
+    await store.read(['roe', 'close'], noop, () => undefined);
+    // Then reading it again builds it again, equal bit for bit (no cell left from the array's last use)
+    const again = await store.read(['rsi_14'], noop, (cols) => Float64Array.from(cols.get('rsi_14')!));
+    expect(store.stats().builds).toBe(4);
+    expect(again.length).toBe(first.length);
+    let differing = 0;
+    for (let i = 0; i < first.length; i++) if (!Object.is(again[i], first[i])) differing++;
+    expect(differing).toBe(0);
+  });
+
   it('keeps at most its byte budget of series', async () => {
     const perField = history.dates.length * history.stocks.length * 8;
     const store = createSeriesStore(history, perField * 3);
