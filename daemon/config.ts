@@ -17,6 +17,12 @@ const bool = z.preprocess((v) => {
 }, z.boolean());
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** A provider's base URL, without a trailing slash (paths are appended to it). */
+const httpUrl = () => z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL').transform((u) => u.replace(/\/+$/, ''));
+/** A time of day in Korea (HH:MM). */
+const kstTime = () => z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM');
+/** A cron expression (five fields, read in Asia/Seoul). */
+const cronSchedule = () => z.string().min(9).max(100);
 
 /** The spec's endpoint limits ("Endpoint limits"), requests per hour. */
 export const DEFAULT_ENDPOINT_LIMITS = {
@@ -424,11 +430,11 @@ export const configSchema = z.object({
   /** KRX Open API key (openapi.krx.co.kr; each service approved separately). Never logged, never answered. */
   krx_api_key: z.string().min(1).max(512).optional(),
   /** KRX Open API base URL (the production base; a local fake in tests). */
-  krx_api_url: z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL').transform((u) => u.replace(/\/+$/, '')).default('https://data-dbg.krx.co.kr/svc/apis'),
+  krx_api_url: httpUrl().default('https://data-dbg.krx.co.kr/svc/apis'),
   /** KST time (HH:MM) by which KRX has published the previous trading day's data. */
-  krx_publish_time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM').default('08:00'),
+  krx_publish_time: kstTime().default('08:00'),
   /** When the daily KRX run starts (cron, KST); it fetches every published date not stored yet. */
-  krx_schedule: z.string().min(9).max(100).default('30 8 * * *'),
+  krx_schedule: cronSchedule().default('30 8 * * *'),
   /** Calls per KRX key per day (its terms: 10,000); a run waits for the next day rather than go over. */
   krx_daily_calls: int(1, 1_000_000).default(10_000),
   /** Least time between two KRX calls (ms). */
@@ -438,21 +444,21 @@ export const configSchema = z.object({
    * https://raw.githubusercontent.com/FinanceData/fdr_krx_data_cache/master/data). Unset: the source
    * is off and the daemon makes no call to it.
    */
-  fdr_cache_url: z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL').transform((u) => u.replace(/\/+$/, '')).optional(),
+  fdr_cache_url: httpUrl().optional(),
   /** KST time (HH:MM) by which the cache holds a trading day's final file (it refreshes during the day until about 18:00). */
-  fdr_publish_time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM').default('18:30'),
+  fdr_publish_time: kstTime().default('18:30'),
   /** When the daily FDR cache run starts (cron, KST). */
-  fdr_schedule: z.string().min(9).max(100).default('0 19 * * *'),
+  fdr_schedule: cronSchedule().default('0 19 * * *'),
   /** Least time between two calls to the cache (ms). */
   fdr_min_interval_ms: int(0, 60_000).default(500),
   /** OpenDART key (crtfc_key, 40 characters, opendart.fss.or.kr). Never logged, never answered, never on a command line. */
   dart_api_key: z.string().min(1).max(512).optional(),
   /** OpenDART base URL (a local fake in tests). */
-  dart_api_url: z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL').transform((u) => u.replace(/\/+$/, '')).default('https://opendart.fss.or.kr/api'),
+  dart_api_url: httpUrl().default('https://opendart.fss.or.kr/api'),
   /** KST time (HH:MM) by which a day's filings are in; the daily run is expected done by then plus the stale grace. */
-  dart_publish_time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM').default('19:00'),
+  dart_publish_time: kstTime().default('19:00'),
   /** When the daily OpenDART run starts (cron, KST): the four most recent quarters of every listed company. */
-  dart_schedule: z.string().min(9).max(100).default('30 19 * * *'),
+  dart_schedule: cronSchedule().default('30 19 * * *'),
   /** Calls per OpenDART key per day (its 020 limit: 20,000); a run waits for the next day rather than go over. */
   dart_daily_calls: int(1, 1_000_000).default(20_000),
   /** Least time between two OpenDART calls (ms): 100 keeps under 600 a minute, far from the 1,000 a minute that gets an IP blocked. */
