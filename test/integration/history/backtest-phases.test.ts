@@ -85,10 +85,7 @@ describe('backtest phases before the first screened date', () => {
     expect(run).toMatchObject({ status: 'queued', phase: 'reading_history' });
     // Then it fails once the history is in, naming the field and the first loaded date (polled: no job is ever queued)
     let found = run;
-    for (let i = 0; i < 200 && found.status === 'queued'; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      found = await get(run.id);
-    }
+    await expect.poll(async () => (found = await get(run.id)).status, { timeout: 25_000, interval: 50 }).not.toBe('queued');
     expect(found).toMatchObject({ status: 'failed', phase: null });
     expect(found.error).toMatch(/from: must be on or after 2025-01-02/);
   });
