@@ -86,8 +86,9 @@ export function createRerunScheduler<J>(run: (job: J) => void, budget: RerunBudg
     totals.slices++;
     totals.busy_ms += cost;
     nextAt = now() + Math.max(everyMs / 5, (cost * (1 - share)) / share);
-    // Only lists re-run moments ago are waiting: wake when the first of them is due.
-    if (deferred.length === queue.size) nextAt = Math.max(nextAt, Math.min(...deferred.map((j) => (lastRun.get(j) ?? 0) + everyMs)));
+    // Only lists re-run moments ago are waiting: wake when the first of them is due. (An empty
+    // queue keeps the pause: the minimum of no lists is Infinity, a timer of 1 ms.)
+    if (deferred.length > 0 && deferred.length === queue.size) nextAt = Math.max(nextAt, Math.min(...deferred.map((j) => (lastRun.get(j) ?? 0) + everyMs)));
     arm();
   }
 

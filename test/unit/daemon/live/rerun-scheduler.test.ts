@@ -44,6 +44,24 @@ describe('whole-list re-run scheduler', () => {
     s.close();
   });
 
+  it('keeps its share when the queue ran dry: a list marked right after the last slice waits out that slice\'s pause', async () => {
+    // Given one list costing 10 ms, re-run at once, which empties the queue
+    const { s, ran } = scheduler(10);
+    s.mark('a');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ran).toEqual(['a']);
+    // When another list is marked straight after
+    s.mark('b');
+    // Then it waits the 40 ms pause of the 10 ms slice (10 × 0.8 / 0.2), not a timer's minimum
+    clock += 39;
+    await vi.advanceTimersByTimeAsync(39);
+    expect(ran).toEqual(['a']);
+    clock += 1;
+    await vi.advanceTimersByTimeAsync(1);
+    expect(ran).toEqual(['a', 'b']);
+    s.close();
+  });
+
   it('keeps a list marked again in its place in the queue, and drops a closed list', async () => {
     const { s, ran } = scheduler(5);
     for (const j of ['a', 'b', 'c', 'd']) s.mark(j);
