@@ -134,7 +134,7 @@ export async function main(argv: string[] = process.argv, env: NodeJS.ProcessEnv
     const first = await Promise.race([started.then((err) => ({ err })), signal.received.then((name) => ({ name }))]);
     if ('name' in first) {
       process.stderr.write(`stockscreend: ${first.name} received while starting; shutting down\n`);
-      return await within(config.shutdown_timeout_ms, 'stockscreend', started.then(async (failed) => {
+      return await within(config.shutdown_timeout_ms, 'stockscreend', signals === process, () => started.then(async (failed) => {
         const code = await closed(daemon);
         return failed ? 1 : code;
       }));
@@ -152,7 +152,7 @@ export async function main(argv: string[] = process.argv, env: NodeJS.ProcessEnv
     const name = await signal.received;
     announcing.abort();
     process.stderr.write(`stockscreend: ${name} received, shutting down\n`);
-    const code = await within(config.shutdown_timeout_ms, 'stockscreend', closed(daemon));
+    const code = await within(config.shutdown_timeout_ms, 'stockscreend', signals === process, () => closed(daemon));
     await removeRecord();
     return code;
   } finally {
@@ -169,10 +169,17 @@ function closed(target: { close(): Promise<void> }): Promise<number> {
 }
 
 /**
- * `closing`'s exit code, or 1 once `ms` have passed (said on stderr): whatever is still pending
- * then is left to the launcher's exit.
+ * The exit code of the shutdown `close` starts, or 1 once `ms` have passed (said on stderr):
+ * whatever is still pending then is left to the launcher's exit. The watchdog and the timer are
+ * armed before `close` runs, so a shutdown that blocks or starves the thread from its first step
+ * on is still bounded. `exiting`: the process exits once this returns (the launcher's
+ * process.exit), and exiting was seen to hang too (the main thread busy in JavaScript after every
+ * part had closed, with Redis gone): a short watchdog then replaces the long one, so the process
+ * is gone within EXIT_GRACE_MS of its shutdown, inside the bound. An embedder's process (a test
+ * runner calling main) goes on, so its watchdog is only called off.
  */
-async function within(ms: number, name: string, closing: Promise<number>): Promise<number> {
+async function within(ms: number, name: string, exiting: boolean, close: () => Promise<number>): Promise<number> {
+  const deadline = Date.now() + ms;
   // Should this thread be too busy to notice the time (its event loop starved), another ends the process.
   const watchdog = startExitWatchdog(ms - Math.min(100, ms / 50), `${name}: shutdown did not finish within ${ms} ms and the process does not respond; killed`);
   let timer: NodeJS.Timeout | undefined;
@@ -184,12 +191,19 @@ async function within(ms: number, name: string, closing: Promise<number>): Promi
     }, ms - Math.min(500, ms / 20));
   });
   try {
-    return await Promise.race([closing, late]);
+    return await Promise.race([close(), late]);
   } finally {
     clearTimeout(timer);
     watchdog.stop();
+    if (exiting) {
+      const grace = Math.max(50, Math.min(EXIT_GRACE_MS, deadline - Date.now() - 50));
+      startExitWatchdog(grace, `${name}: shut down but did not exit within ${grace} ms; killed`);
+    }
   }
 }
+
+/** How long the process may take to exit once its shutdown has finished. */
+const EXIT_GRACE_MS = 2000;
 
 /**
  * The first SIGINT/SIGTERM. The listeners go as soon as one arrives, so a second signal
@@ -219,7 +233,7 @@ async function runWorker(config: Parameters<typeof startWorker>[0], signals: Sig
     const first = await Promise.race([started, signal.received.then((name) => ({ name }))]);
     if ('name' in first) {
       process.stderr.write(`stockscreend worker: ${first.name} received while starting; shutting down\n`);
-      return await within(config.shutdown_timeout_ms, 'stockscreend worker', started.then((outcome) => ('worker' in outcome ? closed(outcome.worker) : 1)));
+      return await within(config.shutdown_timeout_ms, 'stockscreend worker', signals === process, () => started.then((outcome) => ('worker' in outcome ? closed(outcome.worker) : 1)));
     }
     if ('err' in first) {
       process.stderr.write(`stockscreend worker: cannot start: ${first.err.message}\n`);
@@ -227,7 +241,7 @@ async function runWorker(config: Parameters<typeof startWorker>[0], signals: Sig
     }
     const name = await signal.received;
     process.stderr.write(`stockscreend worker: ${name} received, shutting down\n`);
-    return await within(config.shutdown_timeout_ms, 'stockscreend worker', closed(first.worker));
+    return await within(config.shutdown_timeout_ms, 'stockscreend worker', signals === process, () => closed(first.worker));
   } finally {
     signal.dispose();
   }
