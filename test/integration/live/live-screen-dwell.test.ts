@@ -38,6 +38,9 @@ describe('live screen dwell', () => {
     const res = await t.request('/api/v1/admin/ticks', { method: 'POST', token: admin, json: { ticks: [{ code: s.code, price, volume: (volume += 1000) }] } });
     expect(res.status).toBe(202);
   };
+  /** A screen update telling that `code` entered the page, or left it. */
+  const enters = (code: string) => (m: Msg) => m.type === 'screen_update' && (m.entered as { code: string }[]).some((r) => r.code === code);
+  const exits = (code: string) => (m: Msg) => m.type === 'screen_update' && (m.exited as string[]).includes(code);
   const updates = (c: TestClient, screenId: unknown) => c.messages.filter((m) => m.type === 'screen_update' && m.screen_id === screenId);
   /** Members rebuilt from `subscribed` and every `screen_update`, with no duplicate enter or stray exit. */
   const replay = (c: TestClient, sub: Msg) => {
@@ -98,11 +101,11 @@ describe('live screen dwell', () => {
 
     // When one stock jumps into the top 3 and falls back out, and another enters and stays
     await tick(hover!, 28);
-    await plain.next((m) => m.type === 'screen_update' && (m.entered as { code: string }[]).some((r) => r.code === hover!.code));
+    await plain.next(enters(hover!.code));
     await tick(hover!, -5);
-    await plain.next((m) => m.type === 'screen_update' && (m.exited as string[]).includes(hover!.code));
+    await plain.next(exits(hover!.code));
     await tick(stay!, 28.5);
-    await plain.next((m) => m.type === 'screen_update' && (m.entered as { code: string }[]).some((r) => r.code === stay!.code));
+    await plain.next(enters(stay!.code));
     const after = await screen();
     expect(after).toContain(stay!.code);
     expect(after).not.toContain(hover!.code);
@@ -143,11 +146,11 @@ describe('live screen dwell', () => {
 
     // When a stock enters and leaves the top 3 and another enters for good
     await tick(hover!, 29);
-    await plain.next((m) => m.type === 'screen_update' && (m.entered as { code: string }[]).some((r) => r.code === hover!.code));
+    await plain.next(enters(hover!.code));
     await tick(hover!, -5);
-    await plain.next((m) => m.type === 'screen_update' && (m.exited as string[]).includes(hover!.code));
+    await plain.next(exits(hover!.code));
     await tick(stay!, 30);
-    await plain.next((m) => m.type === 'screen_update' && (m.entered as { code: string }[]).some((r) => r.code === stay!.code));
+    await plain.next(enters(stay!.code));
 
     // Then after the dwell the restored subscription is told the lasting entry only
     clock.advance(DWELL_S * 1000);
@@ -171,7 +174,7 @@ describe('live screen dwell', () => {
 
     // Given a stock that entered the top 3 just before the feed went stale
     await tick(hover!, 30);
-    await plain.next((m) => m.type === 'screen_update' && (m.entered as { code: string }[]).some((r) => r.code === hover!.code));
+    await plain.next(enters(hover!.code));
     await freshness('stale');
     await vi.waitFor(() => expect(ctx.live.engine.held()).toBe(true), { timeout: 10_000 });
     // When its dwell passes while prices are stale, then it falls back out and prices are fresh again
@@ -179,10 +182,10 @@ describe('live screen dwell', () => {
     ctx.liveScreens.sweep();
     await tick(hover!, -5);
     await freshness('fresh');
-    await plain.next((m) => m.type === 'screen_update' && (m.exited as string[]).includes(hover!.code));
+    await plain.next(exits(hover!.code));
     // And another enters for good
     await tick(stay!, 30);
-    await plain.next((m) => m.type === 'screen_update' && (m.entered as { code: string }[]).some((r) => r.code === stay!.code));
+    await plain.next(enters(stay!.code));
     clock.advance(DWELL_S * 1000);
     ctx.liveScreens.sweep();
 
