@@ -19,6 +19,7 @@ import { confirmCaller, requireCaller, type AuthGuardDeps } from './middleware/a
 import { bodyGate, jsonBody } from './middleware/body.js';
 import { validate } from './middleware/validate.js';
 import { createMethodTable, type MethodTable } from './method-table.js';
+import type { CachedAnswerKeys } from '../ratelimit/store.js';
 
 /** Who may call a route. */
 export type Access = 'public' | 'user' | 'admin';
@@ -69,9 +70,11 @@ export interface RouteSpec {
   limitAs?: string;
   /**
    * True when this request will be answered without work worth counting (the spec does
-   * not count a result-cache hit). Runs after validation, so it reads `req.valid`.
+   * not count a result-cache hit). Runs after validation, so it reads `req.valid`. A lookup
+   * instead: the answer may be in the shared cache, which the rate limiter reads in the same
+   * Redis call as its counters (free when found).
    */
-  freeWhen?: (req: Request, res: Response) => boolean | Promise<boolean>;
+  freeWhen?: (req: Request, res: Response) => boolean | CachedAnswerLookup | Promise<boolean>;
   /**
    * How many requests this one counts as against every rate limit (default 1): a screen's cost.
    * Runs after validation, so it reads `req.valid`.
@@ -82,6 +85,16 @@ export interface RouteSpec {
    * (from what it made us parse: its bytes), so a stream of bad bodies spends the sender's quota.
    */
   refusalWeight?: (req: Request) => number;
+}
+
+/** A cached answer the rate limiter reads with its counters: where it is, and what to do with what was found. */
+export interface CachedAnswerLookup {
+  keys: CachedAnswerKeys;
+  /**
+   * What the call found under the keys (null: nothing, or the request was refused) and how many
+   * admitted requests asked for it so far; true when the request is answered from it (free).
+   */
+  found(value: Buffer | null, asked: number): boolean;
 }
 
 /** What the rate limiter is told about a route when the route table is built. */

@@ -33,6 +33,17 @@ export interface WindowResult {
   counters: CounterState[];
   /** With a probe key: whether that key exists (read in the same atomic call). */
   probed?: boolean;
+  /** With a cached answer's keys (hitUnlessCached): the answer found (the request was then not counted), or null. */
+  cached?: Buffer | null;
+  /** With a cached answer's keys: admitted requests for that answer while it could have been cached, this one included (0 when found or refused). */
+  asked?: number;
+}
+
+/** A cached answer read in the counters' call: its key, its request counter's key, and how long it is kept. */
+export interface CachedAnswerKeys {
+  value: string;
+  asked: string;
+  ttlMs: number;
 }
 
 /** Sliding-window counters in Redis. */
@@ -47,13 +58,18 @@ export interface RateLimitStore {
   hit(counters: readonly CounterSpec[], nowMs?: number, probe?: string, weight?: number): Promise<WindowResult>;
   /** Read the counters without counting (for requests that are free). @throws like hit */
   peek(counters: readonly CounterSpec[], nowMs?: number, probe?: string): Promise<WindowResult>;
+  /**
+   * In one call: read a cached answer; when it exists, peek (an answer from the cache is free) and
+   * return it in `cached`; else hit, and count the request for the answer in `asked`. @throws like hit
+   */
+  hitUnlessCached(counters: readonly CounterSpec[], cache: CachedAnswerKeys, nowMs?: number, probe?: string, weight?: number): Promise<WindowResult>;
 }
 
 const SHA = createHash('sha1').update(WINDOW_SCRIPT).digest('hex');
 
 /** Create the store over an API-side command connection (which should fail fast when Redis is down). */
 export function createRateLimitStore(redis: Redis): RateLimitStore {
-  async function run(mode: string, counters: readonly CounterSpec[], nowMs: number | undefined, probe: string | undefined): Promise<WindowResult> {
+  async function run(mode: string, counters: readonly CounterSpec[], nowMs: number | undefined, probe: string | undefined, cache?: CachedAnswerKeys): Promise<WindowResult> {
     const args: (string | number)[] = [nowMs === undefined ? '' : Math.floor(nowMs), mode];
     const keys: string[] = [];
     for (const c of counters) {
@@ -63,21 +79,34 @@ export function createRateLimitStore(redis: Redis): RateLimitStore {
       else args.push(c.limit, c.bucketS * 1000, c.windowS / c.bucketS - 1);
     }
     if (probe !== undefined) keys.push(probe);
+    if (cache !== undefined) keys.push(cache.value, cache.asked);
     let reply: unknown;
+    // A cached answer is bytes: read as a Buffer (the counters' figures are integers either way).
+    const call = cache === undefined ? 'call' : 'callBuffer';
     try {
-      reply = await redis.evalsha(SHA, keys.length, ...keys, ...args);
+      reply = await redis[call]('EVALSHA', SHA, keys.length, ...keys, ...args);
     } catch (err) {
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      reply = await redis.eval(WINDOW_SCRIPT, keys.length, ...keys, ...args);
+      reply = await redis[call]('EVAL', WINDOW_SCRIPT, keys.length, ...keys, ...args);
     }
-    return parse(reply as number[], counters.length, probe !== undefined);
+    const result = parse(reply as number[], counters.length, probe !== undefined);
+    if (cache !== undefined) {
+      const at = 2 + counters.length * 4 + (probe !== undefined ? 1 : 0);
+      const all = reply as unknown[];
+      result.asked = all[at] as number;
+      result.cached = all.length > at + 1 ? (all[at + 1] as Buffer) : null;
+    }
+    return result;
   }
+  const weighted = (counters: readonly CounterSpec[], weight: number) => Math.max(1, Math.min(Math.floor(weight), ...counters.map((c) => c.limit)));
   return {
     hit: (counters, nowMs, probe, weight = 1) => {
-      const w = Math.max(1, Math.min(Math.floor(weight), ...counters.map((c) => c.limit)));
+      const w = weighted(counters, weight);
       return run(w === 1 ? 'hit' : `hit:${w}`, counters, nowMs, probe);
     },
     peek: (counters, nowMs, probe) => run('peek', counters, nowMs, probe),
+    hitUnlessCached: (counters, cache, nowMs, probe, weight = 1) =>
+      run(`cached:${weighted(counters, weight)}:${Math.max(1, Math.floor(cache.ttlMs))}`, counters, nowMs, probe, cache),
   };
 }
 

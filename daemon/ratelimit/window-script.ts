@@ -48,15 +48,25 @@
  *
  * Then, when a probe key was given: 1 if it exists, else 0.
  *
+ * ## A cached answer read in the same call
+ *
+ * Mode `cached:<weight>:<ttl ms>` takes two more keys, last: a cached answer and its request
+ * counter. When the answer exists the call is a peek (the spec does not count an answer from the
+ * result cache) and returns it; else it is a hit, and when admitted the counter is incremented
+ * (expiring `ttl` after the first request) — it tells the caller whether anyone asked for this
+ * answer before, i.e. whether it is worth sharing. Appended to the reply: the counter (0 when the
+ * answer was found or the request refused), then the answer when found.
+ *
  * Time is Redis `TIME` unless the caller passes milliseconds (tests inject a clock). A
  * clock that goes backwards counts the request in the newest bucket written.
  */
 
 /**
  * Lua source. KEYS: the counters, then optionally one more key whose existence is reported (the
- * caller's token revocation mark, so that lookup needs no command of its own). ARGV: now ms or
- * '', 'hit' | 'hit:<weight>' | 'peek', then limit, bucket ms (0: exact log), K (buckets before the current one;
- * for a log, the window in ms) per counter.
+ * caller's token revocation mark, so that lookup needs no command of its own), then in mode
+ * `cached` the answer's key and its counter's. ARGV: now ms or '', 'hit' | 'hit:<weight>' |
+ * 'peek' | 'cached:<weight>:<ttl ms>', then limit, bucket ms (0: exact log), K (buckets before the
+ * current one; for a log, the window in ms) per counter.
  */
 export const WINDOW_SCRIPT = `
 local now
@@ -67,14 +77,22 @@ else
   now = tonumber(ARGV[1])
 end
 -- 'hit' or 'hit:<weight>': a request may count as several (its cost), 'peek' as none.
-local mode, weight = string.match(ARGV[2], '^(%a+):?(%d*)$')
+local mode, weight, ttl = string.match(ARGV[2], '^(%a+):?(%d*):?(%d*)$')
 local hit = mode == 'hit'
 local w = tonumber(weight) or 1
 local HDR = 32
 local N = (#ARGV - 2) / 3
+local nKeys = #KEYS
+-- A cached answer, when found, makes the request free: a peek.
+local answer
+if mode == 'cached' then
+  nKeys = nKeys - 2
+  answer = redis.call('GET', KEYS[nKeys + 1])
+  hit = not answer
+end
 -- One MGET reads the ring counters and, when given, the probe key (its value only says it exists).
 local ringKeys, ringAt = {}, {}
-for i = 1, #KEYS do
+for i = 1, nKeys do
   if i > N or tonumber(ARGV[3 + (i - 1) * 3 + 1]) > 0 then
     ringKeys[#ringKeys + 1] = KEYS[i]
     ringAt[i] = #ringKeys
@@ -225,6 +243,18 @@ for i = 1, N do
   out[#out + 1] = filled
   end
 end
-if #KEYS > N then out[#out + 1] = raws[N + 1] and 1 or 0 end
+if nKeys > N then out[#out + 1] = raws[N + 1] and 1 or 0 end
+if mode == 'cached' then
+  if answer then
+    out[#out + 1] = 0
+    out[#out + 1] = answer
+  elseif admit then
+    local asked = redis.call('INCR', KEYS[nKeys + 2])
+    if asked == 1 then redis.call('PEXPIRE', KEYS[nKeys + 2], tonumber(ttl)) end
+    out[#out + 1] = asked
+  else
+    out[#out + 1] = 0
+  end
+end
 return out
 `;

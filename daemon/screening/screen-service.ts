@@ -34,6 +34,32 @@ import type { Snapshot } from './snapshot.js';
 export interface ResultCache {
   get(key: string): Promise<Buffer | null>;
   set(key: string, value: Buffer, ttlSeconds: number): Promise<void>;
+  /**
+   * The Redis keys of `key`'s answer and of its request count, for a caller that reads them in a
+   * Redis call of its own (the rate limiter, in the same call as its counters). Absent: no such caller.
+   */
+  redisKeys?(key: string): CacheKeys;
+}
+
+/** Where an answer lives in Redis, and the counter of how often it was asked for while it could be cached. */
+export interface CacheKeys {
+  value: string;
+  asked: string;
+}
+
+/**
+ * How the rate limiter looks a query's answer up in its own Redis call: the answer is already
+ * in process, or these keys are read (the answer, kept `ttlMs`), or there is no cache.
+ */
+export type CacheProbe = { answer: ScreenAnswer } | { keys: CacheKeys; ttlMs: number } | null;
+
+/**
+ * What a lookup made outside the service found: the answer (null: none), and whether an answer
+ * computed now goes to the shared layer too (false for a query nobody asked for before, see run).
+ */
+export interface CacheFound {
+  answer: ScreenAnswer | null;
+  share: boolean;
 }
 
 /** Everything about a screen's answer but its rows. */
@@ -126,13 +152,17 @@ export interface ScreenService {
   stats(): { memo_bytes: number; memo_max_bytes: number; answers_bytes: number; answers_max_bytes: number; running: number; waiting: number };
   /** The cached answer to `query`, or null (also when the cache cannot be read). */
   lookup(query: ScreenQuery): Promise<ScreenAnswer | null>;
+  /** How another Redis call can look `query` up (see CacheProbe). */
+  cacheProbe(query: ScreenQuery): CacheProbe;
+  /** Decode what such a call read under the probe's keys (null: nothing), keeping it in process. */
+  cacheFound(query: ScreenQuery, value: Buffer | null): ScreenAnswer | null;
   /**
-   * The answer to `query`: `cached` when a lookup already found it, else from the cache or the
-   * engine. Expensive work (columns, ranks, as_of) waits for `work.user`'s fair share, yields to
+   * The answer to `query`: the one `found` by a lookup already made, else from the cache or the
+   * engine. A computed answer is kept in process and, unless `found.share` is false, in Redis. Expensive work (columns, ranks, as_of) waits for `work.user`'s fair share, yields to
    * the event loop as it runs and stops at the CPU deadline or when `work.signal` aborts.
    * @throws AppError QUERY_TIMEOUT at the deadline, RATE_LIMIT_EXCEEDED when the user has too many waiting; ClientGoneError
    */
-  run(query: ScreenQuery, extra?: Pick<ScreenSummary, 'missing_inputs' | 'message'>, cached?: ScreenAnswer | null, work?: ScreenWork): Promise<ScreenAnswer>;
+  run(query: ScreenQuery, extra?: Pick<ScreenSummary, 'missing_inputs' | 'message'>, found?: CacheFound, work?: ScreenWork): Promise<ScreenAnswer>;
   /**
    * Every match of `query` on its snapshot, items built lazily.
    * @throws AppError INVALID_REQUEST like parse, QUERY_TIMEOUT, RATE_LIMIT_EXCEEDED (see run)
@@ -205,10 +235,20 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
     const key = keyOf(query);
     const near = local.get(key);
     if (near) return near;
-    const hit = await deps.cache.get(key).catch(() => null);
-    const answer = hit === null ? null : decode(hit);
-    if (answer) local.set(key, answer);
+    return cacheFound(query, await deps.cache.get(key).catch(() => null));
+  }
+
+  function cacheFound(query: ScreenQuery, value: Buffer | null): ScreenAnswer | null {
+    const answer = value === null ? null : decode(value);
+    if (answer) local.set(keyOf(query), answer);
     return answer;
+  }
+
+  function cacheProbe(query: ScreenQuery): CacheProbe {
+    if (deps.ttlSeconds === 0 || !deps.cache.redisKeys) return null;
+    const key = keyOf(query);
+    const near = local.get(key);
+    return near ? { answer: near } : { keys: deps.cache.redisKeys(key), ttlMs: deps.ttlSeconds * 1000 };
   }
 
   return {
@@ -222,10 +262,12 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
     limits,
     stats: () => ({ memo_bytes: memo.bytes(), memo_max_bytes: CROSS_SECTION_MEMO_BYTES, answers_bytes: local.bytes(), answers_max_bytes: LOCAL_CACHE_BYTES, ...fair.stats() }),
     lookup,
-    async run(query, extra = {}, known, work) {
+    cacheProbe,
+    cacheFound,
+    async run(query, extra = {}, found, work) {
       // The cache is keyed by the query alone, so a template's note (missing_inputs) is added
       // per call, never stored: /screen with the same query must not inherit it, nor lose it.
-      const hit = known === undefined ? await lookup(query) : known;
+      const hit = found === undefined ? await lookup(query) : found.answer;
       if (hit) return { ...hit, ...extra };
       const { snap, as_of, result } = await guarded(query, work, isExpensive(query), async (snap, checkpoint, as_of) => ({
         snap, as_of,
@@ -246,14 +288,19 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
         ...(as_of !== undefined ? { as_of } : {}),
         ...(result.total === 0 ? { explain: explainEmpty(snap, query, deps.knownFields) } : {}),
       };
-      // With a cache, the stocks are written after the cache value's head in one buffer.
-      const head = deps.ttlSeconds > 0 ? cacheHead(summary) : undefined;
+      // An answer goes to Redis (shared by every daemon) once a second request asked for it: most
+      // computed screens are asked for once (a slider moved, a one-off script), and a repeat on
+      // this daemon is answered from the in-process layer anyway. Writing each one to Redis cost
+      // a large share of a miss's CPU (the command, the write of the page's bytes, the reply).
+      const share = deps.ttlSeconds > 0 && found?.share !== false;
+      // Shared, the stocks are written after the cache value's head in one buffer.
+      const head = share ? cacheHead(summary) : undefined;
       const value = pageBytes(snap, result, query.as_of === undefined, head);
       const answer: ScreenAnswer = { ...summary, stocks: head === undefined ? value : value.subarray(head.length), cached: true };
       if (deps.ttlSeconds > 0) {
         const key = keyOf(query);
         local.set(key, answer);
-        await deps.cache.set(key, value, deps.ttlSeconds).catch(() => undefined);
+        if (share) await deps.cache.set(key, value, deps.ttlSeconds).catch(() => undefined);
       }
       return { ...answer, ...extra, cached: false };
     },

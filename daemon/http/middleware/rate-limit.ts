@@ -19,7 +19,7 @@ import { decide, peekHeaders, staticHeaders, type Verdict } from '../../ratelimi
 import { addressKey, canonicalPrefix, compileEndpointRules, endpointKey, planChecks, type CheckSpec, type EndpointRule, type Identity } from '../../ratelimit/policy.js';
 import { createRateLimitStore, type WindowResult } from '../../ratelimit/store.js';
 import type { TokenRef } from '../../auth/revocations.js';
-import type { LimitedRoute, RouteLimiter } from '../api.js';
+import type { CachedAnswerLookup, LimitedRoute, RouteLimiter } from '../api.js';
 import { API_PREFIXES } from '../prefixes.js';
 import { bearerToken, identifyCaller, type AuthGuardDeps } from './auth.js';
 
@@ -110,13 +110,17 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
       const checks = planChecks(config, identity, endpoint, deps.key);
       // A refused request has no valid body to look up: it always counts.
       const refused = req.rateLimitRefusal === true || req.rateLimitUnauthenticated === true;
-      const isFree = free && !refused ? await freeCheck(free, req, res) : false;
+      const freeOrLookup = free && !refused ? await freeCheck(free, req, res) : false;
       // Never more than the smallest limit, or it could never be admitted.
       const weight = Math.min(weightOf(req), ...checks.map((c) => c.limit));
+      const lookup = typeof freeOrLookup === 'object' ? freeOrLookup : undefined;
       let result: WindowResult;
       try {
         const nowMs = deps.clock?.now();
-        result = await deps.guard.run(() => (isFree ? store.peek(checks, nowMs, probe) : store.hit(checks, nowMs, probe, weight)));
+        result = await deps.guard.run(() =>
+          freeOrLookup === true ? store.peek(checks, nowMs, probe)
+          : lookup ? store.hitUnlessCached(checks, lookup.keys, nowMs, probe, weight)
+          : store.hit(checks, nowMs, probe, weight));
         if (result.probed !== undefined) req.tokenRevoked = result.probed;
       } catch (err) {
         decided.failedOpen.inc();
@@ -124,6 +128,8 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
         setHeaders(res, staticHeaders(checks));
         return next();
       }
+      // A cached answer read in the same call makes the request free.
+      const isFree = freeOrLookup === true || (lookup !== undefined && foundCached(lookup, result));
       if (isFree) {
         decided.free.inc();
         setHeaders(res, peekHeaders(checks, result));
@@ -137,11 +143,22 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
     };
   }
 
-  async function freeCheck(free: NonNullable<LimitedRoute['freeWhen']>, req: Request, res: Parameters<RequestHandler>[1]): Promise<boolean> {
+  async function freeCheck(free: NonNullable<LimitedRoute['freeWhen']>, req: Request, res: Parameters<RequestHandler>[1]): Promise<boolean | CachedAnswerLookup> {
     try {
       return await free(req, res);
     } catch (err) {
       deps.logger.warn({ err: (err as Error).message }, 'rate limit: free-request check failed; counting the request');
+      return false;
+    }
+  }
+
+  function foundCached(lookup: CachedAnswerLookup, result: WindowResult): boolean {
+    try {
+      return lookup.found(result.cached ?? null, result.asked ?? 0);
+    } catch (err) {
+      // The call found an answer (so it counted nothing) that cannot be used: the route computes it
+      // again, this one request uncounted rather than failed.
+      deps.logger.warn({ err: (err as Error).message }, 'rate limit: cached answer unreadable; counting the request');
       return false;
     }
   }

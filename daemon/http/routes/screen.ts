@@ -9,7 +9,7 @@ import { PERCENTILE_CONVENTION } from '../../kernel/percentile.js';
 import type { ScreenQuery } from '../../screening/query.js';
 import { parseTemplateOverrides } from '../../screening/request.js';
 import { screenRequestJsonSchema } from '../../screening/request-openapi.js';
-import { type ScreenAnswer, type ScreenService, type ScreenSummary, type ScreenWork } from '../../screening/screen-service.js';
+import { type CacheFound, type ScreenAnswer, type ScreenService, type ScreenSummary, type ScreenWork } from '../../screening/screen-service.js';
 import { BUDGET_TIERS, COST_WEIGHTS, type BudgetTier } from '../../screening/cost.js';
 import { ClientGoneError } from '../../screening/work-guard.js';
 import type { Snapshot } from '../../screening/snapshot.js';
@@ -17,7 +17,7 @@ import type { SnapshotService } from '../../screening/snapshot-service.js';
 import { listTemplates, applyTemplateOverrides, missingInputs, requireTemplate, templateColumnNames } from '../../screening/templates.js';
 import { FUNCTION_DOCS, GROUP_BY, MAX_CROSS_TERMS } from '../../screening/expression-functions.js';
 import { MAX_COLUMNS, MAX_SCORE_FACTORS } from '../../screening/formula-columns.js';
-import type { ApiBuilder, RouteSpec } from '../api.js';
+import type { ApiBuilder, CachedAnswerLookup, RouteSpec } from '../api.js';
 import type { ScreenField, ScreenTemplate as WireTemplate } from '../../contract/screening.js';
 import { meta, sendSuccess } from '../envelope.js';
 import { csvChunks, writeChunks } from './screen-csv.js';
@@ -138,25 +138,40 @@ export function memoisedScreenParser(screens: ScreenService): (body: unknown, re
 }
 
 /**
- * The cached answer found by a route's `freeWhen` (the spec: an answer from
- * the result cache counts against nothing), kept for the handler so the cache is read once.
- * undefined: not looked up (limits off); null: looked up, not cached.
+ * What the rate limiter's lookup found for this request (see freeWhenCached), kept for the handler
+ * so the cache is read once. undefined: not looked up (limits off, or Redis unavailable).
  */
-function foundAnswer(res: Response): ScreenAnswer | null | undefined {
-  return res.locals.screenAnswer as ScreenAnswer | null | undefined;
+function foundAnswer(res: Response): CacheFound | undefined {
+  return res.locals.screenFound as CacheFound | undefined;
 }
 
 /**
  * `freeWhen` of every way of running a screen (POST /screen, /screening, templates, presets):
  * they share one cache keyed by the normalised query, so each is free exactly when its query's
- * answer is cached now. A CSV export is never answered from the cache, so it always counts.
+ * answer is cached now. An answer in process is free at once; else the rate limiter reads the
+ * shared one in its own Redis call, with the count of requests for it that decides whether an
+ * answer computed now is shared (see ScreenService.run). A CSV export is never answered from the
+ * cache, so it always counts.
  */
-export function freeWhenCached(screens: ScreenService): (req: Request, res: Response) => Promise<boolean> {
-  return async (req, res) => {
+export function freeWhenCached(screens: ScreenService): (req: Request, res: Response) => boolean | CachedAnswerLookup {
+  return (req, res) => {
     if (wantsCsv(req)) return false;
-    const answer = await screens.lookup(req.valid.body as ScreenQuery);
-    res.locals.screenAnswer = answer;
-    return answer !== null;
+    const query = req.valid.body as ScreenQuery;
+    const probe = screens.cacheProbe(query);
+    if (probe === null) return false;
+    if ('answer' in probe) {
+      res.locals.screenFound = { answer: probe.answer, share: false } satisfies CacheFound;
+      return true;
+    }
+    return {
+      keys: { value: probe.keys.value, asked: probe.keys.asked, ttlMs: probe.ttlMs },
+      found: (value, asked) => {
+        const answer = screens.cacheFound(query, value);
+        // Asked for before (on any daemon) while it could be cached: worth sharing.
+        res.locals.screenFound = { answer, share: asked >= 2 } satisfies CacheFound;
+        return answer !== null;
+      },
+    };
   };
 }
 

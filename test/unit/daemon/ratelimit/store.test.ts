@@ -217,6 +217,38 @@ describe('sliding-window store', () => {
     expect((await store.peek([c], BASE)).probed).toBeUndefined();
   });
 
+  it('reads a cached answer in the counting call: free when found, else counted with the requests for it', async () => {
+    const c = hourly(3);
+    const cache = { value: key(), asked: key(), ttlMs: 60_000 };
+    const revoked = key();
+    // Nothing cached: counted like a hit, the first request for the answer
+    const first = await store.hitUnlessCached([c], cache, BASE, revoked);
+    expect(first).toMatchObject({ admitted: true, probed: false, cached: null, asked: 1 });
+    expect(first.counters[0]!.count).toBe(1);
+    // Asked again, still not cached: counted, and the second request for it
+    const second = await store.hitUnlessCached([c], cache, BASE);
+    expect(second).toMatchObject({ admitted: true, cached: null, asked: 2 });
+    expect(second.counters[0]!.count).toBe(2);
+    // The request counter lives as long as an answer would, from the first request
+    const pttl = await redis.pttl(cache.asked);
+    expect(pttl).toBeGreaterThan(0);
+    expect(pttl).toBeLessThanOrEqual(60_000);
+    // Cached (bytes that are not valid UTF-8 come back unchanged): returned, and nothing counted
+    const bytes = Buffer.from([0x7b, 0xff, 0x00, 0x0a, 0xea, 0xb0, 0x80]);
+    await redis.set(cache.value, bytes);
+    const hit = await store.hitUnlessCached([c], cache, BASE);
+    expect(hit.cached?.equals(bytes)).toBe(true);
+    expect(hit.asked).toBe(0);
+    expect(hit.counters[0]!.count).toBe(2);
+    expect(await redis.get(cache.asked)).toBe('2');
+    // A refused request is neither counted nor a request for the answer
+    await redis.del(cache.value);
+    await store.hit([c], BASE);
+    const refused = await store.hitUnlessCached([c], cache, BASE);
+    expect(refused).toMatchObject({ admitted: false, cached: null, asked: 0 });
+    expect(await redis.get(cache.asked)).toBe('2');
+  });
+
   it('rolls a ring forward correctly within the newest bucket and across minute boundaries', async () => {
     const c = ringHour(1000);
     // 3 in minute 0, 2 in minute 1, 1 in minute 59
