@@ -10,7 +10,7 @@
  * copy of recent answers (with their encoded bytes), so a hot screen costs no Redis read and
  * no re-encoding. Both are keyed by the snapshot version, so a recomputation invalidates both.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { createCrossSectionMemo, CROSS_SECTION_MEMO_BYTES } from './cross-section.js';
 import { explainEmpty, type ScreenExplanation } from './explain.js';
 import { formulasOf } from './formula-columns.js';
@@ -197,7 +197,7 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
     const version = deps.snapshot.current().version;
     const known = keys.get(query);
     if (known?.version === version) return known.key;
-    const key = `a2:${version}:${createHash('sha1').update(normalizeQuery(query)).digest('base64url')}`;
+    const key = `a2:${version}:${hash('sha1', normalizeQuery(query), 'base64url')}`;
     keys.set(query, { version, key });
     return key;
   };

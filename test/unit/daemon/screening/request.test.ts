@@ -7,6 +7,7 @@ import {
   parseTemplateOverrides,
 } from '../../../../daemon/screening/request.js';
 import { KNOWN } from './fixture.js';
+import { stableStringify } from '../../../../daemon/screening/query-normalize.js';
 
 const parse = (body: unknown) => parseScreenRequest(body, KNOWN);
 
@@ -173,6 +174,19 @@ describe('normalizeQuery', () => {
     const json = JSON.parse(normalizeQuery(parse({}))) as Record<string, unknown>;
     expect(Object.keys(json)).toEqual(['expression', 'fields', 'filters', 'page', 'per_page', 'sort', 'universe']);
     expect(json.universe).toEqual({ codes: [], exclude: [], industries: [], market: 'ALL', sectors: [] });
+  });
+
+  it('sorts keys at every level, for queries using every part of the request (stored answers keep their keys)', () => {
+    const bodies = [
+      {},
+      { as_of: '2026-03-04', min_per: 1, max_pbr: 3, sort_by: 'roe', order: 'asc', fields: ['industry', 'roe'] },
+      { filters: { roe: { min: 5 }, per: { max: 20 } }, market: 'KOSDAQ', codes: ['005930', '000660'], industries: ['반도체'], page: 2, per_page: 10 },
+      { columns: { ey: '1 / per * 100', r: 'pct_rank(roe) by sector' }, score: { roe: 0.6, '-per': 0.4 }, expression: 'ey > 3 and r > 50', sort: [{ field: 'score', direction: 'desc' }, { field: 'roe', direction: 'asc' }] },
+    ];
+    for (const body of bodies) {
+      const text = normalizeQuery(parse(body));
+      expect(text).toBe(stableStringify(JSON.parse(text)));
+    }
   });
 });
 
