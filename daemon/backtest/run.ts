@@ -89,7 +89,8 @@ export async function executePlan(asOf: AsOfService, p: BacktestPlan, hooks: Exe
     const known = saved.get(day);
     if (known) return known;
     if (!built) await hooks.onPhase?.('building_series');
-    const snapshot = await asOf.snapshotOf({ history, day, date: history.dates[day] ?? '' }, depth, fields);
+    // The dates still to screen decide whether the fields' series pay for themselves.
+    const snapshot = await asOf.snapshotOf({ history, day, date: history.dates[day] ?? '' }, depth, fields, Math.max(1, p.signals - calls + 1));
     if (!built) await hooks.onPhase?.('screening');
     built = true;
     const rows = matchAll(snapshot, { ...p.query, page: 1 }).rows;

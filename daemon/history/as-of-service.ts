@@ -13,7 +13,8 @@ import { invalidRequest } from '../errors.js';
 import type { Snapshot } from '../screening/snapshot.js';
 import { createMemoryBudget, type MemoryBudget } from '../screening/memory-budget.js';
 import { createTimeSlicer } from '../screening/time-slicer.js';
-import { buildAsOfSnapshot } from './as-of-snapshot.js';
+import { INDICATOR_IDS } from '../indicators/registry.js';
+import { buildAsOfSnapshot, seriesPay } from './as-of-snapshot.js';
 import { createSeriesStore, SERIES_FIELDS, type SeriesStore } from './field-series.js';
 import type { MarketHistory } from './market-history.js';
 import type { AsOfDepth } from './point-indicators.js';
@@ -82,10 +83,18 @@ export interface AsOfService {
   /**
    * The snapshot of an already resolved day; 'point' holds only what needs no price history
    * (point-indicators.ts); `fields` limits the columns it holds (default every indicator).
+   * `dates`: how many dates the caller will ask for with these fields (a backtest: its rebalance
+   * dates to go; default 1), which decides whether building their series over the whole history
+   * pays or the date is computed on its own (as-of-snapshot.ts seriesPay): same values either way.
    */
-  snapshotOf(at: AsOfDay, depth?: AsOfDepth, fields?: readonly string[]): Promise<Snapshot>;
+  snapshotOf(at: AsOfDay, depth?: AsOfDepth, fields?: readonly string[], dates?: number): Promise<Snapshot>;
   /** Figures for the benchmark and logs (`version`: of the history read or being read; `series`: of the current history, once read). */
-  stats(): { cached: number; bytes: number; builds: number; version?: string; series?: ReturnType<SeriesStore['stats']> };
+  stats(): {
+    cached: number; bytes: number; builds: number;
+    /** Of `builds`, the snapshots computed date by date rather than picked from the series. */
+    date_builds: number;
+    version?: string; series?: ReturnType<SeriesStore['stats']>;
+  };
   /** Settles when the background series build of the current history is done (benchmarks, tests). */
   warmed(): Promise<void>;
 }
@@ -116,6 +125,7 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
     },
   });
   let builds = 0;
+  let dateBuilds = 0;
   const stores = new WeakMap<MarketHistory, SeriesStore>();
   let current: { store: SeriesStore; warm: Promise<void> } | undefined;
 
@@ -183,7 +193,7 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
     return { history: h, day, date: h.dates[day] ?? first };
   }
 
-  function snapshotOf(at: AsOfDay, depth: AsOfDepth = 'full', fields?: readonly string[]): Promise<Snapshot> {
+  function snapshotOf(at: AsOfDay, depth: AsOfDepth = 'full', fields?: readonly string[], dates = 1): Promise<Snapshot> {
     const key = `${at.date}|${depth}|${fields ? [...new Set(fields)].sort().join(',') : '*'}|${at.history.version}`;
     const hit = cache.get(key);
     if (hit) {
@@ -195,7 +205,11 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
     }
     builds++;
     const slicer = createTimeSlicer();
-    const snapshot = buildAsOfSnapshot(at.history, at.day, () => slicer.checkpoint(), depth, fields, storeOf(at.history));
+    const store = storeOf(at.history);
+    const wanted = fields ?? INDICATOR_IDS;
+    const fromSeries = seriesPay(store, wanted, depth, dates);
+    if (!fromSeries) dateBuilds++;
+    const snapshot = buildAsOfSnapshot(at.history, at.day, () => slicer.checkpoint(), depth, wanted, fromSeries ? store : undefined);
     const entry = { snapshot, bytes: 0, used: memory.stamp() };
     cache.set(key, entry);
     snapshot.then(
@@ -220,7 +234,7 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
       const at = await resolve(date);
       return { snapshot: await snapshotOf(at, 'full', fields), date: at.date };
     },
-    stats: () => ({ cached: cache.size, bytes, builds, ...(loaded ? { version: loaded.version } : {}), ...(current ? { series: current.store.stats() } : {}) }),
+    stats: () => ({ cached: cache.size, bytes, builds, date_builds: dateBuilds, ...(loaded ? { version: loaded.version } : {}), ...(current ? { series: current.store.stats() } : {}) }),
     warmed: async () => {
       await history();
       // `current` is set by the read's own continuation; give it its turn first.

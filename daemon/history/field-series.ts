@@ -56,6 +56,10 @@ export interface SeriesStore {
   irregular(day: number): readonly number[];
   /** The daily computation's values of stock `s` on `day` for `fields` (memoised). */
   dailyValues(s: number, day: number, fields: readonly string[]): IndicatorValues;
+  /** Those of `fields` neither kept nor being built: what reading them would build. */
+  missing(fields: readonly string[]): string[];
+  /** True when the series of `fields` together take at most half the memory budget (so reading them does not drop one another). */
+  fits(fields: readonly string[]): boolean;
   /** Figures for the benchmark and logs. */
   stats(): { fields: number; bytes: number; builds: number; fallbackCells: number };
 }
@@ -232,6 +236,8 @@ export function createSeriesStore(history: MarketHistory, budget: MemoryBudget |
         if (cols.size === unique.length) return use(cols);
       }
     },
+    missing: (fields) => [...new Set(fields)].filter((f) => !kept.has(f)),
+    fits: (fields) => new Set(fields).size * fieldBytes <= memory.limit / 2,
     irregular: (day) => irregularOf().get(day) ?? [],
     dailyValues: (s, day, fields) => fallbackAt(s, day, fields.every((f) => POINT_FIELDS.has(f))),
     stats: () => ({ fields: builtCount, bytes: builtCount * fieldBytes, builds, fallbackCells: fallback.size + points.size }),

@@ -217,7 +217,11 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
     const start = async (): Promise<T> => {
       const guard = createWorkGuard({ deadlineMs: limits.deadline_ms, ...(work?.signal ? { signal: work.signal } : {}) });
       await guard.checkpoint();
-      const { snapshot, as_of } = await snapshotFor(query);
+      // An as-of snapshot is built under a slicer of its own, and may be shared with other
+      // requests of its date: the time it takes is bounded by how it is built (as-of-snapshot.ts
+      // computes a date on its own when its fields' series would not pay), not by this deadline,
+      // which counts the screen's own evaluation.
+      const { snapshot, as_of } = await guard.wait(snapshotFor(query));
       return task(snapshot, () => guard.checkpoint(), as_of);
     };
     return expensive && work !== undefined ? fair.run(work.user, start) : start();

@@ -97,8 +97,9 @@ export async function buildSnapshotSliced(
   fields: readonly string[],
   version: string,
   checkpoint: () => Promise<void>,
+  columnOf?: ColumnSource,
 ): Promise<Snapshot> {
-  const steps = snapshotSteps(rows, fields, version);
+  const steps = snapshotSteps(rows, fields, version, columnOf);
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
@@ -106,9 +107,22 @@ export async function buildSnapshotSliced(
   }
 }
 
+/**
+ * Values of `field` for every row given to the build, in the order the rows were given (NaN or
+ * any non-finite number = null), or undefined to read the rows' `values` instead. Lets a caller
+ * holding columns already (as-of snapshots from per-field series) build a snapshot without one
+ * object of values per stock.
+ */
+export type ColumnSource = (field: string) => Float64Array | undefined;
+
 /** The build as a generator: it yields between units of work of a few hundred µs each on a full market. */
-function* snapshotSteps(rows: readonly SnapshotRow[], fields: readonly string[], version: string): Generator<void, Snapshot> {
-  const sorted = [...rows].sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+function* snapshotSteps(rows: readonly SnapshotRow[], fields: readonly string[], version: string, columnOf?: ColumnSource): Generator<void, Snapshot> {
+  const order = Array.from(rows.keys()).sort((a, b) => {
+    const x = (rows[a] as SnapshotRow).code;
+    const y = (rows[b] as SnapshotRow).code;
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+  const sorted = order.map((i) => rows[i] as SnapshotRow);
   const size = sorted.length;
   const rowByCode = new Map<string, number>();
   sorted.forEach((row, i) => {
@@ -128,7 +142,8 @@ function* snapshotSteps(rows: readonly SnapshotRow[], fields: readonly string[],
   const uniqueFields = [...new Set(fields)];
   const columns = new Map<string, Column>();
   for (const field of uniqueFields) {
-    columns.set(field, buildColumn(sorted, field));
+    const given = columnOf?.(field);
+    columns.set(field, given === undefined ? buildColumn(sorted, field) : columnFrom(given, order));
     yield;
   }
   return Object.freeze({
@@ -224,6 +239,24 @@ function buildColumn(rows: readonly SnapshotRow[], field: string): Column {
       nulls[i >>> 3] = (nulls[i >>> 3] ?? 0) | (1 << (i & 7));
     }
   });
+  return Object.freeze({ values, nulls, count });
+}
+
+/** A column of `given` (values in the rows' given order) read in snapshot order (`order[i]`: the given index of row i). */
+function columnFrom(given: Float64Array, order: readonly number[]): Column {
+  const values = new Float64Array(order.length);
+  const nulls = new Uint8Array((order.length + 7) >>> 3);
+  let count = 0;
+  for (let i = 0; i < order.length; i++) {
+    const v = given[order[i] as number] as number;
+    if (Number.isFinite(v)) {
+      values[i] = v;
+      count++;
+    } else {
+      values[i] = Number.NaN;
+      nulls[i >>> 3] = (nulls[i >>> 3] ?? 0) | (1 << (i & 7));
+    }
+  }
   return Object.freeze({ values, nulls, count });
 }
 

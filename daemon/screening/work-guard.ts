@@ -29,6 +29,13 @@ export interface WorkGuard {
    * @throws AppError QUERY_TIMEOUT past the deadline; ClientGoneError once the client left
    */
   checkpoint(): Promise<void>;
+  /**
+   * Awaits `work` that is not this request's own slices (a snapshot another request is building,
+   * or one built under a slicer of its own): the time it takes is not counted, only the slice
+   * up to the call.
+   * @throws what `work` throws; AppError QUERY_TIMEOUT / ClientGoneError like checkpoint
+   */
+  wait<T>(work: Promise<T>): Promise<T>;
   /** CPU milliseconds used so far. */
   used(): number;
 }
@@ -67,6 +74,15 @@ export function createWorkGuard(options: WorkGuardOptions): WorkGuard {
       await yieldToLoop();
       sliceStart = now();
       check();
+    },
+    async wait(work) {
+      used += now() - sliceStart;
+      check();
+      try {
+        return await work;
+      } finally {
+        sliceStart = now();
+      }
     },
     used: () => used + (now() - sliceStart),
   };
