@@ -221,7 +221,7 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
       // requests of its date: the time it takes is bounded by how it is built (as-of-snapshot.ts
       // computes a date on its own when its fields' series would not pay), not by this deadline,
       // which counts the screen's own evaluation.
-      const { snapshot, as_of } = await guard.wait(snapshotFor(query));
+      const { snapshot, as_of } = await guard.wait(() => snapshotFor(query));
       return task(snapshot, () => guard.checkpoint(), as_of);
     };
     return expensive && work !== undefined ? fair.run(work.user, start) : start();

@@ -30,12 +30,12 @@ export interface WorkGuard {
    */
   checkpoint(): Promise<void>;
   /**
-   * Awaits `work` that is not this request's own slices (a snapshot another request is building,
-   * or one built under a slicer of its own): the time it takes is not counted, only the slice
-   * up to the call.
+   * Runs and awaits `work` that is not this request's own slices (a snapshot another request is
+   * building, or one built under a slicer of its own): the time it takes is not counted, only
+   * the slice up to the call.
    * @throws what `work` throws; AppError QUERY_TIMEOUT / ClientGoneError like checkpoint
    */
-  wait<T>(work: Promise<T>): Promise<T>;
+  wait<T>(work: () => Promise<T>): Promise<T>;
   /** CPU milliseconds used so far. */
   used(): number;
 }
@@ -79,7 +79,7 @@ export function createWorkGuard(options: WorkGuardOptions): WorkGuard {
       used += now() - sliceStart;
       check();
       try {
-        return await work;
+        return await work();
       } finally {
         sliceStart = now();
       }

@@ -4,13 +4,15 @@
  * EMA/Wilder chains are seeded differently), on halt days and for cross-sectional scores.
  */
 import { describe, expect, it } from 'vitest';
+import { createAsOfService } from '../../../../daemon/history/as-of-service.js';
 import { buildAsOfSnapshot } from '../../../../daemon/history/as-of-snapshot.js';
 import { createSeriesStore, SERIES_FIELDS } from '../../../../daemon/history/field-series.js';
 import { createHistoryBuilder } from '../../../../daemon/history/history-loader.js';
 import type { MarketHistory } from '../../../../daemon/history/market-history.js';
 import { INDICATOR_IDS } from '../../../../daemon/indicators/registry.js';
 import type { DailyBar, FinancialQuarter, HaltRecord, IndexBar } from '../../../../daemon/kernel/records.js';
-import { valueAt } from '../../../../daemon/screening/snapshot.js';
+import { createMemoryBudget } from '../../../../daemon/screening/memory-budget.js';
+import { valueAt, type Snapshot } from '../../../../daemon/screening/snapshot.js';
 import { createSampleMarket } from '../../../../loaders/sample-market.js';
 
 /**
@@ -130,5 +132,62 @@ describe('as-of series', () => {
     await store.get(['close', 'sma_20', 'rsi_14', 'per', 'roe'], noop);
     expect(store.stats().fields).toBe(3);
     expect(store.stats().bytes).toBeLessThanOrEqual(perField * 3);
+  });
+
+  /** `field` × row cells where two snapshots of the same stocks differ (at most 10 listed). */
+  const differences = (a: Snapshot, b: Snapshot, fields: readonly string[]): string[] => {
+    expect(b.codes).toEqual(a.codes);
+    const out: string[] = [];
+    for (const field of fields) {
+      for (let row = 0; row < a.size && out.length < 10; row++) {
+        if (!Object.is(valueAt(a, field, row), valueAt(b, field, row))) out.push(`${a.codes[row]} ${field}: ${valueAt(a, field, row)} vs ${valueAt(b, field, row)}`);
+      }
+    }
+    return out;
+  };
+
+  /** An as-of service over `history` whose memory budget holds `fields` series (no background builds). */
+  const serviceHolding = (fields: number) => {
+    const perField = history.dates.length * history.stocks.length * 8;
+    return createAsOfService({ version: () => 'v1', loadHistory: async () => history, memory: createMemoryBudget(perField * fields), warmFields: [] });
+  };
+
+  it('computes a date of every field on its own when their series would not fit half the memory budget, with the values the series give', async () => {
+    // Given a budget of 20 series: every field's (≈100) would evict one another on each date
+    const asOf = serviceHolding(20);
+    const store = createSeriesStore(history);
+    for (const day of [HALT_DAY, history.dates.length - 1]) {
+      const at = await asOf.resolve(history.dates[day]!);
+      // When a screen of every field asks for a date
+      const snapshot = await asOf.snapshotOf(at, 'full', INDICATOR_IDS);
+      // Then it holds what the series give, bit for bit
+      expect(differences(await buildAsOfSnapshot(history, day, noop, 'full', INDICATOR_IDS, store), snapshot, INDICATOR_IDS)).toEqual([]);
+    }
+    // and no series was built for it: the budget holds none, nothing was evicted
+    expect(asOf.stats().date_builds).toBe(2);
+    expect(asOf.stats().series).toMatchObject({ builds: 0, bytes: 0 });
+  });
+
+  it('builds the series of a few fields once and picks every later date from them', async () => {
+    const asOf = serviceHolding(40);
+    const fields = ['per', 'roe', 'rsi_14'];
+    for (const day of [300, 310, 320]) await asOf.snapshotOf(await asOf.resolve(history.dates[day]!), 'full', fields);
+    expect(asOf.stats().date_builds).toBe(0);
+    expect(asOf.stats().series).toMatchObject({ builds: 1, fields: 3 });
+  });
+
+  it('builds many missing series only when enough dates will read them (a backtest), else computes the one date', async () => {
+    const fields = ['sma_5', 'sma_20', 'sma_60', 'rsi_14', 'macd', 'atr_14', 'cci_20', 'obv', 'per', 'roe'];
+    // One date (a screen): ten series over the whole history cost more than the date alone
+    const screen = serviceHolding(40);
+    await screen.snapshotOf(await screen.resolve(history.dates[300]!), 'full', fields);
+    expect(screen.stats().date_builds).toBe(1);
+    expect(screen.stats().series?.builds).toBe(0);
+    // Twenty dates to go (a backtest): they pay
+    const backtest = serviceHolding(40);
+    const a = await backtest.snapshotOf(await backtest.resolve(history.dates[300]!), 'full', fields, 20);
+    expect(backtest.stats().date_builds).toBe(0);
+    expect(backtest.stats().series?.fields).toBe(fields.length);
+    expect(differences(await screen.snapshotOf(await screen.resolve(history.dates[300]!), 'full', fields), a, fields)).toEqual([]);
   });
 });

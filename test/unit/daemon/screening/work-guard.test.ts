@@ -26,6 +26,21 @@ describe('work guard', () => {
     expect(isAppError(err) && err.details.deadline_ms).toBe(100);
   });
 
+  it('does not count the time spent waiting for work built elsewhere (a shared as-of snapshot)', async () => {
+    let t = 0;
+    const guard = createWorkGuard({ deadlineMs: 100, sliceMs: 10, now: () => t });
+    t += 5;
+    // 60 s spent building a snapshot under a slicer of its own
+    const built = await guard.wait(async () => {
+      t += 60_000;
+      return 'snapshot';
+    });
+    expect(built).toBe('snapshot');
+    t += 5;
+    await guard.checkpoint();
+    expect(guard.used()).toBe(10);
+  });
+
   it('stops at the next checkpoint once the client has gone', async () => {
     const controller = new AbortController();
     const guard = createWorkGuard({ deadlineMs: 1e9, signal: controller.signal, now: () => 0 });
