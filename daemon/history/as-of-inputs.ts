@@ -4,7 +4,7 @@
  * without a bar): one stock's inputs as known on a date, and every stock's indicators on a date
  * computed by indicators/compute.ts over the last 300 bars — ≈1.2 ms of CPU a stock.
  */
-import { applyCrossSectionalScores, computeStockIndicators, type IndicatorValues, type StockSeries } from '../indicators/compute.js';
+import { applyCrossSectionalScoresAsync, computeStockIndicators, type IndicatorValues, type StockSeries } from '../indicators/compute.js';
 import { WINDOW } from '../indicators/kernel.js';
 import { barRecords, isListedOn, statementsKnownOn, type MarketHistory, type StockHistory } from './market-history.js';
 import { pointIndicators, type AsOfDepth } from './point-indicators.js';
@@ -31,6 +31,13 @@ export function seriesAsOf(history: MarketHistory, stock: StockHistory, day: num
   };
 }
 
+/** One stock's indicator values on date index `day` (no cross-sectional scores); `date` is history.dates[day]. */
+export function stockIndicatorsAsOf(history: MarketHistory, stock: StockHistory, day: number, depth: AsOfDepth, date = history.dates[day] ?? ''): IndicatorValues {
+  if (depth === 'point') return pointIndicators(seriesAsOf(history, stock, day, 1));
+  const index = history.index[stock.record.market];
+  return computeStockIndicators(seriesAsOf(history, stock, day), index.length > 0 ? index : undefined, date);
+}
+
 /**
  * Every listed stock's indicator values on date index `day`, computed per date (cross-sectional
  * scores included). 'point' computes only what the day's own bar and the statements give.
@@ -42,13 +49,10 @@ export async function indicatorsAsOf(
   const out = new Map<string, IndicatorValues>();
   for (const stock of history.stocks) {
     if (!isListedOn(history, stock, day)) continue;
-    const index = history.index[stock.record.market];
-    const values = depth === 'point'
-      ? pointIndicators(seriesAsOf(history, stock, day, 1))
-      : computeStockIndicators(seriesAsOf(history, stock, day), index.length > 0 ? index : undefined, date);
-    out.set(stock.record.code, values);
+    out.set(stock.record.code, stockIndicatorsAsOf(history, stock, day, depth, date));
     await checkpoint();
   }
-  if (crossSection) applyCrossSectionalScores(out.values());
+  // Score by score (each ranks every stock): the whole pass at once is ≈0.1 s on a full market.
+  if (crossSection) await applyCrossSectionalScoresAsync(out.values(), checkpoint);
   return out;
 }

@@ -11,10 +11,10 @@
  * awaited between units of work so the daemon's thread stays responsive.
  */
 import { COMPOSITE_SCORES } from '../indicators/cross-section.js';
-import { applyCrossSectionalScores, type IndicatorValues } from '../indicators/compute.js';
+import { applyCrossSectionalScoresAsync, type IndicatorValues } from '../indicators/compute.js';
 import { INDICATOR_IDS } from '../indicators/registry.js';
 import { buildSnapshotSliced, type Snapshot, type SnapshotRow } from '../screening/snapshot.js';
-import { indicatorsAsOf } from './as-of-inputs.js';
+import { stockIndicatorsAsOf } from './as-of-inputs.js';
 import { SERIES_FIELDS, type SeriesStore } from './field-series.js';
 import { designationOn, isListedOn, type MarketHistory, type StockHistory } from './market-history.js';
 import type { AsOfDepth } from './point-indicators.js';
@@ -101,8 +101,36 @@ async function columnsFromSeries(
   return out;
 }
 
+/** The registry fields a snapshot of `fields` takes from each stock's own computation (the cross-sectional scores' inputs included when it holds a score). */
+function perStockFieldsOf(fields: readonly string[]): string[] {
+  const crossSection = fields.some((f) => CROSS_SECTIONAL.has(f));
+  return [...new Set([...fields.filter((f) => INDICATOR_SET.has(f) && !CROSS_SECTIONAL.has(f)), ...(crossSection ? CROSS_INPUTS : [])])];
+}
+
+/**
+ * Columns of `fields` for the stocks `listed` on `day`, each stock computed for the date
+ * (as-of-inputs.ts): its values are copied into the columns at once, so no object of values
+ * per stock outlives its own computation (a date of every field would otherwise hold 2,700
+ * objects of 100 values across every yield, and the collector would promote them).
+ */
+async function columnsComputed(
+  history: MarketHistory, day: number, listed: readonly number[], depth: AsOfDepth, fields: readonly string[], checkpoint: () => Promise<void>,
+): Promise<Map<string, Float64Array>> {
+  const date = history.dates[day] ?? '';
+  const columns = fields.map(() => new Float64Array(listed.length));
+  for (let k = 0; k < listed.length; k++) {
+    const v = stockIndicatorsAsOf(history, history.stocks[listed[k] as number] as StockHistory, day, depth, date);
+    for (let i = 0; i < fields.length; i++) {
+      const x = v[fields[i] as string];
+      (columns[i] as Float64Array)[k] = typeof x === 'number' ? x : Number.NaN;
+    }
+    await checkpoint();
+  }
+  return new Map(fields.map((f, i) => [f, columns[i] as Float64Array]));
+}
+
 /** The cross-sectional scores of the stocks in `columns` (their inputs), as columns in the same order. */
-function crossSectionalColumns(columns: ReadonlyMap<string, Float64Array>, size: number): Map<string, Float64Array> {
+async function crossSectionalColumns(columns: ReadonlyMap<string, Float64Array>, size: number, checkpoint: () => Promise<void>): Promise<Map<string, Float64Array>> {
   // The scores are computed over objects of their inputs only (a dozen fields a stock).
   const values = Array.from({ length: size }, () => {
     const v: IndicatorValues = {};
@@ -115,7 +143,7 @@ function crossSectionalColumns(columns: ReadonlyMap<string, Float64Array>, size:
       (values[k] as IndicatorValues)[f] = Number.isNaN(x) ? null : x;
     }
   }
-  applyCrossSectionalScores(values);
+  await applyCrossSectionalScoresAsync(values, checkpoint);
   const out = new Map<string, Float64Array>();
   for (const f of CROSS_SECTIONAL) out.set(f, Float64Array.from(values, (v) => v[f] ?? Number.NaN));
   return out;
@@ -145,23 +173,17 @@ export async function buildAsOfSnapshot(
   fields: readonly string[] = INDICATOR_IDS, store?: SeriesStore,
 ): Promise<Snapshot> {
   const version = asOfVersion(history.dates[day] ?? '', history.version, depth);
-  // Names that are no indicator (a formula column, `name` as a sort key) are null columns, as before.
-  if (!store || fields.some((f) => INDICATOR_SET.has(f) && !SERIES_FIELDS.has(f) && !CROSS_SECTIONAL.has(f))) {
-    const values = await indicatorsAsOf(history, day, checkpoint, depth, fields.some((f) => CROSS_SECTIONAL.has(f)));
-    const rows: SnapshotRow[] = [];
-    for (const [code, v] of values) {
-      const stock = history.byCode.get(code);
-      if (stock) rows.push(rowOf(history, stock, day, v));
-    }
-    // Column by column, yielding between them: every field of a full market is tens of ms of work.
-    return buildSnapshotSliced(rows, fields, version, checkpoint);
-  }
   const listed: number[] = [];
   history.stocks.forEach((stock, s) => {
     if (isListedOn(history, stock, day)) listed.push(s);
   });
-  const columns = await columnsFromSeries(history, day, listed, seriesFieldsOf(fields), store, checkpoint);
-  if (fields.some((f) => CROSS_SECTIONAL.has(f))) for (const [f, c] of crossSectionalColumns(columns, listed.length)) columns.set(f, c);
+  const crossSection = fields.some((f) => CROSS_SECTIONAL.has(f));
+  // Names that are no indicator (a formula column, `name` as a sort key) are null columns, as before.
+  const columns = !store || fields.some((f) => INDICATOR_SET.has(f) && !SERIES_FIELDS.has(f) && !CROSS_SECTIONAL.has(f))
+    ? await columnsComputed(history, day, listed, depth, perStockFieldsOf(fields), checkpoint)
+    : await columnsFromSeries(history, day, listed, seriesFieldsOf(fields), store, checkpoint);
+  if (crossSection) for (const [f, c] of await crossSectionalColumns(columns, listed.length, checkpoint)) columns.set(f, c);
   const rows = listed.map((s) => rowOf(history, history.stocks[s] as StockHistory, day, NO_VALUES));
+  // Column by column, yielding between them: every field of a full market is tens of ms of work.
   return buildSnapshotSliced(rows, fields, version, checkpoint, (f) => columns.get(f));
 }

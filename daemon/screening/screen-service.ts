@@ -273,33 +273,32 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
       // per call, never stored: /screen with the same query must not inherit it, nor lose it.
       const hit = found === undefined ? await lookup(query) : found.answer;
       if (hit) return { ...hit, ...extra };
-      const { snap, as_of, result } = await guarded(query, work, isExpensive(query), async (snap, checkpoint, as_of) => ({
-        snap, as_of,
-        // Plain screens of the current snapshot are read off its presorted orders (built once per
-        // snapshot). As-of snapshots are cached by bytes that would not count the orders, and an
-        // as-of screen's cost is its history, not its sort: they take the general path.
-        result: await executePageSliced(snap, query, { memo, presorted: query.as_of === undefined }, checkpoint),
-      }));
-      const summary: ScreenSummary = {
-        total: result.total,
-        page: result.page,
-        per_page: result.per_page,
-        total_pages: result.total_pages,
-        query_time_ms: result.query_time_ms,
-        filters_applied: describeFiltersApplied(query),
-        snapshot_version: snap.version,
-        ...describeColumns(query),
-        ...(as_of !== undefined ? { as_of } : {}),
-        ...(result.total === 0 ? { explain: explainEmpty(snap, query, deps.knownFields) } : {}),
-      };
       // An answer goes to Redis (shared by every daemon) once a second request asked for it: most
       // computed screens are asked for once (a slider moved, a one-off script), and a repeat on
       // this daemon is answered from the in-process layer anyway. Writing each one to Redis cost
       // a large share of a miss's CPU (the command, the write of the page's bytes, the reply).
       const share = deps.ttlSeconds > 0 && found?.share !== false;
-      // Shared, the stocks are written after the cache value's head in one buffer.
-      const head = share ? cacheHead(summary) : undefined;
-      const value = pageBytes(snap, result, query.as_of === undefined, head);
+      const { summary, head, value } = await guarded(query, work, isExpensive(query), async (snap, checkpoint, as_of) => {
+        // Plain screens of the current snapshot are read off its presorted orders (built once per
+        // snapshot). As-of snapshots are cached by bytes that would not count the orders, and an
+        // as-of screen's cost is its history, not its sort: they take the general path.
+        const result = await executePageSliced(snap, query, { memo, presorted: query.as_of === undefined }, checkpoint);
+        const summary: ScreenSummary = {
+          total: result.total,
+          page: result.page,
+          per_page: result.per_page,
+          total_pages: result.total_pages,
+          query_time_ms: result.query_time_ms,
+          filters_applied: describeFiltersApplied(query),
+          snapshot_version: snap.version,
+          ...describeColumns(query),
+          ...(as_of !== undefined ? { as_of } : {}),
+          ...(result.total === 0 ? { explain: explainEmpty(snap, query, deps.knownFields) } : {}),
+        };
+        // Shared, the stocks are written after the cache value's head in one buffer.
+        const head = share ? cacheHead(summary) : undefined;
+        return { summary, head, value: await pageBytes(snap, result, query.as_of === undefined, head, checkpoint) };
+      });
       const answer: ScreenAnswer = { ...summary, stocks: head === undefined ? value : value.subarray(head.length), cached: true };
       if (deps.ttlSeconds > 0) {
         const key = keyOf(query);
@@ -313,14 +312,25 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
   };
 }
 
+/** Rows serialised between two checkpoints (a row of every field is ≈3 KB of JSON). */
+const ENCODE_ROWS = 25;
+
 /**
  * The page's stocks as UTF-8 JSON, after `prefix` when given. Rows of the current snapshot itself are joined from its
  * pre-serialised rows; as-of snapshots (cached by bytes that would not count the fragments) and
- * views with formula columns (one request's) are serialised here.
+ * views with formula columns (one request's) are serialised here, a few rows at a time with a
+ * checkpoint between (500 rows of every field are 1.4 MB of JSON: tens of ms at once). The text
+ * is JSON.stringify's of the whole array: its items joined by commas in brackets.
  */
-function pageBytes(snap: Snapshot, page: ScreenPage, current: boolean, prefix: Buffer | undefined): Buffer {
+async function pageBytes(snap: Snapshot, page: ScreenPage, current: boolean, prefix: Buffer | undefined, checkpoint: () => Promise<void>): Promise<Buffer> {
   if (current && page.view === snap) return rowsJson(snap, page.rows, page.columns, prefix);
-  const stocks = Buffer.from(JSON.stringify(Array.from(page.rows, (row) => buildItem(page.view, row, page.columns))));
+  const parts: string[] = [];
+  for (let i = 0; i < page.rows.length; i += ENCODE_ROWS) {
+    if (i > 0) await checkpoint();
+    const end = Math.min(page.rows.length, i + ENCODE_ROWS);
+    for (let k = i; k < end; k++) parts.push(JSON.stringify(buildItem(page.view, page.rows[k] as number, page.columns)));
+  }
+  const stocks = Buffer.from(`[${parts.join(',')}]`);
   return prefix === undefined ? stocks : Buffer.concat([prefix, stocks], prefix.length + stocks.length);
 }
 

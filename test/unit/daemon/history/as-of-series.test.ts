@@ -5,14 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createAsOfService } from '../../../../daemon/history/as-of-service.js';
-import { buildAsOfSnapshot } from '../../../../daemon/history/as-of-snapshot.js';
+import { asOfVersion, buildAsOfSnapshot, indicatorsAsOf } from '../../../../daemon/history/as-of-snapshot.js';
 import { createSeriesStore, SERIES_FIELDS } from '../../../../daemon/history/field-series.js';
 import { createHistoryBuilder } from '../../../../daemon/history/history-loader.js';
 import type { MarketHistory } from '../../../../daemon/history/market-history.js';
 import { INDICATOR_IDS } from '../../../../daemon/indicators/registry.js';
 import type { DailyBar, FinancialQuarter, HaltRecord, IndexBar } from '../../../../daemon/kernel/records.js';
 import { createMemoryBudget } from '../../../../daemon/screening/memory-budget.js';
-import { valueAt, type Snapshot } from '../../../../daemon/screening/snapshot.js';
+import { buildSnapshot, valueAt, type Snapshot } from '../../../../daemon/screening/snapshot.js';
+import type { AsOfDepth } from '../../../../daemon/history/point-indicators.js';
 import { createSampleMarket } from '../../../../loaders/sample-market.js';
 
 /**
@@ -145,6 +146,27 @@ describe('as-of series', () => {
     }
     return out;
   };
+
+  /** The snapshot as it was built before columns: one object of values per stock from the daily code, then the rows. */
+  const fromObjects = async (day: number, depth: AsOfDepth): Promise<Snapshot> => {
+    const values = await indicatorsAsOf(history, day, noop, depth, true);
+    const rows = [...values].map(([code, v]) => {
+      const r = history.byCode.get(code)!.record;
+      return { code, name: r.name, name_english: r.name_english, market: r.market, sector: r.sector, industry: r.industry, board: r.board,
+        flags: { administrative: r.is_administrative, spac: r.is_spac, preferred: r.is_preferred, halted: history.byCode.get(code)!.halts.has(day) }, values: v };
+    });
+    return buildSnapshot(rows, INDICATOR_IDS, asOfVersion(history.dates[day]!, history.version, depth));
+  };
+
+  it('computes a date into columns with the values of the objects the daily code gives, scores included', async () => {
+    for (const day of [150, HALT_DAY, HALT_DAY + 1]) {
+      for (const depth of ['full', 'point'] as const) {
+        const columns = await buildAsOfSnapshot(history, day, noop, depth, INDICATOR_IDS);
+        expect(differences(await fromObjects(day, depth), columns, INDICATOR_IDS)).toEqual([]);
+      }
+    }
+    expect((await buildAsOfSnapshot(history, HALT_DAY, noop)).columns.get('value_score')?.count).toBeGreaterThan(10);
+  });
 
   /** An as-of service over `history` whose memory budget holds `fields` series (no background builds). */
   const serviceHolding = (fields: number) => {
