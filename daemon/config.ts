@@ -223,7 +223,7 @@ const screenLimitsSchema = z
     weight_unit: int(1, 1e9).default(200),
     weight_body_bytes: int(1, 1e9).default(8 * 1024),
     max_weight: int(1, 1000).default(10),
-    /** CPU time (ms of its own slices, not time spent waiting) a screen, CSV export or as-of screen may use before it is stopped. */
+    /** CPU time (ms of its own slices, not time spent waiting, nor waiting for an as-of snapshot) a screen, CSV export or as-of screen may use before it is stopped. */
     deadline_ms: int(10, 3_600_000).default(10_000),
     /** Expensive screens (a cache miss with columns, ranks, as_of or CSV) one user runs at once on a daemon; more wait their turn. */
     per_user_concurrency: int(1, 1000).default(2),

@@ -80,7 +80,9 @@ export async function executePlan(asOf: AsOfService, p: BacktestPlan, hooks: Exe
   const saved = (await hooks.checkpoint?.load(history.version).catch(() => undefined)) ?? new Map<number, Selected[]>();
   let calls = 0;
   // The first snapshot builds the series of every field the screen reads over the whole
-  // history (seconds on a full market, once per data version); the next ones pick a column.
+  // history (seconds on a full market, once per data version) when they pay for the dates to
+  // go and fit the memory budget; the next ones pick a column. Otherwise each date is computed
+  // on its own (history/as-of-snapshot.ts seriesPay).
   let built = false;
   const turnEnds = hooks.yieldAfter === undefined ? Number.POSITIVE_INFINITY : (hooks.resumeAfter ?? 0) + hooks.yieldAfter;
   const select = async (day: number): Promise<Selected[]> => {

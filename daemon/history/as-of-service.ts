@@ -3,7 +3,8 @@
  * (reloaded when the live snapshot's version changes); each indicator's series over the whole
  * history is built once per data version (field-series.ts: on first use, and for the fields
  * most screens read in the background right after the history is read), so a date's snapshot
- * is a column pick; each snapshot is kept in an LRU keyed by (date, fields, data version), so a
+ * is a column pick (unless the series would not pay for the dates asked: then the date is
+ * computed on its own, as-of-snapshot.ts seriesPay); each snapshot is kept in an LRU keyed by (date, fields, data version), so a
  * warm as-of screen costs what a screen of the live snapshot costs. Concurrent requests for one
  * date share one build. The series and the snapshots count against one memory budget
  * (screening/memory-budget.ts, shared with the screen service's caches when the daemon passes

@@ -7,8 +7,9 @@
  *
  * With a series store (field-series.ts) a date is a column pick of each field's series, then
  * the cross-sectional scores over the stocks listed that day; without one (or for a field no
- * series covers) every stock is computed for the date (as-of-inputs.ts). `checkpoint()` is
- * awaited between units of work so the daemon's thread stays responsive.
+ * series covers) every stock is computed for the date (as-of-inputs.ts). `seriesPay` says which
+ * costs less. Either way the values go straight into typed columns. `checkpoint()` is awaited
+ * between units of work so the daemon's thread stays responsive.
  */
 import { COMPOSITE_SCORES } from '../indicators/cross-section.js';
 import { applyCrossSectionalScoresAsync, type IndicatorValues } from '../indicators/compute.js';
