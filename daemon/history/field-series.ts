@@ -105,12 +105,13 @@ export function createSeriesStore(history: MarketHistory, budget: MemoryBudget |
     },
   });
   const alloc = (): Float64Array => free.pop() ?? new Float64Array(cellsPerField);
-  // Bar dates and index closes per stock, made once per store (≈5 MB on 2,700 × 520).
-  const contexts: (Bars | undefined)[] = [];
+  // Bar dates, index closes and plain copies of the bars, made per stock per build and dropped
+  // after its stock: a build reads each stock once, and kept for every stock they would hold
+  // ≈60 MB on 2,700 × 500 for the life of the data version, outside the memory budget.
   const index = { KOSPI: indexByDay(history, 'KOSPI'), KOSDAQ: indexByDay(history, 'KOSDAQ') };
   const ctxOf = (s: number): Bars => {
     const stock = history.stocks[s] as StockHistory;
-    return (contexts[s] ??= barContext(history, stock, index[stock.record.market]));
+    return barContext(history, stock, index[stock.record.market]);
   };
 
   /** Build `fields` after the builds already queued, their bytes reserved in the budget first. */
