@@ -245,15 +245,23 @@ function matchesOf(query: ScreenQuery, { rows, parsed, view }: Matching, started
   };
 }
 
-/** Attach `parsed` to `query` as a hidden (non-enumerable) property; returns it. */
+/**
+ * Expressions parsed per query object, beside it rather than on it (the query stays plain data:
+ * serialised and compared as written). Released with the query. Requests get theirs from
+ * `compileScreen`; this serves the queries the daemon builds in code (live screens, alerts, backtests).
+ */
+const EXPRESSIONS = new WeakMap<ScreenQuery, ParsedExpression>();
+
+/** Remember `parsed` as the expression of `query` (the request parser's, checked against the registry); returns it. */
 export function keepParsed(query: ScreenQuery, parsed: ParsedExpression): ParsedExpression {
-  Object.defineProperty(query, 'parsed', { value: parsed, enumerable: false, configurable: true });
+  EXPRESSIONS.set(query, parsed);
   return parsed;
 }
 
-/** The query's expression, parsed once and kept on the query (undefined when it has none). */
+/** The query's expression, parsed once per query object (undefined when it has none). */
 export function expressionOf(query: ScreenQuery): ParsedExpression | undefined {
-  if (query.parsed) return query.parsed;
+  const kept = EXPRESSIONS.get(query);
+  if (kept) return kept;
   const text = query.expression?.trim();
   if (!text) return undefined;
   return keepParsed(query, parseExpression(text));
