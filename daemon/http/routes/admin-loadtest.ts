@@ -87,8 +87,8 @@ export function registerLoadtestExemptionRoutes(api: ApiBuilder, deps: LoadtestE
       description: 'Until `expires_at` the account\'s requests are not counted against its tier or any endpoint limit. A new grant replaces the previous one.',
     },
     async (req, res) => {
-      const { id } = req.valid.params as z.output<typeof idParams>;
-      const { duration_s } = req.valid.body as z.output<typeof exemptionBody>;
+      const { id } = req.valid.params;
+      const { duration_s } = req.valid.body;
       if (!(await deps.users.findById(id))) throw notFound('User', { id });
       const at = now();
       const by = await adminEmail(deps, req);
@@ -102,7 +102,7 @@ export function registerLoadtestExemptionRoutes(api: ApiBuilder, deps: LoadtestE
   api.route(
     { method: 'delete', path: '/admin/users/:id/loadtest-exemption', summary: 'End an account\'s load-test exemption now', tags, access: 'admin', params: idParams, status: 204, errors: [404] },
     async (req, res) => {
-      const { id } = req.valid.params as z.output<typeof idParams>;
+      const { id } = req.valid.params;
       const row = await deps.users.findById(id);
       if (!row) throw notFound('User', { id });
       await deps.users.update(id, { loadtest_exempt_until: null, loadtest_exempt_by: null });

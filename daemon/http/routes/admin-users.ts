@@ -18,7 +18,7 @@ export function registerAdminUserRoutes(api: ApiBuilder, deps: { users: UsersRep
   api.route(
     { method: 'get', path: '/admin/users', summary: 'List accounts', tags: ['admin'], access: 'admin', query: pageQuery, response: z.array(publicUserSchema) },
     async (req, res) => {
-      const { page, limit } = req.valid.query as z.output<typeof pageQuery>;
+      const { page, limit } = req.valid.query;
       const { users, total } = await deps.users.list({ limit, offset: (page - 1) * limit });
       sendSuccess<PublicUser[]>(req, res, users.map((u) => toPublicUser(u)), {
         meta: { total, page, per_page: limit, total_pages: Math.ceil(total / limit) },
@@ -33,8 +33,8 @@ export function registerAdminUserRoutes(api: ApiBuilder, deps: { users: UsersRep
         'enterprise after the patch answers 400 (it would have no effect); null clears it. Moving an account out of enterprise clears it.',
     },
     async (req, res) => {
-      const { id } = req.valid.params as z.output<typeof idParams>;
-      let patch = req.valid.body as z.output<typeof adminUserPatch>;
+      const { id } = req.valid.params;
+      let patch = req.valid.body;
       const existing = await deps.users.findById(id);
       if (!existing) throw notFound('User', { id });
       if ((patch.tier ?? existing.tier) !== 'enterprise') {
@@ -57,7 +57,7 @@ export function registerAdminUserRoutes(api: ApiBuilder, deps: { users: UsersRep
       description: 'Used by `stockscreen loadtest --cleanup` for the accounts a load test created. An admin cannot delete their own account (409).',
     },
     async (req, res) => {
-      const { id } = req.valid.params as z.output<typeof idParams>;
+      const { id } = req.valid.params;
       if (id === req.user?.id) throw new AppError('CONFLICT', 'You cannot delete your own account', { id });
       if (!(await deps.users.delete(id))) throw notFound('User', { id });
       res.status(204).end();

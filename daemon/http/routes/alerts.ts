@@ -131,7 +131,7 @@ export function registerAlertRoutes(api: ApiBuilder, deps: AlertRoutesDeps): voi
   api.route(
     { method: 'get', path: '/alerts', summary: 'Your alerts (filters: code, active, type; paginated)', tags, access: 'user', query: listQuery, response: z.array(alertSchema) },
     async (req, res) => {
-      const q = req.valid.query as z.output<typeof listQuery>;
+      const q = req.valid.query;
       const { items, total } = await alerts.list(req.user!.id, { code: q.code, active: q.active, alert_type: q.type, limit: q.limit, offset: (q.page - 1) * q.limit });
       sendSuccess(req, res, items.map(view), { meta: pageMeta(total, q.page, q.limit) });
     },
@@ -142,40 +142,40 @@ export function registerAlertRoutes(api: ApiBuilder, deps: AlertRoutesDeps): voi
         'A price alert: {code, alert_type, threshold}. An alert on a screen: {alert_type: "screen_enter"|"screen_exit", preset_id} (no code, no threshold): ' +
         'it fires for each stock that enters (leaves) the live screen of one of your presets — its filters, sort and per_page at live prices — after the alert is created; ' +
         'the alert message and firing carry the stock\'s code and the preset_id. Another user\'s or an unknown preset is a 400 with details.preset_id.', status: 201, response: alertSchema, errors: [403] },
-    async (req, res) => sendSuccess(req, res, view(await alerts.create(owner(req), req.valid.body as NewAlert)), { status: 201 }),
+    async (req, res) => sendSuccess(req, res, view(await alerts.create(owner(req), req.valid.body)), { status: 201 }),
   );
   // Before /alerts/:id, which would otherwise take "events" for an id.
   api.route(
     { method: 'get', path: '/alerts/events', summary: 'Firing history of all your alerts, newest first', tags, access: 'user', query: eventsQuery, response: z.array(eventSchema) },
     async (req, res) => {
-      const q = req.valid.query as z.output<typeof eventsQuery>;
+      const q = req.valid.query;
       const { items, total } = await alerts.events(req.user!.id, { code: q.code, limit: q.limit, offset: (q.page - 1) * q.limit });
       sendSuccess(req, res, items.map(eventView), { meta: pageMeta(total, q.page, q.limit) });
     },
   );
   api.route(
     { method: 'get', path: '/alerts/:id', summary: 'One alert', tags, access: 'user', params: idParams, response: alertSchema, errors: [404] },
-    async (req, res) => sendSuccess(req, res, view(await alerts.get(req.user!.id, (req.valid.params as z.output<typeof idParams>).id))),
+    async (req, res) => sendSuccess(req, res, view(await alerts.get(req.user!.id, req.valid.params.id))),
   );
   api.route(
     { method: 'put', path: '/alerts/:id', summary: 'Update an alert (threshold, active, recurring, note, cooldown_s, channels; a screen alert\'s membership and dwell_s)', tags, access: 'user', params: idParams, body: updateBody, response: alertSchema, errors: [403, 404] },
     async (req, res) => {
-      const { id } = req.valid.params as z.output<typeof idParams>;
-      sendSuccess(req, res, view(await alerts.update(owner(req), id, req.valid.body as z.output<typeof updateBody>)));
+      const { id } = req.valid.params;
+      sendSuccess(req, res, view(await alerts.update(owner(req), id, req.valid.body)));
     },
   );
   api.route(
     { method: 'delete', path: '/alerts/:id', summary: 'Delete an alert (its firing history is kept)', tags, access: 'user', params: idParams, status: 204, errors: [404] },
     async (req, res) => {
-      await alerts.delete(req.user!.id, (req.valid.params as z.output<typeof idParams>).id);
+      await alerts.delete(req.user!.id, req.valid.params.id);
       res.status(204).end();
     },
   );
   api.route(
     { method: 'get', path: '/alerts/:id/events', summary: 'Firing history of one alert, newest first', tags, access: 'user', params: idParams, query: eventsQuery.omit({ code: true }), response: z.array(eventSchema), errors: [404] },
     async (req, res) => {
-      const { id } = req.valid.params as z.output<typeof idParams>;
-      const q = req.valid.query as z.output<typeof eventsQuery>;
+      const { id } = req.valid.params;
+      const q = req.valid.query;
       const { items, total } = await alerts.events(req.user!.id, { alertId: id, limit: q.limit, offset: (q.page - 1) * q.limit });
       sendSuccess(req, res, items.map(eventView), { meta: pageMeta(total, q.page, q.limit) });
     },

@@ -26,7 +26,7 @@ export function registerAuthRoutes(api: ApiBuilder, deps: AuthRoutesDeps): void 
   api.route(
     { method: 'post', path: '/auth/register', summary: 'Create an account', tags: ['auth'], headers: NO_STORE, access: 'public', body: registerBody, response: publicUserSchema, status: 201, errors: [409] },
     async (req, res) => {
-      const body = req.valid.body as z.output<typeof registerBody>;
+      const body = req.valid.body;
       sendSuccess<PublicUser>(req, res, await deps.auth.register(body), { status: 201 });
     },
   );
@@ -36,7 +36,7 @@ export function registerAuthRoutes(api: ApiBuilder, deps: AuthRoutesDeps): void 
       description: 'Returns the token response in `data`; `access_token`, `token_type` and `expires_in` are also repeated at the top level of the body for clients of the bare shape.',
     },
     async (req, res) => {
-      const { email, password } = req.valid.body as z.output<typeof loginBody>;
+      const { email, password } = req.valid.body;
       const { tokens } = await deps.auth.login(email, password);
       sendSuccess(req, res, tokens, { top: bare(tokens) });
     },
@@ -44,7 +44,7 @@ export function registerAuthRoutes(api: ApiBuilder, deps: AuthRoutesDeps): void 
   api.route(
     { method: 'post', path: '/auth/refresh', summary: 'Exchange a refresh token for a new pair (rotation; reuse revokes the family)', tags: ['auth'], headers: NO_STORE, access: 'public', body: refreshBody, response: tokenPairSchema, errors: [401] },
     async (req, res) => {
-      const { refresh_token } = req.valid.body as z.output<typeof refreshBody>;
+      const { refresh_token } = req.valid.body;
       const tokens = await deps.auth.refresh(refresh_token);
       sendSuccess(req, res, tokens, { top: bare(tokens) });
     },
@@ -52,7 +52,7 @@ export function registerAuthRoutes(api: ApiBuilder, deps: AuthRoutesDeps): void 
   api.route(
     { method: 'post', path: '/auth/logout', summary: 'Revoke the current access token and the given refresh token family', tags: ['auth'], headers: NO_STORE, access: 'user', body: logoutBody, status: 204 },
     async (req, res) => {
-      const { refresh_token } = req.valid.body as z.output<typeof logoutBody>;
+      const { refresh_token } = req.valid.body;
       await deps.auth.logout(req.user!, refresh_token);
       res.status(204).end();
     },

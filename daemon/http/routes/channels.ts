@@ -11,7 +11,7 @@ import { CHANNEL_TYPES } from '../../contract/notify.js';
 import type { ChannelService } from '../../notify/channel-service.js';
 import { deliveryView } from '../../notify/delivery-view.js';
 import { MAX_URL_LENGTH } from '../../notify/outbound.js';
-import type { ApiBuilder } from '../api.js';
+import type { ApiBuilder, ValidRequest } from '../api.js';
 import { sendSuccess } from '../envelope.js';
 import { deliverySchema } from './deliveries.js';
 
@@ -69,7 +69,7 @@ export function registerChannelRoutes(api: ApiBuilder, deps: { channels: Channel
   const tags = ['notifications'];
   const { channels } = deps;
   const owner = (req: Request) => ({ id: req.user!.id, tier: req.user!.tier });
-  const idOf = (req: Request) => (req.valid.params as z.output<typeof idParams>).id;
+  const idOf = (req: ValidRequest<{ params: z.output<typeof idParams> }>) => req.valid.params.id;
 
   api.route({ method: 'get', path: '/channels', summary: 'Your notification channels', tags, access: 'user', response: z.array(channelSchema) }, async (req, res) => {
     sendSuccess<ChannelWire[]>(req, res, await channels.list(req.user!.id));
@@ -84,14 +84,14 @@ export function registerChannelRoutes(api: ApiBuilder, deps: { channels: Channel
         'Channels per user are capped by tier (`channel_caps`: free 3, basic 10, pro 50): over → 403.',
       status: 201, response: createdChannelSchema, errors: [403],
     },
-    async (req, res) => sendSuccess<CreatedChannel>(req, res, await channels.create(owner(req), req.valid.body as NewChannel), { status: 201 }),
+    async (req, res) => sendSuccess<CreatedChannel>(req, res, await channels.create(owner(req), req.valid.body), { status: 201 }),
   );
   api.route({ method: 'get', path: '/channels/:id', summary: 'One channel', tags, access: 'user', params: idParams, response: channelSchema, errors: [404] }, async (req, res) => {
     sendSuccess<ChannelWire>(req, res, await channels.get(req.user!.id, idOf(req)));
   });
   api.route(
     { method: 'patch', path: '/channels/:id', summary: 'Change a channel (name, enabled, destination, bot token; rotate a webhook\'s secret)', tags, access: 'user', params: idParams, body: updateBody, response: createdChannelSchema, errors: [404] },
-    async (req, res) => sendSuccess<CreatedChannel>(req, res, await channels.update(req.user!.id, idOf(req), req.valid.body as ChannelPatch)),
+    async (req, res) => sendSuccess<CreatedChannel>(req, res, await channels.update(req.user!.id, idOf(req), req.valid.body)),
   );
   api.route(
     { method: 'delete', path: '/channels/:id', summary: 'Delete a channel (alerts and digests stop using it; its delivery log goes with it)', tags, access: 'user', params: idParams, status: 204, errors: [404] },

@@ -107,43 +107,43 @@ export function registerPortfolioRoutes(api: ApiBuilder, deps: PortfolioRoutesDe
   api.route(
     { method: 'get', path: '/portfolio/performance', summary: 'Returns, risk statistics vs KOSPI, allocation (?series=true adds the daily values)', tags, access: 'user', query: performanceQuery, response: performanceSchema },
     async (req, res) => {
-      const q = req.valid.query as z.output<typeof performanceQuery>;
+      const q = req.valid.query;
       sendSuccess<Performance>(req, res, await portfolio.performance(req.user!.id, { series: q.series }));
     },
   );
   api.route(
     { method: 'post', path: '/portfolio/holdings', summary: 'Add a holding (merged into the same stock unless separate_lot)', tags, access: 'user', body: createBody, status: 201, response: holdingSchema.extend({ merged: z.boolean() }) },
     async (req, res) => {
-      const { holding, merged } = await portfolio.addHolding(req.user!.id, req.valid.body as z.output<typeof createBody>);
+      const { holding, merged } = await portfolio.addHolding(req.user!.id, req.valid.body);
       sendSuccess<AddedHolding>(req, res, { ...holding, merged }, { status: 201 });
     },
   );
   api.route(
     { method: 'get', path: '/portfolio/holdings/:id', summary: 'One holding', tags, access: 'user', params: idParams, response: holdingSchema, errors: [404] },
-    async (req, res) => sendSuccess(req, res, await portfolio.getHolding(req.user!.id, (req.valid.params as z.output<typeof idParams>).id)),
+    async (req, res) => sendSuccess(req, res, await portfolio.getHolding(req.user!.id, req.valid.params.id)),
   );
   api.route(
     { method: 'put', path: '/portfolio/holdings/:id', summary: 'Update a holding (partial)', tags, access: 'user', params: idParams, body: updateBody, response: holdingSchema, errors: [404] },
     async (req, res) => {
-      const { id } = req.valid.params as z.output<typeof idParams>;
-      sendSuccess(req, res, await portfolio.updateHolding(req.user!.id, id, req.valid.body as z.output<typeof updateBody>));
+      const { id } = req.valid.params;
+      sendSuccess(req, res, await portfolio.updateHolding(req.user!.id, id, req.valid.body));
     },
   );
   api.route(
     { method: 'delete', path: '/portfolio/holdings/:id', summary: 'Delete a holding', tags, access: 'user', params: idParams, status: 204, errors: [404] },
     async (req, res) => {
-      await portfolio.deleteHolding(req.user!.id, (req.valid.params as z.output<typeof idParams>).id);
+      await portfolio.deleteHolding(req.user!.id, req.valid.params.id);
       res.status(204).end();
     },
   );
   api.route(
     { method: 'post', path: '/portfolio/transactions', summary: 'Record a buy or sell (average-cost method; realised P&L on sales)', tags, access: 'user', body: transactionBody, status: 201, response: z.object({ transaction: transactionSchema, holding: holdingSchema.nullable() }) },
-    async (req, res) => sendSuccess<RecordedTransaction>(req, res, await portfolio.recordTransaction(req.user!.id, req.valid.body as z.output<typeof transactionBody>), { status: 201 }),
+    async (req, res) => sendSuccess<RecordedTransaction>(req, res, await portfolio.recordTransaction(req.user!.id, req.valid.body), { status: 201 }),
   );
   api.route(
     { method: 'get', path: '/portfolio/transactions', summary: 'Your transactions, newest first', tags, access: 'user', query: transactionsQuery, response: z.array(transactionSchema) },
     async (req, res) => {
-      const q = req.valid.query as z.output<typeof transactionsQuery>;
+      const q = req.valid.query;
       const { items, total } = await portfolio.listTransactions(req.user!.id, { code: q.code, limit: q.limit, offset: (q.page - 1) * q.limit });
       sendSuccess(req, res, items, { meta: { total, page: q.page, per_page: q.limit, total_pages: Math.ceil(total / q.limit) } });
     },

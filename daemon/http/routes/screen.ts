@@ -6,7 +6,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { INDICATORS } from '../../indicators/registry.js';
 import { PERCENTILE_CONVENTION } from '../../kernel/percentile.js';
-import type { ScreenQuery } from '../../screening/query.js';
+import type { CompiledScreen } from '../../screening/compiled-screen.js';
 import { parseTemplateOverrides } from '../../screening/request.js';
 import { screenRequestJsonSchema } from '../../screening/request-openapi.js';
 import { type ScreenAnswer, type ScreenService, type ScreenSummary, type ScreenWork } from '../../screening/screen-service.js';
@@ -17,7 +17,7 @@ import type { SnapshotService } from '../../screening/snapshot-service.js';
 import { listTemplates, applyTemplateOverrides, missingInputs, requireTemplate, templateColumnNames } from '../../screening/templates.js';
 import { FUNCTION_DOCS, GROUP_BY, MAX_CROSS_TERMS } from '../../screening/expression-functions.js';
 import { MAX_COLUMNS, MAX_SCORE_FACTORS } from '../../screening/formula-columns.js';
-import type { ApiBuilder, RouteSpec } from '../api.js';
+import type { ApiBuilder, ValidRequest } from '../api.js';
 import type { ScreenField, ScreenTemplate as WireTemplate } from '../../contract/screening.js';
 import { meta, sendSuccess } from '../envelope.js';
 import { csvChunks, writeChunks } from './screen-csv.js';
@@ -55,10 +55,29 @@ export function wantsCsv(req: Request): boolean {
   return req.query.format === 'csv' || body?.format === 'csv' || (req.accepts(['application/json', 'text/csv']) === 'text/csv' && !req.accepts('application/json'));
 }
 
+/**
+ * One request's screen, what its validation step hands on: the compiled screen (shared by
+ * every request with the same body bytes) and the answer the rate limiter's cache lookup found,
+ * so the handler reads the cache no second time.
+ */
+export interface ScreenRun {
+  readonly screen: CompiledScreen;
+  /** The cached answer: undefined when not looked up (limits off, or a CSV export), null when the lookup found none. */
+  cached?: ScreenAnswer | null;
+}
+
+/** A request whose body parsed into a screen run. */
+export type ScreenRequest = ValidRequest<{ body: ScreenRun }>;
+
+/** A run of `screen` for one request (nothing looked up yet). */
+export function screenRun(screen: CompiledScreen): ScreenRun {
+  return { screen };
+}
+
 /** Stream every match (not one page) as CSV with a header row, honouring backpressure. */
-async function sendCsv(res: Response, screens: ScreenService, query: ScreenQuery, work: ScreenWork): Promise<void> {
+async function sendCsv(res: Response, screens: ScreenService, screen: CompiledScreen, work: ScreenWork): Promise<void> {
   // Run before the headers go out, so a bad query still gets its 400.
-  const matches = await screens.exportAll(query, work);
+  const matches = await screens.exportAll(screen, work);
   res.status(200).type('text/csv; charset=utf-8').setHeader('Content-Disposition', 'attachment; filename="screen.csv"');
   res.setHeader('X-Total-Count', String(matches.total));
   if (await writeChunks(res, csvChunks(matches))) res.end();
@@ -67,12 +86,12 @@ async function sendCsv(res: Response, screens: ScreenService, query: ScreenQuery
 /** Screening bodies are small (a complex screen is ~1 KB); this bounds what an attacker can make us parse. */
 export const SCREEN_BODY_LIMIT = 64 * 1024;
 
-/** Screening bodies remembered (by their exact bytes) with their parsed queries. */
+/** Screening bodies remembered (by their exact bytes) with their compiled screens. */
 export const SCREEN_BODY_MEMO_SIZE = 1000;
 /** Bodies longer than this are parsed every time (a memo entry costs its bytes). */
 const MEMO_BODY_MAX = 8 * 1024;
 /**
- * Bytes of remembered bodies. A parsed query holds its syntax trees (tens of bytes per body
+ * Bytes of remembered bodies. A compiled screen holds its syntax trees (tens of bytes per body
  * byte), so the memo is bounded by the bodies' bytes too, not only by their number.
  */
 export const SCREEN_BODY_MEMO_BYTES = 1024 * 1024;
@@ -87,10 +106,10 @@ export function callerOf(req: Request): BudgetTier {
  * 1 + floor(cost units / weight_unit), one refused as invalid as 1 + floor(body bytes /
  * weight_body_bytes), both at most max_weight (see daemon/screening/README.md).
  */
-export function screenWeights(screens: ScreenService): Required<Pick<RouteSpec, 'weight' | 'refusalWeight'>> {
+export function screenWeights(screens: ScreenService): { weight: (req: ScreenRequest) => number; refusalWeight: (req: Request) => number } {
   const { weight_unit, weight_body_bytes, max_weight } = screens.limits;
   return {
-    weight: (req) => Math.min(max_weight, 1 + Math.floor(screens.cost(req.valid.body as ScreenQuery).units / weight_unit)),
+    weight: (req) => Math.min(max_weight, 1 + Math.floor(req.valid.body.screen.cost.units / weight_unit)),
     refusalWeight: (req) => Math.min(max_weight, 1 + Math.floor((req.rawBody?.length ?? 0) / weight_body_bytes)),
   };
 }
@@ -106,13 +125,13 @@ export function workOf(req: Request, res: Response): ScreenWork {
 }
 
 /**
- * A screening body parser that remembers: the same bytes always parse to the same query, so a
+ * A screening body parser that remembers: the same bytes always compile to the same screen, so a
  * body seen recently (a dashboard refreshing, a script polling) skips validation, the
- * expression parser and the cache-key computation (kept on the shared query). Bad bodies are
- * not remembered. Oldest forgotten first.
+ * expression parser and the cache-key computation (all in the shared compiled screen). Bad
+ * bodies are not remembered. Oldest forgotten first.
  */
-export function memoisedScreenParser(screens: ScreenService): (body: unknown, req: Request) => ScreenQuery {
-  const memo = new Map<string, ScreenQuery>();
+export function memoisedScreenParser(screens: ScreenService): (body: unknown, req: Request) => ScreenRun {
+  const memo = new Map<string, CompiledScreen>();
   let memoBytes = 0;
   return (body, req) => {
     const raw = req.rawBody && req.rawBody.length <= MEMO_BODY_MAX ? req.rawBody.toString('latin1') : undefined;
@@ -121,42 +140,35 @@ export function memoisedScreenParser(screens: ScreenService): (body: unknown, re
     if (known) {
       // The same body may come from callers of other tiers: the budget is checked per call.
       screens.check(known, caller);
-      return known;
+      return screenRun(known);
     }
-    const query = screens.parse(body, caller);
+    const screen = screens.compile(body, caller);
     if (raw !== undefined) {
       if (memo.size >= SCREEN_BODY_MEMO_SIZE || memoBytes + raw.length > SCREEN_BODY_MEMO_BYTES) {
         const oldest = memo.keys().next().value as string;
         memo.delete(oldest);
         memoBytes -= oldest.length;
       }
-      memo.set(raw, query);
+      memo.set(raw, screen);
       memoBytes += raw.length;
     }
-    return query;
+    return screenRun(screen);
   };
-}
-
-/**
- * The cached answer found by a route's `freeWhen` (the spec: an answer from
- * the result cache counts against nothing), kept for the handler so the cache is read once.
- * undefined: not looked up (limits off); null: looked up, not cached.
- */
-function foundAnswer(res: Response): ScreenAnswer | null | undefined {
-  return res.locals.screenAnswer as ScreenAnswer | null | undefined;
 }
 
 /**
  * `freeWhen` of every way of running a screen (POST /screen, /screening, templates, presets):
  * they share one cache keyed by the normalised query, so each is free exactly when its query's
- * answer is cached now. A CSV export is never answered from the cache, so it always counts.
+ * answer is cached now (the spec: an answer from the result cache counts against nothing). The
+ * answer found goes on the request's run for the handler. A CSV export is never answered from
+ * the cache, so it always counts.
  */
-export function freeWhenCached(screens: ScreenService): (req: Request, res: Response) => Promise<boolean> {
-  return async (req, res) => {
+export function freeWhenCached(screens: ScreenService): (req: ScreenRequest) => Promise<boolean> {
+  return async (req) => {
     if (wantsCsv(req)) return false;
-    const answer = await screens.lookup(req.valid.body as ScreenQuery);
-    res.locals.screenAnswer = answer;
-    return answer !== null;
+    const run = req.valid.body;
+    run.cached = await screens.lookup(run.screen);
+    return run.cached !== null;
   };
 }
 
@@ -164,12 +176,12 @@ export function freeWhenCached(screens: ScreenService): (req: Request, res: Resp
  * Answer a parsed screen (`req.valid.body`): CSV, or the envelope plus the spec's shape-B
  * top-level fields. Every way of running a screen ends here.
  */
-export async function answerScreen(req: Request, res: Response, screens: ScreenService, extra: Pick<ScreenSummary, 'missing_inputs' | 'message'> = {}): Promise<void> {
-  const query = req.valid.body as ScreenQuery;
+export async function answerScreen(req: ScreenRequest, res: Response, screens: ScreenService, extra: Pick<ScreenSummary, 'missing_inputs' | 'message'> = {}): Promise<void> {
+  const { screen, cached } = req.valid.body;
   const work = workOf(req, res);
   try {
-    if (wantsCsv(req)) return await sendCsv(res, screens, query, work);
-    sendScreen(req, res, await screens.run(query, extra, foundAnswer(res), work));
+    if (wantsCsv(req)) return await sendCsv(res, screens, screen, work);
+    sendScreen(req, res, await screens.run(screen, extra, cached, work));
   } catch (err) {
     // Nobody is left to answer: the work stopped because its client disconnected.
     if (err instanceof ClientGoneError) return;
@@ -235,7 +247,7 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
         ...screening, method: 'post', path, summary: path === '/screen' ? 'Screen stocks' : 'Screen stocks (alias of /screen)', description: describe,
         body: screenBody, parseBody: parseScreenBody, response: screenResponse, query: screenQueryParams,
         // A live-prices answer is never cached, so it always counts.
-        freeWhen: (req, res) => (wantsLivePrices(req) ? false : cachedFree(req, res)),
+        freeWhen: (req) => (wantsLivePrices(req) ? false : cachedFree(req)),
         // The spec names /screening an alias of /screen, so it shares the endpoint limit.
         limitAs: 'POST /screen',
       },
@@ -279,18 +291,18 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
       ...screening, method: 'post', path: '/screen/templates/:template', summary: 'Run a predefined screen; the body may override market, sort and page', params: templateParams, errors: [404, 503],
       description: 'When the loaded data lacks every value a template needs (e.g. no financial statements), the answer is empty with missing_inputs and a message, not an error. The body may also give as_of (YYYY-MM-DD): the template as of that date, meta.as_of the trading day used.',
       parseBody: (body, req) => {
-        const { template } = req.valid.params as z.output<typeof templateParams>;
+        const { template } = req.valid.params;
         const chosen = requireTemplate(template);
         const names = templateColumnNames(chosen);
         const known = names.length === 0 ? deps.knownFields : new Set([...deps.knownFields, ...names]);
-        const query = applyTemplateOverrides(chosen, parseTemplateOverrides(body, known));
+        const screen = deps.screens.compileQuery(applyTemplateOverrides(chosen, parseTemplateOverrides(body, known)));
         // The overrides (fields, per_page, as_of) can make a template cost more than the caller's budget.
-        deps.screens.check(query, callerOf(req));
-        return query;
+        deps.screens.check(screen, callerOf(req));
+        return screenRun(screen);
       },
     },
     (req, res) => {
-      const { template } = req.valid.params as z.output<typeof templateParams>;
+      const { template } = req.valid.params;
       const missing = missingInputs(requireTemplate(template), deps.snapshot.current());
       const extra = missing.length ? { missing_inputs: missing, message: `This template needs ${missing.join(', ')}, which no loaded stock has (load financial statements or more price history).` } : {};
       return answerScreen(req, res, deps.screens, extra);
