@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { thresholdProblem } from '../../alerts/alert-rules.js';
 import { ALERT_TYPES, isScreenAlertType } from '../../kernel/alert-types.js';
 import type { AlertOwner, AlertService, ChanneledAlert } from '../../alerts/alert-service.js';
-import { stockCode } from '../../field-schemas.js';
+import { stockCode } from '../../contract/fields.js';
 import { DEFAULT_DWELL_S, MAX_DWELL_S, SCREEN_MEMBERSHIPS, type Alert as AlertView, type AlertFiring, type NewAlert } from '../../contract/alerts.js';
 import type { AlertFiringRecord } from '../../store/alerts-repo.js';
 import type { ApiBuilder } from '../api.js';

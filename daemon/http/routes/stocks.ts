@@ -8,7 +8,7 @@ import type { FinancialRow, PriceBar, StockDetail, StockPrice } from '../../cont
 import { notFound } from '../../errors.js';
 import { currentRatio, debtRatio, equityRatio, marginPercent } from '../../indicators/balance-sheet.js';
 import { aggregateBars } from '../../market/aggregate-bars.js';
-import { calendarDate, stockCode } from '../../field-schemas.js';
+import { calendarDate, stockCode } from '../../contract/fields.js';
 import { type DailyBar, type FinancialQuarter } from '../../kernel/records.js';
 import { executeQuery } from '../../screening/query.js';
 import type { SnapshotService } from '../../screening/snapshot-service.js';
