@@ -4,8 +4,7 @@ import { AppError, invalidRequest, notFound } from '../../errors.js';
 import { toPublicUser, type UsersRepo } from '../../store/users-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
-import type { PublicUser } from '../../contract/users.js';
-import { adminUserPatch, pageQuery, publicUserSchema } from '../schemas/users.js';
+import { AdminUserPatch, PageQuery, PublicUser } from '../../contract/users.js';
 
 const idParams = z.object({ id: z.string().uuid('must be a user id (uuid)') });
 
@@ -16,7 +15,7 @@ const idParams = z.object({ id: z.string().uuid('must be a user id (uuid)') });
  */
 export function registerAdminUserRoutes(api: ApiBuilder, deps: { users: UsersRepo }): void {
   api.route(
-    { method: 'get', path: '/admin/users', summary: 'List accounts', tags: ['admin'], access: 'admin', query: pageQuery, response: z.array(publicUserSchema) },
+    { method: 'get', path: '/admin/users', summary: 'List accounts', tags: ['admin'], access: 'admin', query: PageQuery, response: z.array(PublicUser) },
     async (req, res) => {
       const { page, limit } = req.valid.query;
       const { users, total } = await deps.users.list({ limit, offset: (page - 1) * limit });
@@ -27,7 +26,7 @@ export function registerAdminUserRoutes(api: ApiBuilder, deps: { users: UsersRep
   );
   api.route(
     {
-      method: 'patch', path: '/admin/users/:id', summary: 'Change tier, role or custom hourly limit', tags: ['admin'], access: 'admin', params: idParams, body: adminUserPatch, response: publicUserSchema, errors: [404],
+      method: 'patch', path: '/admin/users/:id', summary: 'Change tier, role or custom hourly limit', tags: ['admin'], access: 'admin', params: idParams, body: AdminUserPatch, response: PublicUser, errors: [404],
       description:
         'rate_limit_per_hour is the custom hourly limit of an enterprise account (daily limit: 24 ×). Setting it on an account that is not ' +
         'enterprise after the patch answers 400 (it would have no effect); null clears it. Moving an account out of enterprise clears it.',
