@@ -1,4 +1,5 @@
 /** Screening endpoints on the wire: POST /screen (and its aliases), GET /screen/fields, GET /screen/templates. */
+import { z } from 'zod';
 
 /** One entry of GET /screen/fields: an indicator of the registry and how many stocks have it. */
 export interface ScreenField {
@@ -29,21 +30,18 @@ export interface ScreenTemplate {
   missing_inputs: string[];
 }
 
-/** One item of a screen: identity columns plus the requested values. */
-export interface ScreenItem {
-  code: string;
-  name: string;
-  market: string;
-  sector: string | null;
-  [field: string]: string | number | null;
-}
+/** One item of a screen: identity columns plus the requested values (numbers, texts or null). */
+export const ScreenItem = z
+  .object({ code: z.string(), name: z.string(), market: z.string(), sector: z.string().nullable() })
+  .catchall(z.union([z.string(), z.number(), z.null()]));
+export type ScreenItem = z.output<typeof ScreenItem>;
+
+/** The page of a screen answer (`data`, and `stocks` in shape B). */
+export const ScreenItems = z.array(ScreenItem).meta({ id: 'ScreenItems' });
 
 /** `filters_applied` of a screen answer: the market (ALL when none), the count, and each applied filter. */
-export interface FiltersApplied {
-  market: 'KOSPI' | 'KOSDAQ' | 'ALL';
-  _count: number;
-  [filter: string]: unknown;
-}
+export const FiltersApplied = z.object({ market: z.enum(['KOSPI', 'KOSDAQ', 'ALL']), _count: z.number() }).catchall(z.unknown());
+export type FiltersApplied = z.output<typeof FiltersApplied>;
 
 /**
  * `meta.explain` of a screen that matched nothing: the universe's size, the stocks left after

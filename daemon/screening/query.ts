@@ -4,8 +4,8 @@
  * with nulls last, and 1-based paging.
  */
 
+import type { ScreenItem } from '../contract/screening.js';
 import { invalidRequest } from '../errors.js';
-import type { Market } from '../kernel/records.js';
 import { compileExpression, countCrossTerms, parseExpression } from './expression.js';
 import type { ParsedExpression } from './expression.js';
 import type { CrossSectionMemo } from './cross-section.js';
@@ -20,14 +20,8 @@ import type { Snapshot } from './snapshot.js';
 export type { ColumnDefinition, RangeFilter, ScoreDefinition, ScoreFactor, ScreenQuery, SortKey, Universe } from './query-types.js';
 import type { ScreenQuery, SortKey, Universe } from './query-types.js';
 
-/** One matching stock: identity columns plus the indicator columns of the query. */
-export interface ScreenItem {
-  code: string;
-  name: string;
-  market: Market;
-  sector: string | null;
-  [field: string]: string | number | null;
-}
+/** One matching stock: identity columns plus the indicator columns of the query (the wire's shape). */
+export type { ScreenItem } from '../contract/screening.js';
 
 /** One page of a screen. */
 export interface ScreenResult {

@@ -18,7 +18,7 @@ import { listTemplates, applyTemplateOverrides, missingInputs, requireTemplate, 
 import { FUNCTION_DOCS, GROUP_BY, MAX_CROSS_TERMS } from '../../screening/expression-functions.js';
 import { MAX_COLUMNS, MAX_SCORE_FACTORS } from '../../screening/formula-columns.js';
 import type { ApiBuilder, ValidRequest } from '../api.js';
-import type { ScreenField, ScreenTemplate as WireTemplate } from '../../contract/screening.js';
+import { ScreenItems, type ScreenField, type ScreenTemplate as WireTemplate } from '../../contract/screening.js';
 import { meta, sendSuccess } from '../envelope.js';
 import { csvChunks, writeChunks } from './screen-csv.js';
 import { answerLiveScreen, screenQueryParams, wantsLivePrices } from './screen-live.js';
@@ -45,8 +45,6 @@ const screenBody = z
     example: { filters: { market: 'KOSPI', per: { max: 10 }, roe: { min: 15 } }, sort: [{ field: 'roe', direction: 'desc' }], limit: 20 },
   });
 
-const screenItem = z.object({ code: z.string(), name: z.string(), market: z.string(), sector: z.string().nullable() }).loose();
-const screenResponse = z.array(screenItem).meta({ id: 'ScreenItems' });
 const templateParams = z.object({ template: z.string().regex(/^[a-z0-9-]{1,64}$/, 'must be a template id such as value') });
 
 /** True when the caller asked for CSV (Accept: text/csv, ?format=csv or body.format). */
@@ -245,7 +243,7 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
     api.route(
       {
         ...screening, method: 'post', path, summary: path === '/screen' ? 'Screen stocks' : 'Screen stocks (alias of /screen)', description: describe,
-        body: screenBody, parseBody: parseScreenBody, response: screenResponse, query: screenQueryParams,
+        body: screenBody, parseBody: parseScreenBody, response: ScreenItems, query: screenQueryParams,
         // A live-prices answer is never cached, so it always counts.
         freeWhen: (req) => (wantsLivePrices(req) ? false : cachedFree(req)),
         // The spec names /screening an alias of /screen, so it shares the endpoint limit.

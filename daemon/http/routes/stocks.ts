@@ -8,6 +8,7 @@ import type { FinancialRow, PriceBar, StockDetail, StockPrice } from '../../cont
 import { notFound } from '../../errors.js';
 import { currentRatio, debtRatio, equityRatio, marginPercent } from '../../indicators/balance-sheet.js';
 import { aggregateBars } from '../../market/aggregate-bars.js';
+import type { LiveQuoteView } from '../../market/feed/quote-store.js';
 import { calendarDate, stockCode } from '../../contract/fields.js';
 import { type DailyBar, type FinancialQuarter } from '../../kernel/records.js';
 import { executeQuery } from '../../screening/query.js';
@@ -19,21 +20,6 @@ import type { StocksRepo } from '../../store/stocks-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
 
-/** A live quote, when a feed is running. */
-export interface LiveQuote {
-  price: number;
-  change: number;
-  change_percent: number;
-  open: number;
-  high: number;
-  low: number;
-  volume: number;
-  trading_value: number;
-  ts: number;
-  quote_source?: string;
-  session?: string;
-}
-
 /** Collaborators of the stock routes. */
 export interface StockRoutesDeps {
   stocks: StocksRepo;
@@ -41,7 +27,8 @@ export interface StockRoutesDeps {
   financials: FinancialsRepo;
   indicators: IndicatorsRepo;
   snapshot: SnapshotService;
-  liveQuote?(code: string): Promise<LiveQuote | null>;
+  /** The live quote of a running feed (the quote store's), else null. */
+  liveQuote?(code: string): Promise<LiveQuoteView | null>;
 }
 
 const codeParams = z.object({ code: stockCode() });
