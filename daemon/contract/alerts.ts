@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { ALERT_TYPES, type AlertType } from '../kernel/alert-types.js';
+import { PageQuery } from './envelope.js';
 import { stockCode } from './fields.js';
 
 export { ALERT_TYPES, PRICE_ALERT_TYPES, SCREEN_ALERT_TYPES, isScreenAlertType, type AlertType } from '../kernel/alert-types.js';
@@ -92,13 +93,13 @@ export const AlertPatch = z
   .refine((v) => Object.keys(v).length > 0, { message: 'give at least one of threshold, active, recurring, note, cooldown_s, channels, membership, dwell_s' });
 export type AlertPatch = z.output<typeof AlertPatch>;
 
-const paging = { page: z.coerce.number().int().min(1).default(1), limit: z.coerce.number().int().min(1).max(500).default(50) };
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 /** Query of GET /alerts. */
-export const AlertListQuery = z.object({ code: alertFields.code.optional(), active: bool.optional(), type: alertFields.alertType.optional(), ...paging });
+export const AlertListQuery = z.object({ code: alertFields.code.optional(), active: bool.optional(), type: alertFields.alertType.optional(), ...PageQuery.shape });
+export type AlertListQuery = z.output<typeof AlertListQuery>;
 /** Query of GET /alerts/events (GET /alerts/{id}/events: without `code`). */
-export const AlertEventsQuery = z.object({ code: alertFields.code.optional(), ...paging });
+export const AlertEventsQuery = z.object({ code: alertFields.code.optional(), ...PageQuery.shape });
 
 /**
  * An alert as the API shows it. `armed` is false after a firing until the condition has been

@@ -4,6 +4,7 @@
  * generated from it, and its type (`z.output`) is what the daemon produces and the CLI reads.
  */
 import { z } from 'zod';
+import { PageQuery } from './envelope.js';
 import { calendarDate, dateOrDateTime, stockCode } from './fields.js';
 
 const code = stockCode();
@@ -11,7 +12,6 @@ const notFutureDate = calendarDate({ notFuture: true });
 const quantity = z.number({ error: 'must be a number' }).int('must be a whole number of shares').positive('must be positive').max(1e12);
 const price = z.number({ error: 'must be a number' }).positive('must be greater than 0').max(1e10);
 const note = z.string().max(500, 'must be at most 500 characters').nullable();
-const paging = { page: z.coerce.number().int().min(1).default(1), limit: z.coerce.number().int().min(1).max(500).default(50) };
 
 /** A stored lot (GET/PUT /portfolio/holdings/{id}); `acquired_at` is YYYY-MM-DD. */
 export const Holding = z
@@ -124,7 +124,7 @@ export const NewTransaction = z.strictObject({
 export type NewTransaction = z.output<typeof NewTransaction>;
 
 /** Query of GET /portfolio/transactions. */
-export const TransactionsQuery = z.object({ code: code.optional(), ...paging });
+export const TransactionsQuery = z.object({ code: code.optional(), ...PageQuery.shape });
 
 /** A recorded trade: `average_cost` after a buy, or sold against for a sale; `realized_pnl` (sales only) = (price − average cost) × quantity − fee. */
 export const PortfolioTransaction = z

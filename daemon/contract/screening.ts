@@ -1,6 +1,23 @@
 /** Screening endpoints on the wire: POST /screen (and its aliases), GET /screen/fields, GET /screen/templates. */
 import { z } from 'zod';
 
+/** Largest page of a screen (`per_page`). */
+export const MAX_PER_PAGE = 500;
+/** Page size when none is given (spec: 50 in the empty-request response). */
+export const DEFAULT_PER_PAGE = 50;
+/** Most sort keys one request may give. */
+export const MAX_SORT_KEYS = 5;
+/** Most formula columns one request may define. */
+export const MAX_COLUMNS = 20;
+/** Most factors of one score. */
+export const MAX_SCORE_FACTORS = 20;
+/** What `by` (cross-sectional functions, a score's groups) may group on. */
+export const GROUP_BY = ['sector', 'industry', 'market'] as const;
+/** Universe flags a stock may carry (what `exclude` names). */
+export const STOCK_FLAGS = ['administrative', 'spac', 'preferred', 'halted'] as const;
+/** Markets a screen may be limited to (ALL: both). */
+export const SCREEN_MARKETS = ['KOSPI', 'KOSDAQ', 'ALL'] as const;
+
 /** One entry of GET /screen/fields: an indicator of the registry and how many stocks have it. */
 export interface ScreenField {
   id: string;

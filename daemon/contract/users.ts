@@ -9,15 +9,6 @@ import { ROLES, TIERS } from '../kernel/roles.js';
 
 export { ROLES, TIERS, type Role, type Tier } from '../kernel/roles.js';
 
-/** Largest page of a paged list (`limit`). */
-export const MAX_PAGE_LIMIT = 500;
-
-/** Paging query (page 1-based). */
-export const PageQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(50),
-});
-
 /** A user as the API shows it: no secrets; the load-test exemption's end only while it is in force. */
 export const PublicUser = z
   .object({

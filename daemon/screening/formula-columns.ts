@@ -5,6 +5,7 @@
  * exactly like indicators. Evaluation order: universe → columns (in order) → score → range
  * filters and expression → sort → page.
  */
+import { MAX_COLUMNS, MAX_SCORE_FACTORS } from '../contract/screening.js';
 import { createHash } from 'node:crypto';
 import { invalidRequest } from '../errors.js';
 import { compileNumber, type CompileContext } from './expression-compile.js';
@@ -12,11 +13,8 @@ import { formatExpression } from './expression-format.js';
 import { parseExpression, type ParsedExpression } from './expression.js';
 import type { ScoreDefinition, ScreenQuery } from './query-types.js';
 import type { Column, Snapshot } from './snapshot.js';
+export { MAX_COLUMNS, MAX_SCORE_FACTORS } from '../contract/screening.js';
 
-/** Most formula columns one request may define. */
-export const MAX_COLUMNS = 20;
-/** Most factors of one score. */
-export const MAX_SCORE_FACTORS = 20;
 /** Name of the score column. */
 export const SCORE_COLUMN = 'score';
 

@@ -1,6 +1,7 @@
 /** Admin user management: GET /admin/users and PATCH /admin/users/{id}, with email → id lookup. */
 import type { PageMeta } from '../../../daemon/contract/envelope.js';
-import { MAX_PAGE_LIMIT, type AdminUserPatch, type PublicUser, type Role, type Tier } from '../../../daemon/contract/users.js';
+import { MAX_PAGE_LIMIT } from '../../../daemon/contract/envelope.js';
+import type { AdminUserPatch, PublicUser, Role, Tier } from '../../../daemon/contract/users.js';
 import { API_PREFIX, type ApiResponse } from '../transport/api-client.js';
 import { CliError } from '../session/errors.js';
 import type { Session } from '../session/session.js';

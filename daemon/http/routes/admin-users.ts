@@ -4,7 +4,8 @@ import { AppError, invalidRequest, notFound } from '../../errors.js';
 import { toPublicUser, type UsersRepo } from '../../store/users-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
-import { AdminUserPatch, PageQuery, PublicUser } from '../../contract/users.js';
+import { PageQuery } from '../../contract/envelope.js';
+import { AdminUserPatch, PublicUser } from '../../contract/users.js';
 
 const idParams = z.object({ id: z.string().uuid('must be a user id (uuid)') });
 
