@@ -1,5 +1,15 @@
 /** The response envelope every REST endpoint answers with. */
+import { z } from 'zod';
 import type { ErrorCode, ErrorDetails } from '../errors.js';
+
+/** Largest page of a paged list (`limit`, `per_page`). */
+export const MAX_PAGE_LIMIT = 500;
+
+/** Paging query of a list (page 1-based, default 50 a page). */
+export const PageQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(50),
+});
 
 /** Envelope `meta`: always the time and request id, plus paging or other extra fields. */
 export interface EnvelopeMeta {

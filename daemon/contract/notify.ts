@@ -3,62 +3,77 @@
  * (/deliveries…) and daily digests of a preset (/schedules…). Secrets (a webhook's signing
  * secret, a Telegram bot token, the secret path of a Slack or Discord incoming-webhook URL) are
  * accepted once and never shown again; only the creation answer of a webhook carries its secret.
+ * The channel shapes are zod schemas (validation, OpenAPI and types from one place).
  */
+import { z } from 'zod';
 
 /** Where a channel sends. */
 export const CHANNEL_TYPES = ['webhook', 'telegram', 'slack', 'discord', 'email'] as const;
 /** One of CHANNEL_TYPES. */
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
 
-/** A channel as the API shows it (no secret). */
-export interface Channel {
-  id: string;
-  type: ChannelType;
-  name: string;
-  /**
-   * Where it sends, safe to show: a webhook's URL, a Telegram chat id, an e-mail address, or a
-   * Slack/Discord incoming-webhook URL with its secret path cut (`https://hooks.slack.com/services/T0…/…`).
-   */
-  target: string;
-  /** False once a receiver said it wants no more (410 Gone, a deleted Slack channel…); PATCH `enabled: true` to resume. */
-  enabled: boolean;
-  /** Why the channel was switched off (null while enabled or when its owner switched it off). */
-  disabled_reason: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** Longest URL a channel may have. */
+export const MAX_URL_LENGTH = 2048;
 
-/** The answer to POST /channels (and to a PATCH that rotates the secret): the only time `secret` is shown. */
-export interface CreatedChannel extends Channel {
-  /** A webhook's signing secret (`whsec_…`, Standard Webhooks); absent for other types. */
-  secret?: string;
-}
+const channelType = z.enum(CHANNEL_TYPES, { error: `must be one of ${CHANNEL_TYPES.join(', ')}` });
+const channelName = z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters');
+const channelUrl = z.string().max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`).describe('https:// URL (plain http:// only to addresses the operator allows)');
+const botToken = z
+  .string()
+  .max(200, 'must be at most 200 characters')
+  .regex(/^\d{1,20}:[A-Za-z0-9_-]{20,120}$/, 'must be a bot token from @BotFather (123456:ABC…)')
+  .describe('A secret: accepted, never shown again');
+const chatId = z
+  .string()
+  .max(40, 'must be at most 40 characters')
+  .regex(/^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{3,31})$/, 'must be a numeric chat id or @channelusername');
+const address = z.email('must be a valid email address').max(254, 'must be at most 254 characters');
+
+/**
+ * A channel as the API shows it (no secret). `target` is safe to show: a webhook's URL, a
+ * Telegram chat id, an e-mail address, or a Slack/Discord incoming-webhook URL with its secret
+ * path cut. `enabled` is false once a receiver said it wants no more (PATCH `enabled: true` resumes).
+ */
+export const Channel = z
+  .object({
+    id: z.string(), type: channelType, name: z.string(),
+    target: z.string().describe('Where it sends: a webhook URL, a Telegram chat id, an e-mail address, or a Slack/Discord URL with its secret path cut'),
+    enabled: z.boolean(), disabled_reason: z.string().nullable().describe('Why it was switched off (a receiver answered 410 Gone, a deleted webhook or chat…)'),
+    created_at: z.string(), updated_at: z.string(),
+  })
+  .meta({ id: 'Channel' });
+export type Channel = z.output<typeof Channel>;
+
+/** The answer to POST /channels (and to a PATCH that rotates the secret): the only time a webhook's `secret` is shown. */
+export const CreatedChannel = Channel
+  .extend({ secret: z.string().optional().describe('A webhook\'s Standard Webhooks signing secret (whsec_…): store it now, it is never shown again') })
+  .meta({ id: 'CreatedChannel' });
+export type CreatedChannel = z.output<typeof CreatedChannel>;
 
 /** Body of POST /channels: `{type, name}` plus the fields of its type. */
-export interface NewChannel {
-  type: ChannelType;
-  name: string;
-  /** webhook, slack, discord. */
-  url?: string;
-  /** telegram: the bot's token from @BotFather (a secret). */
-  bot_token?: string;
-  /** telegram: the chat's numeric id or `@channelusername`. */
-  chat_id?: string;
-  /** email. */
-  address?: string;
-}
+export const NewChannel = z.strictObject({
+  type: channelType,
+  name: channelName,
+  url: channelUrl.optional().describe('webhook, slack, discord'),
+  bot_token: botToken.optional().describe('telegram (a secret: accepted, never shown again)'),
+  chat_id: chatId.optional().describe('telegram'),
+  address: address.optional().describe('email'),
+});
+export type NewChannel = z.output<typeof NewChannel>;
 
 /** Body of PATCH /channels/{id} (at least one field). */
-export interface ChannelPatch {
-  name?: string;
-  enabled?: boolean;
-  url?: string;
-  bot_token?: string;
-  chat_id?: string;
-  address?: string;
-  /** webhook: a new signing secret, shown once in the answer. */
-  rotate_secret?: boolean;
-}
+export const ChannelPatch = z
+  .strictObject({
+    name: channelName.optional(),
+    enabled: z.boolean().optional().describe('true resumes a channel switched off after a receiver refused it for good'),
+    url: channelUrl.optional(),
+    bot_token: botToken.optional(),
+    chat_id: chatId.optional(),
+    address: address.optional(),
+    rotate_secret: z.literal(true).optional().describe('webhook: a new signing secret, shown once in this answer'),
+  })
+  .refine((v) => Object.keys(v).length > 0, { message: 'give at least one of name, enabled, url, bot_token, chat_id, address, rotate_secret' });
+export type ChannelPatch = z.output<typeof ChannelPatch>;
 
 /** What a delivery carries. */
 export const DELIVERY_KINDS = ['alert', 'digest', 'test'] as const;

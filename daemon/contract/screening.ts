@@ -1,4 +1,22 @@
 /** Screening endpoints on the wire: POST /screen (and its aliases), GET /screen/fields, GET /screen/templates. */
+import { z } from 'zod';
+
+/** Largest page of a screen (`per_page`). */
+export const MAX_PER_PAGE = 500;
+/** Page size when none is given (spec: 50 in the empty-request response). */
+export const DEFAULT_PER_PAGE = 50;
+/** Most sort keys one request may give. */
+export const MAX_SORT_KEYS = 5;
+/** Most formula columns one request may define. */
+export const MAX_COLUMNS = 20;
+/** Most factors of one score. */
+export const MAX_SCORE_FACTORS = 20;
+/** What `by` (cross-sectional functions, a score's groups) may group on. */
+export const GROUP_BY = ['sector', 'industry', 'market'] as const;
+/** Universe flags a stock may carry (what `exclude` names). */
+export const STOCK_FLAGS = ['administrative', 'spac', 'preferred', 'halted'] as const;
+/** Markets a screen may be limited to (ALL: both). */
+export const SCREEN_MARKETS = ['KOSPI', 'KOSDAQ', 'ALL'] as const;
 
 /** One entry of GET /screen/fields: an indicator of the registry and how many stocks have it. */
 export interface ScreenField {
@@ -29,21 +47,18 @@ export interface ScreenTemplate {
   missing_inputs: string[];
 }
 
-/** One item of a screen: identity columns plus the requested values. */
-export interface ScreenItem {
-  code: string;
-  name: string;
-  market: string;
-  sector: string | null;
-  [field: string]: string | number | null;
-}
+/** One item of a screen: identity columns plus the requested values (numbers, texts or null). */
+export const ScreenItem = z
+  .object({ code: z.string(), name: z.string(), market: z.string(), sector: z.string().nullable() })
+  .catchall(z.union([z.string(), z.number(), z.null()]));
+export type ScreenItem = z.output<typeof ScreenItem>;
+
+/** The page of a screen answer (`data`, and `stocks` in shape B). */
+export const ScreenItems = z.array(ScreenItem).meta({ id: 'ScreenItems' });
 
 /** `filters_applied` of a screen answer: the market (ALL when none), the count, and each applied filter. */
-export interface FiltersApplied {
-  market: 'KOSPI' | 'KOSDAQ' | 'ALL';
-  _count: number;
-  [filter: string]: unknown;
-}
+export const FiltersApplied = z.object({ market: z.enum(['KOSPI', 'KOSDAQ', 'ALL']), _count: z.number() }).catchall(z.unknown());
+export type FiltersApplied = z.output<typeof FiltersApplied>;
 
 /**
  * `meta.explain` of a screen that matched nothing: the universe's size, the stocks left after

@@ -12,7 +12,7 @@
  * mark in one Redis call) → confirm (revoked 401, admin 403) → handlers.
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
 import { isAppError } from '../errors.js';
 import { confirmCaller, requireCaller, type AuthGuardDeps } from './middleware/auth.js';
@@ -27,8 +27,36 @@ export type Access = 'public' | 'user' | 'admin';
 /** Body limit of a route that declares none (bytes); the daemon's `body_limit` caps every route. */
 export const DEFAULT_ROUTE_BODY_LIMIT = 16 * 1024;
 
-/** A route's contract. `path` uses express syntax (`/stocks/:code`). */
-export interface RouteSpec {
+/** What the validation step hands a route's handlers: its parsed params, query and body. */
+export interface RequestValues<P = unknown, Q = unknown, B = unknown> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+/** A request whose `valid` holds the parsed values `V` (set by the validation step before any handler runs). */
+export type ValidRequest<V = RequestValues> = Request & { valid: V };
+
+/** A handler of a route: its request's `valid` is typed by the route's schemas. */
+export type RouteHandler<V = RequestValues> = (req: ValidRequest<V>, res: Response, next: NextFunction) => unknown;
+
+/** The parsed value of an optional schema (undefined when the route declares none). */
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** The type of `req.valid.body` in handlers: `parseBody`'s value when the route has one, else the body schema's output. */
+type BodyValue<B, PB> = [PB] extends [undefined] ? Parsed<B> : Awaited<PB>;
+
+/** The values a route with these schemas (and body parser result `PB`) hands its handlers. */
+export type RouteValues<P, Q, B, PB = undefined> = RequestValues<Parsed<P>, Parsed<Q>, BodyValue<B, PB>>;
+
+/**
+ * A route's contract. `path` uses express syntax (`/stocks/:code`). `V` types `req.valid` in its
+ * hooks (`PV` while the body is being parsed, `PB` the body parser's value); `ApiBuilder.route`
+ * infers them from the declaration.
+ */
+// The stored table holds routes of every shape (`any`): their hooks are called with what validation produced.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface RouteSpec<V = any, PB = unknown, PV = any> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: string;
   summary: string;
@@ -45,7 +73,7 @@ export interface RouteSpec {
    * validating it with `body` (which still documents it). Runs after params and query are
    * validated and the caller is known; may be async. @throws AppError for a bad body
    */
-  parseBody?: (body: unknown, req: Request) => unknown;
+  parseBody?: (body: unknown, req: ValidRequest<PV>) => PB;
   /** Largest JSON body accepted, in bytes (default DEFAULT_ROUTE_BODY_LIMIT; never above the daemon's body_limit). */
   bodyLimit?: number;
   /** Schema of `data` in the success envelope (or of the whole body when `raw`). */
@@ -74,12 +102,12 @@ export interface RouteSpec {
    * instead: the answer may be in the shared cache, which the rate limiter reads in the same
    * Redis call as its counters (free when found).
    */
-  freeWhen?: (req: Request, res: Response) => boolean | CachedAnswerLookup | Promise<boolean>;
+  freeWhen?: (req: ValidRequest<V>, res: Response) => boolean | CachedAnswerLookup | Promise<boolean>;
   /**
    * How many requests this one counts as against every rate limit (default 1): a screen's cost.
    * Runs after validation, so it reads `req.valid`.
    */
-  weight?: (req: Request) => number;
+  weight?: (req: ValidRequest<V>) => number;
   /**
    * When set, a request that validation refuses (400) is counted too, as this many requests
    * (from what it made us parse: its bytes), so a stream of bad bodies spends the sender's quota.
@@ -126,7 +154,14 @@ export interface ApiBuilder {
   /** Which methods each registered path answers (OPTIONS and 405 answers read it). */
   readonly methods: MethodTable;
   readonly routes: RouteSpec[];
-  route(spec: RouteSpec, ...handlers: RequestHandler[]): void;
+  /**
+   * Register a route. Its schemas type what its handlers read: `req.valid.params`, `.query` and
+   * `.body` are the schemas' outputs (the body parser's value when it has one), with no casts.
+   */
+  route<P extends z.ZodObject | undefined = undefined, Q extends z.ZodObject | undefined = undefined, B extends z.ZodType | undefined = undefined, PB = undefined>(
+    spec: RouteSpec<RouteValues<P, Q, B, PB>, PB, RequestValues<Parsed<P>, Parsed<Q>, unknown>> & { params?: P; query?: Q; body?: B },
+    ...handlers: RouteHandler<RouteValues<P, Q, B, PB>>[]
+  ): void;
 }
 
 /** The error envelope. */
@@ -164,9 +199,11 @@ export function createApiBuilder(prefix: string, guards: RouteGuards): ApiBuilde
     methods,
     routes,
     route(spec, ...handlers) {
-      routes.push({ ...spec, path: prefix + spec.path });
+      const stored = spec as RouteSpec;
+      routes.push({ ...stored, path: prefix + spec.path });
       methods.add(spec.path, spec.method);
-      router[spec.method](spec.path, ...routeChain(spec, guards), ...handlers);
+      // The chain's validation step sets `req.valid` to what the handlers' type says before any of them runs.
+      router[spec.method](spec.path, ...routeChain(stored, guards), ...(handlers as RequestHandler[]));
     },
   };
 }

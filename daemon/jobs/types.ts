@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { SAMPLE_UNIVERSE_SIZE } from '../../loaders/sample-market.js';
 import { LOADER_FORMATS } from '../../loaders/types.js';
-import { calendarDate } from '../field-schemas.js';
+import { calendarDate } from '../contract/fields.js';
 import type { JobRequest as WireJobRequest, SourceSyncRequest } from '../contract/jobs.js';
 
 export type { SourceSyncRequest } from '../contract/jobs.js';

@@ -11,6 +11,7 @@
  *
  * Operator-configured endpoints (the Telegram Bot API base URL) are trusted: no address check.
  */
+import { MAX_URL_LENGTH } from '../contract/notify.js';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, request, type Dispatcher } from 'undici';
@@ -73,8 +74,8 @@ export interface Outbound {
 
 /** Default of OutboundOptions.maxResponseBytes: enough for an error message, not for a flood. */
 export const MAX_RESPONSE_BYTES = 4096;
-/** Longest URL a channel may have. */
-export const MAX_URL_LENGTH = 2048;
+/** Longest URL a channel may have (the wire contract's limit). */
+export { MAX_URL_LENGTH } from '../contract/notify.js';
 
 const REFUSED = 'ESTOCKSCREEN_REFUSED';
 

@@ -4,7 +4,7 @@
  * "not found" (never forbidden). Prices: the live quote when the feed has one, else the
  * last close.
  */
-import type { NewHolding } from '../contract/portfolio.js';
+import type { NewHolding, NewTransaction } from '../contract/portfolio.js';
 import type { Logger } from 'pino';
 import { invalidRequest, notFound } from '../errors.js';
 import type { Clock } from '../infra/clock.js';
@@ -41,16 +41,8 @@ export interface PortfolioDeps {
 /** A new holding (POST /portfolio/holdings): the wire contract's body. */
 export type HoldingRequest = NewHolding;
 
-/** A buy or sell (POST /portfolio/transactions). */
-export interface TransactionRequest {
-  code: string;
-  side: 'buy' | 'sell';
-  quantity: number;
-  price: number;
-  fee?: number;
-  /** YYYY-MM-DD or an ISO date-time. */
-  traded_at: string;
-}
+/** A buy or sell (POST /portfolio/transactions): the wire contract's body. */
+export type TransactionRequest = NewTransaction;
 
 /** Portfolio service. */
 export interface PortfolioService {

@@ -54,14 +54,15 @@ export type ScreenCaller = BudgetTier | 'trusted';
 /** The weights of `units` (documented in GET /screen/fields and the screening README). */
 export const COST_WEIGHTS = Object.freeze({ node: 1, cross_term: 25, history_field: 20, cells_per_unit: 50 });
 
-const COST = Symbol('cost');
+/** Costs per query object, kept beside it (the query stays plain data); released with the query. */
+const COSTS = new WeakMap<ScreenQuery, QueryCost>();
 
 /**
- * The cost of `query` (parsed by the request parser or built in code), computed once and kept
- * on the query. `knownFields`: the indicator registry (what an as-of screen reads from history).
+ * The cost of `query` (parsed by the request parser or built in code), computed once per query
+ * object. `knownFields`: the indicator registry (what an as-of screen reads from history).
  */
 export function costOf(query: ScreenQuery, knownFields: ReadonlySet<string>): QueryCost {
-  const kept = (query as { [COST]?: QueryCost })[COST];
+  const kept = COSTS.get(query);
   if (kept !== undefined) return kept;
   let nodes = 0;
   let crossTerms = 0;
@@ -79,7 +80,8 @@ export function costOf(query: ScreenQuery, knownFields: ReadonlySet<string>): Qu
     nodes * COST_WEIGHTS.node + crossTerms * COST_WEIGHTS.cross_term + history * COST_WEIGHTS.history_field + cells / COST_WEIGHTS.cells_per_unit,
   );
   const cost: QueryCost = Object.freeze({ nodes, cross_terms: crossTerms, history_fields: history, cells, units });
-  if (Object.isExtensible(query)) Object.defineProperty(query, COST, { value: cost, enumerable: false, configurable: true });
+  // A frozen query (a shared template) is costed each time: it may be read with other known fields.
+  if (Object.isExtensible(query)) COSTS.set(query, cost);
   return cost;
 }
 

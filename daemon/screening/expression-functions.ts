@@ -4,7 +4,9 @@
  * request's universe, optionally within each sector, industry or market (`by sector`).
  * One table, read by the parser (names and arity), the compiler and `GET /screen/fields`.
  */
+import { GROUP_BY } from '../contract/screening.js';
 import { PERCENTILE_CONVENTION } from '../kernel/percentile.js';
+export { GROUP_BY } from '../contract/screening.js';
 
 /** Scalar functions and their arity; any null argument makes the result null (except coalesce). */
 export const FUNCTIONS = { abs: 1, min: 2, max: 2, log: 1, sqrt: 1, coalesce: 2 } as const;
@@ -16,8 +18,6 @@ export const CROSS_FUNCTIONS = ['rank', 'rank_asc', 'pct_rank', 'zscore'] as con
 /** A cross-sectional function name. */
 export type CrossFn = (typeof CROSS_FUNCTIONS)[number];
 
-/** What `by` may group on. */
-export const GROUP_BY = ['sector', 'industry', 'market'] as const;
 /** A `by` group. */
 export type GroupBy = (typeof GROUP_BY)[number];
 

@@ -5,6 +5,7 @@
  * exactly like indicators. Evaluation order: universe → columns (in order) → score → range
  * filters and expression → sort → page.
  */
+import { MAX_COLUMNS, MAX_SCORE_FACTORS } from '../contract/screening.js';
 import { createHash } from 'node:crypto';
 import { invalidRequest } from '../errors.js';
 import { compileNumber, type CompileContext } from './expression-compile.js';
@@ -12,11 +13,8 @@ import { formatExpression } from './expression-format.js';
 import { parseExpression, type ParsedExpression } from './expression.js';
 import type { ScoreDefinition, ScreenQuery } from './query-types.js';
 import type { Column, Snapshot } from './snapshot.js';
+export { MAX_COLUMNS, MAX_SCORE_FACTORS } from '../contract/screening.js';
 
-/** Most formula columns one request may define. */
-export const MAX_COLUMNS = 20;
-/** Most factors of one score. */
-export const MAX_SCORE_FACTORS = 20;
 /** Name of the score column. */
 export const SCORE_COLUMN = 'score';
 
@@ -39,19 +37,23 @@ export function scoreExpression(score: ScoreDefinition): string {
 
 const NO_FORMULAS: readonly Formula[] = Object.freeze([]);
 
-/** Attach `formulas` to `query` as a hidden (non-enumerable) property (unless the query is frozen); returns them. */
+/** Formulas parsed per query object, kept beside it (the query stays plain data); released with the query. */
+const FORMULAS = new WeakMap<ScreenQuery, readonly Formula[]>();
+
+/** Remember `formulas` as those of `query` (the request parser's, checked against the registry); returns them. */
 export function keepFormulas(query: ScreenQuery, formulas: readonly Formula[]): readonly Formula[] {
-  if (Object.isExtensible(query)) Object.defineProperty(query, 'formulas', { value: formulas, enumerable: false, configurable: true });
+  // Frozen queries (the shared templates) are parsed on each use, never remembered.
+  if (Object.isExtensible(query)) FORMULAS.set(query, formulas);
   return formulas;
 }
 
 /**
- * The query's columns then its score as formulas, parsed once and kept on the query (the
+ * The query's columns then its score as formulas, parsed once per query object (the
  * request parser validates them against the registry first; queries built in code are trusted).
  * @throws AppError INVALID_REQUEST when a definition does not parse or is not a number
  */
 export function formulasOf(query: ScreenQuery): readonly Formula[] {
-  const kept = (query as { formulas?: readonly Formula[] }).formulas;
+  const kept = FORMULAS.get(query);
   if (kept !== undefined) return kept;
   if ((query.columns ?? []).length === 0 && (query.score?.factors ?? []).length === 0) return NO_FORMULAS;
   const formulas: Formula[] = (query.columns ?? []).map((c) => ({ name: c.name, parsed: parseNumeric(c.expression, `columns.${c.name}`) }));

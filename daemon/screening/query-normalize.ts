@@ -4,15 +4,12 @@
  * and shape B of the same screen are equal.
  */
 
+import type { FiltersApplied } from '../contract/screening.js';
 import { formulasOf } from './formula-columns.js';
 import { expressionOf, type ScreenQuery } from './query.js';
 
-/** The response's `filters_applied`: market (ALL when none), `_count`, and each applied filter. */
-export interface FiltersApplied {
-  market: 'KOSPI' | 'KOSDAQ' | 'ALL';
-  _count: number;
-  [filter: string]: unknown;
-}
+/** The response's `filters_applied` (the wire's shape): market (ALL when none), `_count`, and each applied filter. */
+export type { FiltersApplied } from '../contract/screening.js';
 
 /**
  * Describes what restricts the result. `_count` counts a market other than

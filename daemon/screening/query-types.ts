@@ -54,11 +54,6 @@ export interface ScreenQuery {
   universe: Universe;
   filters: RangeFilter[];
   expression?: string;
-  /**
-   * `expression` parsed, set by the request parser (or on first use) so it is parsed once per
-   * request. Non-enumerable (see `keepParsed`): never serialised with the query, never compared.
-   */
-  readonly parsed?: ParsedExpression;
   sort: SortKey[];
   /** 1-based. */
   page: number;

@@ -4,8 +4,8 @@
  * with nulls last, and 1-based paging.
  */
 
+import type { ScreenItem } from '../contract/screening.js';
 import { invalidRequest } from '../errors.js';
-import type { Market } from '../kernel/records.js';
 import { compileExpression, countCrossTerms, parseExpression } from './expression.js';
 import type { ParsedExpression } from './expression.js';
 import type { CrossSectionMemo } from './cross-section.js';
@@ -20,14 +20,8 @@ import type { Snapshot } from './snapshot.js';
 export type { ColumnDefinition, RangeFilter, ScoreDefinition, ScoreFactor, ScreenQuery, SortKey, Universe } from './query-types.js';
 import type { ScreenQuery, SortKey, Universe } from './query-types.js';
 
-/** One matching stock: identity columns plus the indicator columns of the query. */
-export interface ScreenItem {
-  code: string;
-  name: string;
-  market: Market;
-  sector: string | null;
-  [field: string]: string | number | null;
-}
+/** One matching stock: identity columns plus the indicator columns of the query (the wire's shape). */
+export type { ScreenItem } from '../contract/screening.js';
 
 /** One page of a screen. */
 export interface ScreenResult {
@@ -245,15 +239,23 @@ function matchesOf(query: ScreenQuery, { rows, parsed, view }: Matching, started
   };
 }
 
-/** Attach `parsed` to `query` as a hidden (non-enumerable) property; returns it. */
+/**
+ * Expressions parsed per query object, beside it rather than on it (the query stays plain data:
+ * serialised and compared as written). Released with the query. Requests get theirs from
+ * `compileScreen`; this serves the queries the daemon builds in code (live screens, alerts, backtests).
+ */
+const EXPRESSIONS = new WeakMap<ScreenQuery, ParsedExpression>();
+
+/** Remember `parsed` as the expression of `query` (the request parser's, checked against the registry); returns it. */
 export function keepParsed(query: ScreenQuery, parsed: ParsedExpression): ParsedExpression {
-  Object.defineProperty(query, 'parsed', { value: parsed, enumerable: false, configurable: true });
+  EXPRESSIONS.set(query, parsed);
   return parsed;
 }
 
-/** The query's expression, parsed once and kept on the query (undefined when it has none). */
+/** The query's expression, parsed once per query object (undefined when it has none). */
 export function expressionOf(query: ScreenQuery): ParsedExpression | undefined {
-  if (query.parsed) return query.parsed;
+  const kept = EXPRESSIONS.get(query);
+  if (kept) return kept;
   const text = query.expression?.trim();
   if (!text) return undefined;
   return keepParsed(query, parseExpression(text));

@@ -5,18 +5,14 @@
  * keys are checked against the indicator registry in request.ts.
  */
 
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE, MAX_SORT_KEYS } from '../contract/screening.js';
 import { z } from 'zod';
 import { EXPRESSION_LIMITS } from './expression-parser.js';
 import { STOCK_CODE_PATTERN } from '../kernel/records.js';
 import { STOCK_FLAGS } from './snapshot.js';
 import { GROUP_BY } from './expression-functions.js';
+export { DEFAULT_PER_PAGE, MAX_PER_PAGE, MAX_SORT_KEYS } from '../contract/screening.js';
 
-/** Largest page size (per_page max 500). */
-export const MAX_PER_PAGE = 500;
-/** Page size when none is given (spec: 50 in the empty-request response). */
-export const DEFAULT_PER_PAGE = 50;
-/** Most sort keys one request may give. */
-export const MAX_SORT_KEYS = 5;
 
 /** Longest sector, industry or field name accepted (the longest real one is under 40). */
 export const MAX_NAME_LENGTH = 100;

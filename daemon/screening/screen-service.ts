@@ -1,6 +1,7 @@
 /**
- * Runs screens: parse either request shape once (the query carries its compiled expression
- * to the cache key and the engine), answer identical requests from the 5-minute result cache
+ * Runs screens: parse either request shape once into a compiled screen (compiled-screen.ts:
+ * the query with its expression, formulas, cost and cache key) that the cache and the engine
+ * both take, answer identical requests from the 5-minute result cache
  * (keyed by the snapshot version, so a recomputation invalidates it), otherwise execute on the
  * in-memory snapshot. Answers are serialised once: the page of stocks is one UTF-8 JSON array,
  * assembled from the snapshot's pre-serialised rows (row-json.ts), kept as such in the cache
@@ -10,19 +11,18 @@
  * copy of recent answers (with their encoded bytes), so a hot screen costs no Redis read and
  * no re-encoding. Both are keyed by the snapshot version, so a recomputation invalidates both.
  */
-import { hash } from 'node:crypto';
 import { createCrossSectionMemo, CROSS_SECTION_MEMO_BYTES } from './cross-section.js';
 import { explainEmpty, type ScreenExplanation } from './explain.js';
-import { formulasOf } from './formula-columns.js';
 import { invalidRequest } from '../errors.js';
-import { checkBudget, costOf, type BudgetTier, type CostBudget, type QueryCost, type ScreenCaller } from './cost.js';
+import { compileScreen, type CompiledScreen } from './compiled-screen.js';
+import { checkBudget, type BudgetTier, type CostBudget, type QueryCost, type ScreenCaller } from './cost.js';
 import { createFairShare } from './fair-share.js';
 import type { MemoryBudget } from './memory-budget.js';
-import { countCrossTerms } from './expression.js';
-import { buildItem, executePageSliced, expressionOf, indicatorFieldsOf, matchAllSliced, type ScreenMatches, type ScreenPage, type ScreenQuery } from './query.js';
+import { countCrossTerms, type ParsedExpression } from './expression.js';
+import { buildItem, executePageSliced, indicatorFieldsOf, matchAllSliced, type ScreenMatches, type ScreenPage, type ScreenQuery } from './query.js';
 import { rowsJson } from './row-json.js';
 import { createWorkGuard } from './work-guard.js';
-import { describeFiltersApplied, normalizeQuery, parseScreenRequest } from './request.js';
+import { describeFiltersApplied, parseScreenRequest } from './request.js';
 import type { FiltersApplied } from './query-normalize.js';
 import type { SnapshotService } from './snapshot-service.js';
 import type { Snapshot } from './snapshot.js';
@@ -142,32 +142,38 @@ export interface ScreenService {
    * @throws AppError INVALID_REQUEST for a bad body or one over the budget (field-level details)
    */
   parse(body: unknown, caller: ScreenCaller): ScreenQuery;
-  /** Checks a parsed query against `caller`'s budget. @throws AppError INVALID_REQUEST naming the limit */
-  check(query: ScreenQuery, caller: ScreenCaller): void;
-  /** What `query` costs (cost model of the language). */
-  cost(query: ScreenQuery): QueryCost;
+  /**
+   * Parses a body, compiles it (expression, formulas, cost, cache key) and checks its cost
+   * against `caller`'s budget, before any work: the value the request path hands on.
+   * @throws AppError INVALID_REQUEST for a bad body or one over the budget (field-level details)
+   */
+  compile(body: unknown, caller: ScreenCaller): CompiledScreen;
+  /** Compiles a query the daemon built or already validated (a template, a preset). @throws AppError INVALID_REQUEST */
+  compileQuery(query: ScreenQuery): CompiledScreen;
+  /** Checks a compiled screen against `caller`'s budget. @throws AppError INVALID_REQUEST naming the limit */
+  check(screen: CompiledScreen, caller: ScreenCaller): void;
   /** The budgets, deadline and fair-share settings in force. */
   readonly limits: ScreenLimits;
   /** Bytes held by the service's caches (each bounded by bytes) and the expensive work running and waiting. */
   stats(): { memo_bytes: number; memo_max_bytes: number; answers_bytes: number; answers_max_bytes: number; running: number; waiting: number };
-  /** The cached answer to `query`, or null (also when the cache cannot be read). */
-  lookup(query: ScreenQuery): Promise<ScreenAnswer | null>;
-  /** How another Redis call can look `query` up (see CacheProbe). */
-  cacheProbe(query: ScreenQuery): CacheProbe;
+  /** The cached answer to `screen`, or null (also when the cache cannot be read). */
+  lookup(screen: CompiledScreen): Promise<ScreenAnswer | null>;
+  /** How another Redis call can look `screen` up (see CacheProbe). */
+  cacheProbe(screen: CompiledScreen): CacheProbe;
   /** Decode what such a call read under the probe's keys (null: nothing), keeping it in process. */
-  cacheFound(query: ScreenQuery, value: Buffer | null): ScreenAnswer | null;
+  cacheFound(screen: CompiledScreen, value: Buffer | null): ScreenAnswer | null;
   /**
-   * The answer to `query`: the one `found` by a lookup already made, else from the cache or the
+   * The answer to `screen`: the one `found` by a lookup already made, else from the cache or the
    * engine. A computed answer is kept in process and, unless `found.share` is false, in Redis. Expensive work (columns, ranks, as_of) waits for `work.user`'s fair share, yields to
    * the event loop as it runs and stops at the CPU deadline or when `work.signal` aborts.
    * @throws AppError QUERY_TIMEOUT at the deadline, RATE_LIMIT_EXCEEDED when the user has too many waiting; ClientGoneError
    */
-  run(query: ScreenQuery, extra?: Pick<ScreenSummary, 'missing_inputs' | 'message'>, found?: CacheFound, work?: ScreenWork): Promise<ScreenAnswer>;
+  run(screen: CompiledScreen, extra?: Pick<ScreenSummary, 'missing_inputs' | 'message'>, found?: CacheFound, work?: ScreenWork): Promise<ScreenAnswer>;
   /**
-   * Every match of `query` on its snapshot, items built lazily.
+   * Every match of `screen` on its snapshot, items built lazily.
    * @throws AppError INVALID_REQUEST like parse, QUERY_TIMEOUT, RATE_LIMIT_EXCEEDED (see run)
    */
-  exportAll(query: ScreenQuery, work?: ScreenWork): Promise<ScreenMatches>;
+  exportAll(screen: CompiledScreen, work?: ScreenWork): Promise<ScreenMatches>;
   /** The snapshot `query` runs on: the live one, or its as-of date's (with the date used). @throws AppError INVALID_REQUEST */
   snapshotFor(query: ScreenQuery): Promise<{ snapshot: Snapshot; as_of?: string }>;
 }
@@ -191,16 +197,8 @@ function decode(value: Buffer): ScreenAnswer | null {
 
 /** Create the screen service. */
 export function createScreenService(deps: ScreenServiceDeps): ScreenService {
-  const keys = new WeakMap<ScreenQuery, { version: string; key: string }>();
-  /** The cache key of `query` on the current snapshot, computed once per query and version. */
-  const keyOf = (query: ScreenQuery): string => {
-    const version = deps.snapshot.current().version;
-    const known = keys.get(query);
-    if (known?.version === version) return known.key;
-    const key = `a2:${version}:${hash('sha1', normalizeQuery(query), 'base64url')}`;
-    keys.set(query, { version, key });
-    return key;
-  };
+  /** The cache key of `screen` on the current snapshot. */
+  const keyOf = (screen: CompiledScreen): string => `a2:${deps.snapshot.current().version}:${screen.key}`;
 
   const local = createLocalCache(deps.now ?? Date.now, deps.ttlSeconds * 1000, deps.memory);
   // Cross-sectional columns of the current snapshot, shared by every screen.
@@ -208,8 +206,14 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
   const { limits } = deps;
   const fair = createFairShare({ concurrency: limits.concurrency, perUser: limits.per_user_concurrency, perUserQueue: limits.per_user_queue });
 
-  const check = (query: ScreenQuery, caller: ScreenCaller): void => {
-    if (caller !== 'trusted') checkBudget(query, costOf(query, deps.knownFields), limits[caller], caller);
+  const check = (screen: CompiledScreen, caller: ScreenCaller): void => {
+    if (caller !== 'trusted') checkBudget(screen.query, screen.cost, limits[caller], caller);
+  };
+  const compileQuery = (query: ScreenQuery): CompiledScreen => compileScreen(query, deps.knownFields);
+  const compile = (body: unknown, caller: ScreenCaller): CompiledScreen => {
+    const screen = compileQuery(parseScreenRequest(body, deps.knownFields));
+    check(screen, caller);
+    return screen;
   };
 
   /** Runs `work` on the query's snapshot, sliced and guarded; expensive work waits for its user's turn. */
@@ -234,55 +238,53 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
     return { snapshot, as_of: date };
   }
 
-  async function lookup(query: ScreenQuery): Promise<ScreenAnswer | null> {
+  async function lookup(screen: CompiledScreen): Promise<ScreenAnswer | null> {
     if (deps.ttlSeconds === 0) return null;
-    const key = keyOf(query);
+    const key = keyOf(screen);
     const near = local.get(key);
     if (near) return near;
-    return cacheFound(query, await deps.cache.get(key).catch(() => null));
+    return cacheFound(screen, await deps.cache.get(key).catch(() => null));
   }
 
-  function cacheFound(query: ScreenQuery, value: Buffer | null): ScreenAnswer | null {
+  function cacheFound(screen: CompiledScreen, value: Buffer | null): ScreenAnswer | null {
     const answer = value === null ? null : decode(value);
-    if (answer) local.set(keyOf(query), answer);
+    if (answer) local.set(keyOf(screen), answer);
     return answer;
   }
 
-  function cacheProbe(query: ScreenQuery): CacheProbe {
+  function cacheProbe(screen: CompiledScreen): CacheProbe {
     if (deps.ttlSeconds === 0 || !deps.cache.redisKeys) return null;
-    const key = keyOf(query);
+    const key = keyOf(screen);
     const near = local.get(key);
     return near ? { answer: near } : { keys: deps.cache.redisKeys(key), ttlMs: deps.ttlSeconds * 1000 };
   }
 
   return {
-    parse(body, caller) {
-      const query = parseScreenRequest(body, deps.knownFields);
-      check(query, caller);
-      return query;
-    },
+    parse: (body, caller) => compile(body, caller).query,
+    compile,
+    compileQuery,
     check,
-    cost: (query) => costOf(query, deps.knownFields),
     limits,
     stats: () => ({ memo_bytes: memo.bytes(), memo_max_bytes: CROSS_SECTION_MEMO_BYTES, answers_bytes: local.bytes(), answers_max_bytes: LOCAL_CACHE_BYTES, ...fair.stats() }),
     lookup,
     cacheProbe,
     cacheFound,
-    async run(query, extra = {}, found, work) {
+    async run(screen, extra = {}, found, work) {
+      const { query } = screen;
       // The cache is keyed by the query alone, so a template's note (missing_inputs) is added
       // per call, never stored: /screen with the same query must not inherit it, nor lose it.
-      const hit = found === undefined ? await lookup(query) : found.answer;
+      const hit = found === undefined ? await lookup(screen) : found.answer;
       if (hit) return { ...hit, ...extra };
       // An answer goes to Redis (shared by every daemon) once a second request asked for it: most
       // computed screens are asked for once (a slider moved, a one-off script), and a repeat on
       // this daemon is answered from the in-process layer anyway. Writing each one to Redis cost
       // a large share of a miss's CPU (the command, the write of the page's bytes, the reply).
       const share = deps.ttlSeconds > 0 && found?.share !== false;
-      const { summary, head, value } = await guarded(query, work, isExpensive(query), async (snap, checkpoint, as_of) => {
+      const { summary, head, value } = await guarded(query, work, isExpensive(screen), async (snap, checkpoint, as_of) => {
         // Plain screens of the current snapshot are read off its presorted orders (built once per
         // snapshot). As-of snapshots are cached by bytes that would not count the orders, and an
         // as-of screen's cost is its history, not its sort: they take the general path.
-        const result = await executePageSliced(snap, query, { memo, presorted: query.as_of === undefined }, checkpoint);
+        const result = await executePageSliced(snap, query, { memo, presorted: query.as_of === undefined, ...parsedOf(screen) }, checkpoint);
         const summary: ScreenSummary = {
           total: result.total,
           page: result.page,
@@ -291,7 +293,7 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
           query_time_ms: result.query_time_ms,
           filters_applied: describeFiltersApplied(query),
           snapshot_version: snap.version,
-          ...describeColumns(query),
+          ...describeColumns(screen),
           ...(as_of !== undefined ? { as_of } : {}),
           ...(result.total === 0 ? { explain: explainEmpty(snap, query, deps.knownFields) } : {}),
         };
@@ -301,13 +303,13 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
       });
       const answer: ScreenAnswer = { ...summary, stocks: head === undefined ? value : value.subarray(head.length), cached: true };
       if (deps.ttlSeconds > 0) {
-        const key = keyOf(query);
+        const key = keyOf(screen);
         local.set(key, answer);
         if (share) await deps.cache.set(key, value, deps.ttlSeconds).catch(() => undefined);
       }
       return { ...answer, ...extra, cached: false };
     },
-    exportAll: (query, work) => guarded(query, work, true, (snapshot, checkpoint) => matchAllSliced(snapshot, query, { memo }, checkpoint)),
+    exportAll: (screen, work) => guarded(screen.query, work, true, (snapshot, checkpoint) => matchAllSliced(snapshot, screen.query, { memo, ...parsedOf(screen) }, checkpoint)),
     snapshotFor,
   };
 }
@@ -335,15 +337,18 @@ async function pageBytes(snap: Snapshot, page: ScreenPage, current: boolean, pre
 }
 
 /** True when a query's evaluation is more than one pass over the snapshot: it takes a fair-share turn. */
-function isExpensive(query: ScreenQuery): boolean {
-  if (query.as_of !== undefined || formulasOf(query).length > 0) return true;
-  const parsed = expressionOf(query);
-  return parsed !== undefined && countCrossTerms(parsed.ast) > 0;
+function isExpensive({ query, formulas, expression }: CompiledScreen): boolean {
+  if (query.as_of !== undefined || formulas.length > 0) return true;
+  return expression !== undefined && countCrossTerms(expression.ast) > 0;
+}
+
+/** The engine's option that skips parsing the expression again. */
+function parsedOf(screen: CompiledScreen): { parsedExpression?: ParsedExpression } {
+  return screen.expression === undefined ? {} : { parsedExpression: screen.expression };
 }
 
 /** `columns` of a summary: each formula column (and the score) with its definition; nothing when there are none. */
-function describeColumns(query: ScreenQuery): Pick<ScreenSummary, 'columns'> {
-  const formulas = formulasOf(query);
+function describeColumns({ formulas }: CompiledScreen): Pick<ScreenSummary, 'columns'> {
   return formulas.length === 0 ? {} : { columns: formulas.map((f) => ({ name: f.name, expression: f.parsed.source })) };
 }
 

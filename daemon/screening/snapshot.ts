@@ -6,11 +6,11 @@
  * recomputed.
  */
 
+import { STOCK_FLAGS } from '../contract/screening.js';
 import { MARKETS } from '../kernel/records.js';
 import type { Market } from '../kernel/records.js';
+export { STOCK_FLAGS } from '../contract/screening.js';
 
-/** Universe flags a stock may carry. */
-export const STOCK_FLAGS = ['administrative', 'spac', 'preferred', 'halted'] as const;
 /** One universe flag. */
 export type StockFlag = (typeof STOCK_FLAGS)[number];
 

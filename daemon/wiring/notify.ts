@@ -122,7 +122,7 @@ export function buildNotify(core: CoreParts, screening: ScreeningParts, list: Pa
       const preset = await presets.get(userId, presetId);
       if (!preset) return null;
       // The saved query was checked against its owner's budget when saved (as screen alerts' are).
-      const answer = await screens.run(screens.parse(preset.query, 'trusted'));
+      const answer = await screens.run(screens.compile(preset.query, 'trusted'));
       const items = JSON.parse(answer.stocks.toString('utf8')) as { code: string; name?: string }[];
       return { name: preset.name, members: items.slice(0, MAX_DIGEST_MEMBERS).map((i) => ({ code: i.code, name: i.name ?? i.code })) };
     },

@@ -5,7 +5,7 @@
  * follow the OWASP rules.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { koreaToday } from '../../daemon/field-schemas.js';
+import { koreaToday } from '../../daemon/contract/fields.js';
 import { CODES, expectError, startSecurityDaemon, type SecurityDaemon } from './harness.js';
 import { unboundedRequestFields } from './openapi-walk.js';
 

@@ -1,13 +1,14 @@
 /** Admin user management: GET /admin/users and PATCH /admin/users/{id}, with email → id lookup. */
 import type { PageMeta } from '../../../daemon/contract/envelope.js';
+import { MAX_PAGE_LIMIT } from '../../../daemon/contract/envelope.js';
 import type { AdminUserPatch, PublicUser, Role, Tier } from '../../../daemon/contract/users.js';
 import { API_PREFIX, type ApiResponse } from '../transport/api-client.js';
 import { CliError } from '../session/errors.js';
 import type { Session } from '../session/session.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Largest page the API serves (pageQuery limit max). */
-const MAX_PAGE = 500;
+/** Largest page the API serves. */
+const MAX_PAGE = MAX_PAGE_LIMIT;
 
 /** Paging of a list call. */
 export interface PageOptions {

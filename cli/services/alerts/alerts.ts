@@ -2,7 +2,8 @@
  * Price alerts over the REST API: list, create, update, delete and the firing
  * history, and how alerts and firings are shown (table rows, TSV rows, records).
  */
-import type { Alert, AlertFiring, AlertPatch, AlertType, NewAlert } from '../../../daemon/contract/alerts.js';
+import { MAX_PAGE_LIMIT } from '../../../daemon/contract/envelope.js';
+import type { Alert, AlertFiring, AlertListQuery, AlertPatch, AlertType, NewAlert } from '../../../daemon/contract/alerts.js';
 import { API_PREFIX, type ApiResponse } from '../transport/api-client.js';
 import { num, signed } from '../output/market-format.js';
 import { formatDuration } from '../output/duration.js';
@@ -10,19 +11,10 @@ import { isFullId, matchIdPrefix, shortId } from '../output/id-prefix.js';
 import type { CellInput, RecordData, TableData } from '../output/output.js';
 import type { Session } from '../session/session.js';
 
-/** Filters and paging of the alert list. */
-export interface AlertListQuery {
-  code?: string;
-  active?: boolean;
-  type?: AlertType;
-  page?: number;
-  limit?: number;
-}
-
 const path = (id?: string) => `${API_PREFIX}/alerts${id === undefined ? '' : `/${encodeURIComponent(id)}`}`;
 
 /** GET /alerts (your alerts, filtered, one page). */
-export function listAlerts(session: Session, q: AlertListQuery): Promise<ApiResponse<Alert[]>> {
+export function listAlerts(session: Session, q: Partial<AlertListQuery>): Promise<ApiResponse<Alert[]>> {
   const active = q.active === undefined ? undefined : String(q.active);
   return session.api.request<Alert[]>({ path: path(), query: { code: q.code, active, type: q.type, page: q.page, limit: q.limit } });
 }
@@ -61,7 +53,7 @@ export function alertHistory(session: Session, id: string | undefined, q: { code
 }
 
 /** Largest page of GET /alerts. */
-const MAX_PAGE = 500;
+const MAX_PAGE = MAX_PAGE_LIMIT;
 
 /**
  * The id of the caller's alert named by its id or a unique prefix (looked up page by page).

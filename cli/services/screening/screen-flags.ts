@@ -4,15 +4,12 @@
  * spec's shape A: {market, exclude, expression, filters: {<field>: {min, max}}, sort, per_page, page, fields}.
  * Field names are checked for form only; the server knows which indicators exist.
  */
+import { GROUP_BY, MAX_COLUMNS, MAX_SORT_KEYS, SCREEN_MARKETS, STOCK_FLAGS } from '../../../daemon/contract/screening.js';
 import { sectorArg } from '../market/sectors.js';
 import { usageError } from '../session/errors.js';
 
-/** Universe flags the server accepts in `exclude` (daemon/screening/snapshot.ts STOCK_FLAGS). */
-export const EXCLUDE_FLAGS = ['administrative', 'spac', 'preferred', 'halted'] as const;
-/** Markets a screen may be limited to. */
-export const SCREEN_MARKETS = ['KOSPI', 'KOSDAQ', 'ALL'] as const;
-/** Most sort keys one request may give (server: MAX_SORT_KEYS). */
-export const MAX_SORT_KEYS = 5;
+/** Universe flags the server accepts in `exclude`. */
+export const EXCLUDE_FLAGS = STOCK_FLAGS;
 /** Keys under `filters` that the server reads as universe settings, so they cannot name a range filter. */
 const RESERVED_FILTER_KEYS = ['market', 'sectors', 'industries', 'codes', 'exclude', 'expression'];
 
@@ -53,10 +50,8 @@ export interface ScreenFlags {
   scoreBy?: string;
 }
 
-/** Most formula columns a request may define (server: MAX_COLUMNS). */
-export const MAX_COLUMNS = 20;
-/** Groups a score may rank within (server: GROUP_BY). */
-export const SCORE_GROUPS = ['sector', 'industry', 'market'] as const;
+/** Groups a score may rank within. */
+export const SCORE_GROUPS = GROUP_BY;
 const COLUMN_HINT = "e.g. --column ey='1/per*100' --column vq='0.5*pct_rank(ey)+0.5*pct_rank(roe)'";
 const SCORE_HINT = 'e.g. --score roe=0.4,-per=0.3,return_3m=0.3 (a leading - ranks ascending; write --score=-per=1 when the first factor starts with -)';
 

@@ -109,7 +109,7 @@ export function registerAdminJobRoutes(api: ApiBuilder, deps: AdminJobDeps): voi
       requestHeaders: idempotencyHeaderSchema,
     },
     async (req, res) => {
-      const body = req.valid.body as z.output<typeof jobRequestSchema>;
+      const body = req.valid.body;
       const key = idempotencyKeyOf(req.headers['idempotency-key']);
       const claim = key && deps.idempotency ? await retryLater(res, deps.idempotency.claim(req.user!.id, key, body)) : undefined;
       if (claim?.kind === 'replay') {
@@ -144,14 +144,14 @@ export function registerAdminJobRoutes(api: ApiBuilder, deps: AdminJobDeps): voi
   api.route(
     { method: 'get', path: '/admin/jobs', summary: 'Recent market-data jobs, newest first', tags, access: 'admin', query: listQuery, errors: [503] },
     async (req, res) => {
-      const { limit } = req.valid.query as z.output<typeof listQuery>;
+      const { limit } = req.valid.query;
       sendSuccess(req, res, await retryLater(res, deps.jobs.list(limit)));
     },
   );
   api.route(
     { method: 'get', path: '/admin/jobs/:id', summary: 'One job: state, progress, result, failure reason', tags, access: 'admin', params: idParams, errors: [404, 503] },
     async (req, res) => {
-      const { id } = req.valid.params as z.output<typeof idParams>;
+      const { id } = req.valid.params;
       sendSuccess(req, res, await retryLater(res, deps.jobs.get(id)));
     },
   );

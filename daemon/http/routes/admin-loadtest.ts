@@ -7,38 +7,13 @@
 import type { Request } from 'express';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { LoadtestExemption } from '../../contract/users.js';
+import { ExemptionGrant, LoadtestExemption } from '../../contract/users.js';
 import { notFound } from '../../errors.js';
 import { isLoadtestExempt, type UserRow, type UsersRepo } from '../../store/users-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
 
-/** Longest exemption an admin may grant at once (7 days). */
-export const MAX_EXEMPTION_S = 7 * 86_400;
-
 const idParams = z.object({ id: z.string().uuid('must be a user id (uuid)') });
-
-/** PUT body: how long the exemption lasts from now. */
-export const exemptionBody = z.strictObject({
-  duration_s: z
-    .number()
-    .int('must be whole seconds')
-    .min(60, 'must be at least 60 seconds')
-    .max(MAX_EXEMPTION_S, `must be at most ${MAX_EXEMPTION_S} seconds (7 days)`)
-    .meta({ example: 7200 }),
-});
-
-/** One exemption as the API shows it. */
-export const exemptionSchema = z
-  .object({
-    user_id: z.string().uuid(),
-    email: z.string(),
-    tier: z.string(),
-    expires_at: z.string().meta({ description: 'ISO time the exemption ends by itself' }),
-    remaining_s: z.number().int(),
-    granted_by: z.string().nullable().meta({ description: 'Email of the admin who granted it' }),
-  })
-  .meta({ id: 'LoadtestExemption' });
 
 /** An account's exemption on the wire. */
 export function toExemption(row: UserRow, nowMs: number): LoadtestExemption {
@@ -73,7 +48,7 @@ export function registerLoadtestExemptionRoutes(api: ApiBuilder, deps: LoadtestE
   const now = deps.now ?? Date.now;
   const tags = ['admin'];
   api.route(
-    { method: 'get', path: '/admin/loadtest-exemptions', summary: 'List load-test exemptions in force', tags, access: 'admin', response: z.array(exemptionSchema) },
+    { method: 'get', path: '/admin/loadtest-exemptions', summary: 'List load-test exemptions in force', tags, access: 'admin', response: z.array(LoadtestExemption) },
     async (req, res) => {
       const at = now();
       const rows = await deps.users.listExempt(new Date(at).toISOString());
@@ -83,12 +58,12 @@ export function registerLoadtestExemptionRoutes(api: ApiBuilder, deps: LoadtestE
   api.route(
     {
       method: 'put', path: '/admin/users/:id/loadtest-exemption', summary: 'Exempt an account from rate limits for a while (load tests)', tags, access: 'admin',
-      params: idParams, body: exemptionBody, response: exemptionSchema, errors: [404],
+      params: idParams, body: ExemptionGrant, response: LoadtestExemption, errors: [404],
       description: 'Until `expires_at` the account\'s requests are not counted against its tier or any endpoint limit. A new grant replaces the previous one.',
     },
     async (req, res) => {
-      const { id } = req.valid.params as z.output<typeof idParams>;
-      const { duration_s } = req.valid.body as z.output<typeof exemptionBody>;
+      const { id } = req.valid.params;
+      const { duration_s } = req.valid.body;
       if (!(await deps.users.findById(id))) throw notFound('User', { id });
       const at = now();
       const by = await adminEmail(deps, req);
@@ -102,7 +77,7 @@ export function registerLoadtestExemptionRoutes(api: ApiBuilder, deps: LoadtestE
   api.route(
     { method: 'delete', path: '/admin/users/:id/loadtest-exemption', summary: 'End an account\'s load-test exemption now', tags, access: 'admin', params: idParams, status: 204, errors: [404] },
     async (req, res) => {
-      const { id } = req.valid.params as z.output<typeof idParams>;
+      const { id } = req.valid.params;
       const row = await deps.users.findById(id);
       if (!row) throw notFound('User', { id });
       await deps.users.update(id, { loadtest_exempt_until: null, loadtest_exempt_by: null });

@@ -66,7 +66,7 @@ export function registerAdminSourceRoutes(api: ApiBuilder, deps: AdminSourceDeps
       description: 'One call per service (they count against the key\'s daily quota). A failed check names the provider\'s code and message and, for an unapproved service, what to apply for.',
     },
     async (req, res) => {
-      const { source } = req.valid.params as z.output<typeof sourceParams>;
+      const { source } = req.valid.params;
       const provider = deps.registry.get(source);
       if (!provider?.test) throw notFound('Source', { source });
       sendSuccess(req, res, await provider.test());
@@ -81,8 +81,8 @@ export function registerAdminSourceRoutes(api: ApiBuilder, deps: AdminSourceDeps
         + 'A run that meets the provider\'s daily limit (OpenDART 020, or the configured budget) waits, delayed, until the next KST day and goes on after the last committed unit; so does a run stopped by an outage or a kill.',
     },
     async (req, res) => {
-      const { source } = req.valid.params as z.output<typeof sourceParams>;
-      const body = req.valid.body as z.output<typeof sourceSyncBodySchema>;
+      const { source } = req.valid.params;
+      const body = req.valid.body;
       const driver = jobSource(deps, source);
       const published = driver.lastPublished(deps.now());
       const to = body.to ?? published;

@@ -29,7 +29,7 @@ export function registerAdminTickRoutes(api: ApiBuilder, deps: { feed: Pick<Pric
       errors: [503],
     },
     async (req, res) => {
-      const result = await deps.feed.ingest(req.valid.body as TickBody);
+      const result = await deps.feed.ingest(req.valid.body);
       sendSuccess(req, res, result, { status: 202 });
     },
   );

@@ -36,7 +36,7 @@ export function registerAdminUploadRoute(api: ApiBuilder, deps: AdminUploadDeps)
       const declared = Number(req.headers['content-length'] ?? 0);
       try {
         if (declared > deps.maxBytes) throw new AppError('PAYLOAD_TOO_LARGE', `upload larger than upload_max_bytes (${deps.maxBytes} bytes)`, { limit: deps.maxBytes });
-        const { name } = req.valid.query as z.output<typeof uploadQuery>;
+        const { name } = req.valid.query;
         const info = await saveUpload(deps.dir, name, req, deps.maxBytes);
         sendSuccess(req, res, info, { status: 201 });
       } catch (err) {

@@ -4,8 +4,8 @@ import { AppError, invalidRequest, notFound } from '../../errors.js';
 import { toPublicUser, type UsersRepo } from '../../store/users-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
-import type { PublicUser } from '../../contract/users.js';
-import { adminUserPatch, pageQuery, publicUserSchema } from '../schemas/users.js';
+import { PageQuery } from '../../contract/envelope.js';
+import { AdminUserPatch, PublicUser } from '../../contract/users.js';
 
 const idParams = z.object({ id: z.string().uuid('must be a user id (uuid)') });
 
@@ -16,9 +16,9 @@ const idParams = z.object({ id: z.string().uuid('must be a user id (uuid)') });
  */
 export function registerAdminUserRoutes(api: ApiBuilder, deps: { users: UsersRepo }): void {
   api.route(
-    { method: 'get', path: '/admin/users', summary: 'List accounts', tags: ['admin'], access: 'admin', query: pageQuery, response: z.array(publicUserSchema) },
+    { method: 'get', path: '/admin/users', summary: 'List accounts', tags: ['admin'], access: 'admin', query: PageQuery, response: z.array(PublicUser) },
     async (req, res) => {
-      const { page, limit } = req.valid.query as z.output<typeof pageQuery>;
+      const { page, limit } = req.valid.query;
       const { users, total } = await deps.users.list({ limit, offset: (page - 1) * limit });
       sendSuccess<PublicUser[]>(req, res, users.map((u) => toPublicUser(u)), {
         meta: { total, page, per_page: limit, total_pages: Math.ceil(total / limit) },
@@ -27,14 +27,14 @@ export function registerAdminUserRoutes(api: ApiBuilder, deps: { users: UsersRep
   );
   api.route(
     {
-      method: 'patch', path: '/admin/users/:id', summary: 'Change tier, role or custom hourly limit', tags: ['admin'], access: 'admin', params: idParams, body: adminUserPatch, response: publicUserSchema, errors: [404],
+      method: 'patch', path: '/admin/users/:id', summary: 'Change tier, role or custom hourly limit', tags: ['admin'], access: 'admin', params: idParams, body: AdminUserPatch, response: PublicUser, errors: [404],
       description:
         'rate_limit_per_hour is the custom hourly limit of an enterprise account (daily limit: 24 ×). Setting it on an account that is not ' +
         'enterprise after the patch answers 400 (it would have no effect); null clears it. Moving an account out of enterprise clears it.',
     },
     async (req, res) => {
-      const { id } = req.valid.params as z.output<typeof idParams>;
-      let patch = req.valid.body as z.output<typeof adminUserPatch>;
+      const { id } = req.valid.params;
+      let patch = req.valid.body;
       const existing = await deps.users.findById(id);
       if (!existing) throw notFound('User', { id });
       if ((patch.tier ?? existing.tier) !== 'enterprise') {
@@ -57,7 +57,7 @@ export function registerAdminUserRoutes(api: ApiBuilder, deps: { users: UsersRep
       description: 'Used by `stockscreen loadtest --cleanup` for the accounts a load test created. An admin cannot delete their own account (409).',
     },
     async (req, res) => {
-      const { id } = req.valid.params as z.output<typeof idParams>;
+      const { id } = req.valid.params;
       if (id === req.user?.id) throw new AppError('CONFLICT', 'You cannot delete your own account', { id });
       if (!(await deps.users.delete(id))) throw notFound('User', { id });
       res.status(204).end();

@@ -6,10 +6,9 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { thresholdProblem } from '../../alerts/alert-rules.js';
-import { ALERT_TYPES, isScreenAlertType } from '../../kernel/alert-types.js';
+import { isScreenAlertType } from '../../kernel/alert-types.js';
 import type { AlertOwner, AlertService, ChanneledAlert } from '../../alerts/alert-service.js';
-import { stockCode } from '../../field-schemas.js';
-import { DEFAULT_DWELL_S, MAX_DWELL_S, SCREEN_MEMBERSHIPS, type Alert as AlertView, type AlertFiring, type NewAlert } from '../../contract/alerts.js';
+import { Alert, AlertEventsQuery, AlertFiring, alertFields, AlertListQuery, AlertPatch, type NewAlert } from '../../contract/alerts.js';
 import type { AlertFiringRecord } from '../../store/alerts-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
@@ -19,29 +18,8 @@ export interface AlertRoutesDeps {
   alerts: AlertService;
 }
 
-const code = stockCode();
-const alertType = z.enum(ALERT_TYPES, { error: `must be one of ${ALERT_TYPES.join(', ')}` });
-const threshold = z.number({ error: 'must be a number' });
-const cooldown = z.number({ error: 'must be a number of seconds' }).int('must be whole seconds').min(0, 'must not be negative').max(7 * 86400, 'must be at most 604800 (7 days)');
-const membership = z
-  .enum(SCREEN_MEMBERSHIPS, { error: `must be one of ${SCREEN_MEMBERSHIPS.join(', ')}` })
-  .describe('Screen alerts: what makes a stock a member. "conditions": it meets the preset\'s filters and expression, wherever its sort puts it; "page": it is on the preset\'s first page (its sort and per_page, a top-N cut). Default "conditions" when the preset has filters or an expression, else "page"');
-const dwell = z
-  .number({ error: 'must be a number of seconds' })
-  .int('must be whole seconds')
-  .min(0, 'must not be negative')
-  .max(MAX_DWELL_S, `must be at most ${MAX_DWELL_S} (an hour)`)
-  .describe(`Screen alerts: seconds an entry (exit) must hold before it counts; a stock that enters and leaves again within it does not fire (a stock hovering at the edge of the screen). 0 counts every change at once. Default ${DEFAULT_DWELL_S}`);
-const note = z.string().max(500, 'must be at most 500 characters').nullable();
+const { code, alertType, threshold, cooldown, membership, dwell, note, channels } = alertFields;
 const idParams = z.object({ id: z.uuid('must be an alert id') });
-/** Most channels one alert delivers to. */
-const MAX_ALERT_CHANNELS = 10;
-const channels = z
-  .array(z.uuid('must be a channel id'), { error: 'must be an array of channel ids' })
-  .max(MAX_ALERT_CHANNELS, `at most ${MAX_ALERT_CHANNELS} channels`)
-  .describe('Notification channels of yours (GET /channels) each firing is delivered to (webhook, Telegram, Slack, Discord, e-mail); [] for none');
-const paging = { page: z.coerce.number().int().min(1).default(1), limit: z.coerce.number().int().min(1).max(500).default(50) };
-const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const createBody = z
   .strictObject({
@@ -74,41 +52,8 @@ const createBody = z
   })
   // The checks above make it one of the two shapes.
   .transform((v) => v as NewAlert);
-const updateBody = z
-  .strictObject({
-    threshold: threshold.optional(), active: z.boolean().optional(), recurring: z.boolean().optional(), note: note.optional(), cooldown_s: cooldown.optional(),
-    channels: channels.optional(), membership: membership.optional(), dwell_s: dwell.optional(),
-  })
-  .refine((v) => Object.keys(v).length > 0, { message: 'give at least one of threshold, active, recurring, note, cooldown_s, channels, membership, dwell_s' });
-const listQuery = z.object({ code: code.optional(), active: bool.optional(), type: alertType.optional(), ...paging });
-const eventsQuery = z.object({ code: code.optional(), ...paging });
-
-/** An alert in the OpenAPI document (checked against the contract in schemas/wire-conformance.ts). */
-export const alertSchema = z
-  .object({
-    id: z.string(), code: z.string().nullable().describe('The stock of a price alert; null for a screen alert'), name: z.string().nullable(),
-    preset_id: z.string().nullable().describe('The preset of a screen_enter/screen_exit alert; null for a price alert'),
-    alert_type: alertType, threshold: z.number().nullable().describe('Null for a screen alert'), recurring: z.boolean(),
-    cooldown_s: z.number(),
-    membership: z.enum(SCREEN_MEMBERSHIPS).nullable().describe('A screen alert\'s membership ("conditions" or "page"); null for a price alert'),
-    dwell_s: z.number().nullable().describe('Seconds an entry or exit must hold before a screen alert counts it; null for a price alert'),
-    note: z.string().nullable(), active: z.boolean(),
-    armed: z.boolean().describe('False after a firing until the condition has been false again'),
-    fire_count: z.number(), last_fired_at: z.string().nullable(), created_at: z.string(), updated_at: z.string(),
-    channels: z.array(z.string()).describe('The notification channels its firings are delivered to'),
-  })
-  .meta({ id: 'Alert' });
-/** A firing in the OpenAPI document. */
-export const eventSchema = z
-  .object({
-    id: z.string(), alert_id: z.string(), code: z.string().describe('The stock that met the condition, or entered or exited the screen'),
-    preset_id: z.string().nullable().describe('The preset of a screen alert\'s firing'), alert_type: alertType, threshold: z.number().nullable(), price: z.number(),
-    change_percent: z.number().nullable(), volume: z.number().nullable(), message: z.string(), fired_at: z.string(),
-  })
-  .meta({ id: 'AlertFiring' });
-
 /** An alert as the API shows it. */
-function view(a: ChanneledAlert): AlertView {
+function view(a: ChanneledAlert): Alert {
   const { user_id: _owner, last_fired_at, ...rest } = a;
   return { ...rest, last_fired_at: last_fired_at === null ? null : new Date(last_fired_at).toISOString() };
 }
@@ -129,9 +74,9 @@ export function registerAlertRoutes(api: ApiBuilder, deps: AlertRoutesDeps): voi
   const owner = (req: Request): AlertOwner => ({ id: req.user!.id, tier: req.user!.tier });
 
   api.route(
-    { method: 'get', path: '/alerts', summary: 'Your alerts (filters: code, active, type; paginated)', tags, access: 'user', query: listQuery, response: z.array(alertSchema) },
+    { method: 'get', path: '/alerts', summary: 'Your alerts (filters: code, active, type; paginated)', tags, access: 'user', query: AlertListQuery, response: z.array(Alert) },
     async (req, res) => {
-      const q = req.valid.query as z.output<typeof listQuery>;
+      const q = req.valid.query;
       const { items, total } = await alerts.list(req.user!.id, { code: q.code, active: q.active, alert_type: q.type, limit: q.limit, offset: (q.page - 1) * q.limit });
       sendSuccess(req, res, items.map(view), { meta: pageMeta(total, q.page, q.limit) });
     },
@@ -141,41 +86,41 @@ export function registerAlertRoutes(api: ApiBuilder, deps: AlertRoutesDeps): voi
       description:
         'A price alert: {code, alert_type, threshold}. An alert on a screen: {alert_type: "screen_enter"|"screen_exit", preset_id} (no code, no threshold): ' +
         'it fires for each stock that enters (leaves) the live screen of one of your presets — its filters, sort and per_page at live prices — after the alert is created; ' +
-        'the alert message and firing carry the stock\'s code and the preset_id. Another user\'s or an unknown preset is a 400 with details.preset_id.', status: 201, response: alertSchema, errors: [403] },
-    async (req, res) => sendSuccess(req, res, view(await alerts.create(owner(req), req.valid.body as NewAlert)), { status: 201 }),
+        'the alert message and firing carry the stock\'s code and the preset_id. Another user\'s or an unknown preset is a 400 with details.preset_id.', status: 201, response: Alert, errors: [403] },
+    async (req, res) => sendSuccess(req, res, view(await alerts.create(owner(req), req.valid.body)), { status: 201 }),
   );
   // Before /alerts/:id, which would otherwise take "events" for an id.
   api.route(
-    { method: 'get', path: '/alerts/events', summary: 'Firing history of all your alerts, newest first', tags, access: 'user', query: eventsQuery, response: z.array(eventSchema) },
+    { method: 'get', path: '/alerts/events', summary: 'Firing history of all your alerts, newest first', tags, access: 'user', query: AlertEventsQuery, response: z.array(AlertFiring) },
     async (req, res) => {
-      const q = req.valid.query as z.output<typeof eventsQuery>;
+      const q = req.valid.query;
       const { items, total } = await alerts.events(req.user!.id, { code: q.code, limit: q.limit, offset: (q.page - 1) * q.limit });
       sendSuccess(req, res, items.map(eventView), { meta: pageMeta(total, q.page, q.limit) });
     },
   );
   api.route(
-    { method: 'get', path: '/alerts/:id', summary: 'One alert', tags, access: 'user', params: idParams, response: alertSchema, errors: [404] },
-    async (req, res) => sendSuccess(req, res, view(await alerts.get(req.user!.id, (req.valid.params as z.output<typeof idParams>).id))),
+    { method: 'get', path: '/alerts/:id', summary: 'One alert', tags, access: 'user', params: idParams, response: Alert, errors: [404] },
+    async (req, res) => sendSuccess(req, res, view(await alerts.get(req.user!.id, req.valid.params.id))),
   );
   api.route(
-    { method: 'put', path: '/alerts/:id', summary: 'Update an alert (threshold, active, recurring, note, cooldown_s, channels; a screen alert\'s membership and dwell_s)', tags, access: 'user', params: idParams, body: updateBody, response: alertSchema, errors: [403, 404] },
+    { method: 'put', path: '/alerts/:id', summary: 'Update an alert (threshold, active, recurring, note, cooldown_s, channels; a screen alert\'s membership and dwell_s)', tags, access: 'user', params: idParams, body: AlertPatch, response: Alert, errors: [403, 404] },
     async (req, res) => {
-      const { id } = req.valid.params as z.output<typeof idParams>;
-      sendSuccess(req, res, view(await alerts.update(owner(req), id, req.valid.body as z.output<typeof updateBody>)));
+      const { id } = req.valid.params;
+      sendSuccess(req, res, view(await alerts.update(owner(req), id, req.valid.body)));
     },
   );
   api.route(
     { method: 'delete', path: '/alerts/:id', summary: 'Delete an alert (its firing history is kept)', tags, access: 'user', params: idParams, status: 204, errors: [404] },
     async (req, res) => {
-      await alerts.delete(req.user!.id, (req.valid.params as z.output<typeof idParams>).id);
+      await alerts.delete(req.user!.id, req.valid.params.id);
       res.status(204).end();
     },
   );
   api.route(
-    { method: 'get', path: '/alerts/:id/events', summary: 'Firing history of one alert, newest first', tags, access: 'user', params: idParams, query: eventsQuery.omit({ code: true }), response: z.array(eventSchema), errors: [404] },
+    { method: 'get', path: '/alerts/:id/events', summary: 'Firing history of one alert, newest first', tags, access: 'user', params: idParams, query: AlertEventsQuery.omit({ code: true }), response: z.array(AlertFiring), errors: [404] },
     async (req, res) => {
-      const { id } = req.valid.params as z.output<typeof idParams>;
-      const q = req.valid.query as z.output<typeof eventsQuery>;
+      const { id } = req.valid.params;
+      const q = req.valid.query;
       const { items, total } = await alerts.events(req.user!.id, { alertId: id, limit: q.limit, offset: (q.page - 1) * q.limit });
       sendSuccess(req, res, items.map(eventView), { meta: pageMeta(total, q.page, q.limit) });
     },

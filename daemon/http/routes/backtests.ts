@@ -31,14 +31,14 @@ export function registerBacktestRoutes(api: ApiBuilder, deps: { backtests: Backt
       body: backtestRequestSchema, response: backtestRunSchema, status: 202, bodyLimit: 64 * 1024, errors: [403, 503],
     },
     async (req, res) => {
-      const run = await deps.backtests.start({ id: req.user!.id, tier: req.user!.tier }, req.valid.body as BacktestRequest);
+      const run = await deps.backtests.start({ id: req.user!.id, tier: req.user!.tier }, req.valid.body);
       sendSuccess(req, res, run, { status: run.status === 'queued' ? 202 : 200 });
     },
   );
   api.route(
     { method: 'get', path: '/screen/backtests', summary: 'Your backtest runs, newest first (without results)', tags, access: 'user', query: listQuery, response: z.array(backtestRunSchema) },
     async (req, res) => {
-      const { limit } = req.valid.query as z.output<typeof listQuery>;
+      const { limit } = req.valid.query;
       const runs = await deps.backtests.list(req.user!.id, limit);
       sendSuccess(req, res, runs, { meta: { total: runs.length } });
     },
@@ -46,7 +46,7 @@ export function registerBacktestRoutes(api: ApiBuilder, deps: { backtests: Backt
   api.route(
     { method: 'get', path: '/screen/backtests/:id', summary: 'One backtest run: progress, then the result', tags, access: 'user', params: idParams, response: backtestRunSchema, errors: [404] },
     async (req, res) => {
-      const { id } = req.valid.params as z.output<typeof idParams>;
+      const { id } = req.valid.params;
       const run = await deps.backtests.get(req.user!.id, id);
       if (!run) throw notFound('Backtest', { id });
       sendSuccess(req, res, run);
@@ -59,7 +59,7 @@ export function registerBacktestRoutes(api: ApiBuilder, deps: { backtests: Backt
       response: backtestRunSchema, errors: [404, 409],
     },
     async (req, res) => {
-      const { id } = req.valid.params as z.output<typeof idParams>;
+      const { id } = req.valid.params;
       const run = await deps.backtests.cancel(req.user!.id, id);
       if (!run) throw notFound('Backtest', { id });
       sendSuccess(req, res, run);

@@ -40,7 +40,7 @@ export function registerDeliveryRoutes(api: ApiBuilder, deps: { deliveries: Deli
   api.route(
     { method: 'get', path: '/deliveries', summary: 'Your deliveries, newest first (filters: channel_id, alert_id, status)', tags, access: 'user', query: listQuery, response: z.array(deliverySchema) },
     async (req, res) => {
-      const q = req.valid.query as z.output<typeof listQuery>;
+      const q = req.valid.query;
       const { items, total } = await deps.deliveries.list(req.user!.id, { channel_id: q.channel_id, alert_id: q.alert_id, status: q.status, limit: q.limit, offset: (q.page - 1) * q.limit });
       sendSuccess<Delivery[]>(req, res, items.map(deliveryView), { meta: { total, page: q.page, per_page: q.limit, total_pages: Math.ceil(total / q.limit) } });
     },
@@ -48,7 +48,7 @@ export function registerDeliveryRoutes(api: ApiBuilder, deps: { deliveries: Deli
   api.route(
     { method: 'get', path: '/deliveries/:id', summary: 'One delivery with its attempts', tags, access: 'user', params: idParams, response: deliverySchema, errors: [404] },
     async (req, res) => {
-      const { id } = req.valid.params as z.output<typeof idParams>;
+      const { id } = req.valid.params;
       const entry = await deps.deliveries.entry(req.user!.id, id);
       if (!entry) throw notFound('Delivery', { id });
       sendSuccess<Delivery>(req, res, deliveryView(entry));
@@ -61,7 +61,7 @@ export function registerDeliveryRoutes(api: ApiBuilder, deps: { deliveries: Deli
       description: 'Answers 202 with the delivery, pending again. A delivery still under way (grouping, pending, sending, retrying) → 409.',
     },
     async (req, res) => {
-      const { id } = req.valid.params as z.output<typeof idParams>;
+      const { id } = req.valid.params;
       sendSuccess<Delivery>(req, res, deliveryView(await deps.service.redeliver(req.user!.id, id)), { status: 202 });
     },
   );

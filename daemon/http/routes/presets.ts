@@ -6,7 +6,7 @@ import type { ScreenService } from '../../screening/screen-service.js';
 import type { Preset, PresetsRepo, PresetWrite } from '../../store/presets-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
-import { answerScreen, freeWhenCached, screenWeights, SCREEN_BODY_LIMIT } from './screen.js';
+import { answerScreen, freeWhenCached, screenRun, screenWeights, SCREEN_BODY_LIMIT } from './screen.js';
 
 const presetSchema = z
   .object({ id: z.string(), name: z.string(), description: z.string().nullable(), query: z.record(z.string(), z.unknown()), created_at: z.string(), updated_at: z.string() })
@@ -56,13 +56,13 @@ export function registerPresetRoutes(
   api.route(
     { method: 'post', path: '/screen/presets', summary: 'Save a preset', tags, access: 'user', body: createBody, response: presetSchema, status: 201, errors: [409] },
     async (req, res) => {
-      const body = req.valid.body as z.output<typeof createBody>;
+      const body = req.valid.body;
       checkQuery(body.query, req.user!.tier);
       sendSuccess(req, res, unwrap(await deps.presets.create(req.user!.id, { name: body.name, description: body.description ?? null, query: body.query })), { status: 201 });
     },
   );
   api.route({ method: 'get', path: '/screen/presets/:id', summary: 'One preset', tags, access: 'user', params: idParams, response: presetSchema, errors: [404] }, async (req, res) => {
-    const { id } = req.valid.params as z.output<typeof idParams>;
+    const { id } = req.valid.params;
     const preset = await deps.presets.get(req.user!.id, id);
     if (!preset) throw notFound('Preset', { id });
     sendSuccess(req, res, preset);
@@ -70,8 +70,8 @@ export function registerPresetRoutes(
   api.route(
     { method: 'put', path: '/screen/presets/:id', summary: 'Update a preset (partial)', tags, access: 'user', params: idParams, body: updateBody, response: presetSchema, errors: [404, 409] },
     async (req, res) => {
-      const { id } = req.valid.params as z.output<typeof idParams>;
-      const body = req.valid.body as z.output<typeof updateBody>;
+      const { id } = req.valid.params;
+      const body = req.valid.body;
       if (body.query) checkQuery(body.query, req.user!.tier);
       const preset = unwrap(await deps.presets.update(req.user!.id, id, body), id);
       // Alerts on the preset's screen follow its new query (and name).
@@ -80,7 +80,7 @@ export function registerPresetRoutes(
     },
   );
   api.route({ method: 'delete', path: '/screen/presets/:id', summary: 'Delete a preset (and its screen alerts; their firing history is kept)', tags, access: 'user', params: idParams, status: 204, errors: [404] }, async (req, res) => {
-    const { id } = req.valid.params as z.output<typeof idParams>;
+    const { id } = req.valid.params;
     if (!(await deps.presets.delete(req.user!.id, id))) throw notFound('Preset', { id });
     // Its screen alerts were deleted with it (ON DELETE CASCADE): stop watching them.
     await deps.onChange?.(id);
@@ -93,11 +93,11 @@ export function registerPresetRoutes(
       // The "body" of a run is the saved query: loaded and parsed once, like a /screen body.
       description: 'The body may give {as_of: "YYYY-MM-DD"} to run the preset as of that date; any other key is ignored.',
       parseBody: async (body, req) => {
-        const { id } = req.valid.params as z.output<typeof idParams>;
+        const { id } = req.valid.params;
         const preset = await deps.presets.get(req.user!.id, id);
         if (!preset) throw notFound('Preset', { id });
         const asOf = (body as { as_of?: unknown } | null | undefined)?.as_of;
-        return deps.screens.parse(asOf === undefined || asOf === null ? preset.query : { ...preset.query, as_of: asOf }, req.user!.tier);
+        return screenRun(deps.screens.compile(asOf === undefined || asOf === null ? preset.query : { ...preset.query, as_of: asOf }, req.user!.tier));
       },
     },
     (req, res) => answerScreen(req, res, deps.screens),

@@ -7,7 +7,7 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import type { NewSchedule, Schedule } from '../../contract/notify.js';
 import type { ScheduleService } from '../../notify/schedule-service.js';
-import type { ApiBuilder } from '../api.js';
+import type { ApiBuilder, ValidRequest } from '../api.js';
 import { sendSuccess } from '../envelope.js';
 
 const idParams = z.object({ id: z.uuid('must be a schedule id') });
@@ -35,7 +35,7 @@ export const scheduleSchema = z
 export function registerScheduleRoutes(api: ApiBuilder, deps: { schedules: ScheduleService }): void {
   const tags = ['notifications'];
   const { schedules } = deps;
-  const idOf = (req: Request) => (req.valid.params as z.output<typeof idParams>).id;
+  const idOf = (req: ValidRequest<{ params: z.output<typeof idParams> }>) => req.valid.params.id;
   api.route({ method: 'get', path: '/schedules', summary: 'Your digest schedules with their last and next run', tags, access: 'user', response: z.array(scheduleSchema) }, async (req, res) => {
     sendSuccess<Schedule[]>(req, res, await schedules.list(req.user!.id));
   });
@@ -46,7 +46,7 @@ export function registerScheduleRoutes(api: ApiBuilder, deps: { schedules: Sched
         'Runs the preset at `at` on every KRX trading day (weekends and holidays skipped) and sends its members, and what entered and left since the previous run, ' +
         'to each channel (a webhook receives `schedule.digest`). Once per day across daemons. Schedules per user are capped by tier (`schedule_caps`: free 2, basic 10, pro 50): over → 403.',
     },
-    async (req, res) => sendSuccess<Schedule>(req, res, await schedules.create({ id: req.user!.id, tier: req.user!.tier }, req.valid.body as NewSchedule), { status: 201 }),
+    async (req, res) => sendSuccess<Schedule>(req, res, await schedules.create({ id: req.user!.id, tier: req.user!.tier }, req.valid.body), { status: 201 }),
   );
   api.route({ method: 'get', path: '/schedules/:id', summary: 'One digest schedule', tags, access: 'user', params: idParams, response: scheduleSchema, errors: [404] }, async (req, res) => {
     sendSuccess<Schedule>(req, res, await schedules.get(req.user!.id, idOf(req)));

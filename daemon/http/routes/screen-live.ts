@@ -4,14 +4,15 @@
  * live view — the snapshot at live prices that live screens evaluate (daemon/live/README.md
  * "Same prices"), so a live screen's members always equal this answer's page.
  */
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { z } from 'zod';
 import type { LiveRegistry } from '../../live/registry.js';
+import type { CompiledScreen } from '../../screening/compiled-screen.js';
 import { describeFiltersApplied } from '../../screening/request.js';
-import { executeQuery, type ScreenQuery } from '../../screening/query.js';
+import { executeQuery } from '../../screening/query.js';
 import type { ScreenAnswer } from '../../screening/screen-service.js';
 import type { Snapshot } from '../../screening/snapshot.js';
-import type { ApiBuilder } from '../api.js';
+import type { ApiBuilder, ValidRequest } from '../api.js';
 import { sendSuccess } from '../envelope.js';
 
 /** Query parameters of POST /screen (and /screening). */
@@ -24,15 +25,15 @@ export const screenQueryParams = z.object({
 });
 
 /** True when the request asks for live prices. */
-export function wantsLivePrices(req: Request): boolean {
-  return (req.valid.query as z.output<typeof screenQueryParams> | undefined)?.prices === 'live';
+export function wantsLivePrices(req: ValidRequest<{ query: z.output<typeof screenQueryParams> }>): boolean {
+  return req.valid.query.prices === 'live';
 }
 
-/** Answer the parsed screen (`req.valid.body`) on the live view with `send` (screen.ts sendScreen); never from the cache. */
-export function answerLiveScreen(req: Request, res: Response, liveSnapshot: () => Snapshot, send: (req: Request, res: Response, answer: ScreenAnswer) => void): void {
-  const query = req.valid.body as ScreenQuery;
+/** Answer the compiled screen on the live view with `send` (screen.ts sendScreen); never from the cache. */
+export function answerLiveScreen<R extends ValidRequest<{ body: { screen: CompiledScreen } }>>(req: R, res: Response, liveSnapshot: () => Snapshot, send: (req: R, res: Response, answer: ScreenAnswer) => void): void {
+  const { query, expression } = req.valid.body.screen;
   const snap = liveSnapshot();
-  const result = executeQuery(snap, query);
+  const result = executeQuery(snap, query, expression === undefined ? {} : { parsedExpression: expression });
   send(req, res, {
     total: result.total, page: result.page, per_page: result.per_page, total_pages: result.total_pages, query_time_ms: result.query_time_ms,
     filters_applied: describeFiltersApplied(query), snapshot_version: `${snap.version}+live`, stocks: Buffer.from(JSON.stringify(result.items)), cached: false,

@@ -6,7 +6,7 @@ import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { INDICATORS } from '../../indicators/registry.js';
 import { PERCENTILE_CONVENTION } from '../../kernel/percentile.js';
-import type { ScreenQuery } from '../../screening/query.js';
+import type { CompiledScreen } from '../../screening/compiled-screen.js';
 import { parseTemplateOverrides } from '../../screening/request.js';
 import { screenRequestJsonSchema } from '../../screening/request-openapi.js';
 import { type CacheFound, type ScreenAnswer, type ScreenService, type ScreenSummary, type ScreenWork } from '../../screening/screen-service.js';
@@ -17,8 +17,8 @@ import type { SnapshotService } from '../../screening/snapshot-service.js';
 import { listTemplates, applyTemplateOverrides, missingInputs, requireTemplate, templateColumnNames } from '../../screening/templates.js';
 import { FUNCTION_DOCS, GROUP_BY, MAX_CROSS_TERMS } from '../../screening/expression-functions.js';
 import { MAX_COLUMNS, MAX_SCORE_FACTORS } from '../../screening/formula-columns.js';
-import type { ApiBuilder, CachedAnswerLookup, RouteSpec } from '../api.js';
-import type { ScreenField, ScreenTemplate as WireTemplate } from '../../contract/screening.js';
+import type { ApiBuilder, CachedAnswerLookup, ValidRequest } from '../api.js';
+import { ScreenItems, type ScreenField, type ScreenTemplate as WireTemplate } from '../../contract/screening.js';
 import { meta, sendSuccess } from '../envelope.js';
 import { csvChunks, writeChunks } from './screen-csv.js';
 import { answerLiveScreen, screenQueryParams, wantsLivePrices } from './screen-live.js';
@@ -45,8 +45,6 @@ const screenBody = z
     example: { filters: { market: 'KOSPI', per: { max: 10 }, roe: { min: 15 } }, sort: [{ field: 'roe', direction: 'desc' }], limit: 20 },
   });
 
-const screenItem = z.object({ code: z.string(), name: z.string(), market: z.string(), sector: z.string().nullable() }).loose();
-const screenResponse = z.array(screenItem).meta({ id: 'ScreenItems' });
 const templateParams = z.object({ template: z.string().regex(/^[a-z0-9-]{1,64}$/, 'must be a template id such as value') });
 
 /** True when the caller asked for CSV (Accept: text/csv, ?format=csv or body.format). */
@@ -55,10 +53,29 @@ export function wantsCsv(req: Request): boolean {
   return req.query.format === 'csv' || body?.format === 'csv' || (req.accepts(['application/json', 'text/csv']) === 'text/csv' && !req.accepts('application/json'));
 }
 
+/**
+ * One request's screen, what its validation step hands on: the compiled screen (shared by
+ * every request with the same body bytes) and the answer the rate limiter's cache lookup found,
+ * so the handler reads the cache no second time.
+ */
+export interface ScreenRun {
+  readonly screen: CompiledScreen;
+  /** What the rate limiter's lookup found: undefined when not looked up (limits off, Redis unavailable, a CSV export). */
+  found?: CacheFound;
+}
+
+/** A request whose body parsed into a screen run. */
+export type ScreenRequest = ValidRequest<{ body: ScreenRun }>;
+
+/** A run of `screen` for one request (nothing looked up yet). */
+export function screenRun(screen: CompiledScreen): ScreenRun {
+  return { screen };
+}
+
 /** Stream every match (not one page) as CSV with a header row, honouring backpressure. */
-async function sendCsv(res: Response, screens: ScreenService, query: ScreenQuery, work: ScreenWork): Promise<void> {
+async function sendCsv(res: Response, screens: ScreenService, screen: CompiledScreen, work: ScreenWork): Promise<void> {
   // Run before the headers go out, so a bad query still gets its 400.
-  const matches = await screens.exportAll(query, work);
+  const matches = await screens.exportAll(screen, work);
   res.status(200).type('text/csv; charset=utf-8').setHeader('Content-Disposition', 'attachment; filename="screen.csv"');
   res.setHeader('X-Total-Count', String(matches.total));
   if (await writeChunks(res, csvChunks(matches))) res.end();
@@ -67,12 +84,12 @@ async function sendCsv(res: Response, screens: ScreenService, query: ScreenQuery
 /** Screening bodies are small (a complex screen is ~1 KB); this bounds what an attacker can make us parse. */
 export const SCREEN_BODY_LIMIT = 64 * 1024;
 
-/** Screening bodies remembered (by their exact bytes) with their parsed queries. */
+/** Screening bodies remembered (by their exact bytes) with their compiled screens. */
 export const SCREEN_BODY_MEMO_SIZE = 1000;
 /** Bodies longer than this are parsed every time (a memo entry costs its bytes). */
 const MEMO_BODY_MAX = 8 * 1024;
 /**
- * Bytes of remembered bodies. A parsed query holds its syntax trees (tens of bytes per body
+ * Bytes of remembered bodies. A compiled screen holds its syntax trees (tens of bytes per body
  * byte), so the memo is bounded by the bodies' bytes too, not only by their number.
  */
 export const SCREEN_BODY_MEMO_BYTES = 1024 * 1024;
@@ -87,10 +104,10 @@ export function callerOf(req: Request): BudgetTier {
  * 1 + floor(cost units / weight_unit), one refused as invalid as 1 + floor(body bytes /
  * weight_body_bytes), both at most max_weight (see daemon/screening/README.md).
  */
-export function screenWeights(screens: ScreenService): Required<Pick<RouteSpec, 'weight' | 'refusalWeight'>> {
+export function screenWeights(screens: ScreenService): { weight: (req: ScreenRequest) => number; refusalWeight: (req: Request) => number } {
   const { weight_unit, weight_body_bytes, max_weight } = screens.limits;
   return {
-    weight: (req) => Math.min(max_weight, 1 + Math.floor(screens.cost(req.valid.body as ScreenQuery).units / weight_unit)),
+    weight: (req) => Math.min(max_weight, 1 + Math.floor(req.valid.body.screen.cost.units / weight_unit)),
     refusalWeight: (req) => Math.min(max_weight, 1 + Math.floor((req.rawBody?.length ?? 0) / weight_body_bytes)),
   };
 }
@@ -106,13 +123,13 @@ export function workOf(req: Request, res: Response): ScreenWork {
 }
 
 /**
- * A screening body parser that remembers: the same bytes always parse to the same query, so a
+ * A screening body parser that remembers: the same bytes always compile to the same screen, so a
  * body seen recently (a dashboard refreshing, a script polling) skips validation, the
- * expression parser and the cache-key computation (kept on the shared query). Bad bodies are
- * not remembered. Oldest forgotten first.
+ * expression parser and the cache-key computation (all in the shared compiled screen). Bad
+ * bodies are not remembered. Oldest forgotten first.
  */
-export function memoisedScreenParser(screens: ScreenService): (body: unknown, req: Request) => ScreenQuery {
-  const memo = new Map<string, ScreenQuery>();
+export function memoisedScreenParser(screens: ScreenService): (body: unknown, req: Request) => ScreenRun {
+  const memo = new Map<string, CompiledScreen>();
   let memoBytes = 0;
   return (body, req) => {
     const raw = req.rawBody && req.rawBody.length <= MEMO_BODY_MAX ? req.rawBody.toString('latin1') : undefined;
@@ -121,54 +138,47 @@ export function memoisedScreenParser(screens: ScreenService): (body: unknown, re
     if (known) {
       // The same body may come from callers of other tiers: the budget is checked per call.
       screens.check(known, caller);
-      return known;
+      return screenRun(known);
     }
-    const query = screens.parse(body, caller);
+    const screen = screens.compile(body, caller);
     if (raw !== undefined) {
       if (memo.size >= SCREEN_BODY_MEMO_SIZE || memoBytes + raw.length > SCREEN_BODY_MEMO_BYTES) {
         const oldest = memo.keys().next().value as string;
         memo.delete(oldest);
         memoBytes -= oldest.length;
       }
-      memo.set(raw, query);
+      memo.set(raw, screen);
       memoBytes += raw.length;
     }
-    return query;
+    return screenRun(screen);
   };
-}
-
-/**
- * What the rate limiter's lookup found for this request (see freeWhenCached), kept for the handler
- * so the cache is read once. undefined: not looked up (limits off, or Redis unavailable).
- */
-function foundAnswer(res: Response): CacheFound | undefined {
-  return res.locals.screenFound as CacheFound | undefined;
 }
 
 /**
  * `freeWhen` of every way of running a screen (POST /screen, /screening, templates, presets):
  * they share one cache keyed by the normalised query, so each is free exactly when its query's
- * answer is cached now. An answer in process is free at once; else the rate limiter reads the
- * shared one in its own Redis call, with the count of requests for it that decides whether an
- * answer computed now is shared (see ScreenService.run). A CSV export is never answered from the
- * cache, so it always counts.
+ * answer is cached now (the spec: an answer from the result cache counts against nothing). An
+ * answer in process is free at once; else the rate limiter reads the shared one in its own Redis
+ * call, with the count of requests for it that decides whether an answer computed now is shared
+ * (see ScreenService.run). What was found goes on the request's run for the handler. A CSV export
+ * is never answered from the cache, so it always counts.
  */
-export function freeWhenCached(screens: ScreenService): (req: Request, res: Response) => boolean | CachedAnswerLookup {
-  return (req, res) => {
+export function freeWhenCached(screens: ScreenService): (req: ScreenRequest) => boolean | CachedAnswerLookup {
+  return (req) => {
     if (wantsCsv(req)) return false;
-    const query = req.valid.body as ScreenQuery;
-    const probe = screens.cacheProbe(query);
+    const run = req.valid.body;
+    const probe = screens.cacheProbe(run.screen);
     if (probe === null) return false;
     if ('answer' in probe) {
-      res.locals.screenFound = { answer: probe.answer, share: false } satisfies CacheFound;
+      run.found = { answer: probe.answer, share: false };
       return true;
     }
     return {
       keys: { value: probe.keys.value, asked: probe.keys.asked, ttlMs: probe.ttlMs },
       found: (value, asked) => {
-        const answer = screens.cacheFound(query, value);
+        const answer = screens.cacheFound(run.screen, value);
         // Asked for before (on any daemon) while it could be cached: worth sharing.
-        res.locals.screenFound = { answer, share: asked >= 2 } satisfies CacheFound;
+        run.found = { answer, share: asked >= 2 };
         return answer !== null;
       },
     };
@@ -179,12 +189,12 @@ export function freeWhenCached(screens: ScreenService): (req: Request, res: Resp
  * Answer a parsed screen (`req.valid.body`): CSV, or the envelope plus the spec's shape-B
  * top-level fields. Every way of running a screen ends here.
  */
-export async function answerScreen(req: Request, res: Response, screens: ScreenService, extra: Pick<ScreenSummary, 'missing_inputs' | 'message'> = {}): Promise<void> {
-  const query = req.valid.body as ScreenQuery;
+export async function answerScreen(req: ScreenRequest, res: Response, screens: ScreenService, extra: Pick<ScreenSummary, 'missing_inputs' | 'message'> = {}): Promise<void> {
+  const { screen, found } = req.valid.body;
   const work = workOf(req, res);
   try {
-    if (wantsCsv(req)) return await sendCsv(res, screens, query, work);
-    sendScreen(req, res, await screens.run(query, extra, foundAnswer(res), work));
+    if (wantsCsv(req)) return await sendCsv(res, screens, screen, work);
+    sendScreen(req, res, await screens.run(screen, extra, found, work));
   } catch (err) {
     // Nobody is left to answer: the work stopped because its client disconnected.
     if (err instanceof ClientGoneError) return;
@@ -248,9 +258,9 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
     api.route(
       {
         ...screening, method: 'post', path, summary: path === '/screen' ? 'Screen stocks' : 'Screen stocks (alias of /screen)', description: describe,
-        body: screenBody, parseBody: parseScreenBody, response: screenResponse, query: screenQueryParams,
+        body: screenBody, parseBody: parseScreenBody, response: ScreenItems, query: screenQueryParams,
         // A live-prices answer is never cached, so it always counts.
-        freeWhen: (req, res) => (wantsLivePrices(req) ? false : cachedFree(req, res)),
+        freeWhen: (req) => (wantsLivePrices(req) ? false : cachedFree(req)),
         // The spec names /screening an alias of /screen, so it shares the endpoint limit.
         limitAs: 'POST /screen',
       },
@@ -294,18 +304,18 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
       ...screening, method: 'post', path: '/screen/templates/:template', summary: 'Run a predefined screen; the body may override market, sort and page', params: templateParams, errors: [404, 503],
       description: 'When the loaded data lacks every value a template needs (e.g. no financial statements), the answer is empty with missing_inputs and a message, not an error. The body may also give as_of (YYYY-MM-DD): the template as of that date, meta.as_of the trading day used.',
       parseBody: (body, req) => {
-        const { template } = req.valid.params as z.output<typeof templateParams>;
+        const { template } = req.valid.params;
         const chosen = requireTemplate(template);
         const names = templateColumnNames(chosen);
         const known = names.length === 0 ? deps.knownFields : new Set([...deps.knownFields, ...names]);
-        const query = applyTemplateOverrides(chosen, parseTemplateOverrides(body, known));
+        const screen = deps.screens.compileQuery(applyTemplateOverrides(chosen, parseTemplateOverrides(body, known)));
         // The overrides (fields, per_page, as_of) can make a template cost more than the caller's budget.
-        deps.screens.check(query, callerOf(req));
-        return query;
+        deps.screens.check(screen, callerOf(req));
+        return screenRun(screen);
       },
     },
     (req, res) => {
-      const { template } = req.valid.params as z.output<typeof templateParams>;
+      const { template } = req.valid.params;
       const missing = missingInputs(requireTemplate(template), deps.snapshot.current());
       const extra = missing.length ? { missing_inputs: missing, message: `This template needs ${missing.join(', ')}, which no loaded stock has (load financial statements or more price history).` } : {};
       return answerScreen(req, res, deps.screens, extra);

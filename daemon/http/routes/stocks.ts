@@ -8,7 +8,8 @@ import type { FinancialRow, PriceBar, StockDetail, StockPrice } from '../../cont
 import { notFound } from '../../errors.js';
 import { currentRatio, debtRatio, equityRatio, marginPercent } from '../../indicators/balance-sheet.js';
 import { aggregateBars } from '../../market/aggregate-bars.js';
-import { calendarDate, stockCode } from '../../field-schemas.js';
+import type { LiveQuoteView } from '../../market/feed/quote-store.js';
+import { calendarDate, stockCode } from '../../contract/fields.js';
 import { type DailyBar, type FinancialQuarter } from '../../kernel/records.js';
 import { executeQuery } from '../../screening/query.js';
 import type { SnapshotService } from '../../screening/snapshot-service.js';
@@ -19,21 +20,6 @@ import type { StocksRepo } from '../../store/stocks-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
 
-/** A live quote, when a feed is running. */
-export interface LiveQuote {
-  price: number;
-  change: number;
-  change_percent: number;
-  open: number;
-  high: number;
-  low: number;
-  volume: number;
-  trading_value: number;
-  ts: number;
-  quote_source?: string;
-  session?: string;
-}
-
 /** Collaborators of the stock routes. */
 export interface StockRoutesDeps {
   stocks: StocksRepo;
@@ -41,7 +27,8 @@ export interface StockRoutesDeps {
   financials: FinancialsRepo;
   indicators: IndicatorsRepo;
   snapshot: SnapshotService;
-  liveQuote?(code: string): Promise<LiveQuote | null>;
+  /** The live quote of a running feed (the quote store's), else null. */
+  liveQuote?(code: string): Promise<LiveQuoteView | null>;
 }
 
 const codeParams = z.object({ code: stockCode() });
@@ -96,7 +83,7 @@ export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): voi
   api.route(
     { method: 'get', path: '/stocks', summary: 'List stocks (filter by market, sector, code or name substring)', tags, access: 'user', query: listQuery, response: z.array(stockItem) },
     (req, res) => {
-      const q = req.valid.query as z.output<typeof listQuery>;
+      const q = req.valid.query;
       const snap = deps.snapshot.current();
       let codes: string[] | undefined;
       if (q.q) {
@@ -121,7 +108,7 @@ export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): voi
   api.route(
     { method: 'get', path: '/stocks/:code', summary: 'A stock with its latest indicators', tags, access: 'user', params: codeParams, errors: [404] },
     async (req, res) => {
-      const { code } = req.valid.params as z.output<typeof codeParams>;
+      const { code } = req.valid.params;
       const stock = await requireStock(code);
       const ind = await deps.indicators.get(code);
       sendSuccess<StockDetail>(req, res, { ...stock, indicators_as_of: ind?.as_of ?? null, indicators: ind?.values ?? {} });
@@ -131,7 +118,7 @@ export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): voi
   api.route(
     { method: 'get', path: '/stocks/:code/price', summary: 'Latest price (live when the feed runs, else the last close)', tags, access: 'user', params: codeParams, errors: [404] },
     async (req, res) => {
-      const { code } = req.valid.params as z.output<typeof codeParams>;
+      const { code } = req.valid.params;
       const stock = await requireStock(code);
       const live = (await deps.liveQuote?.(code)) ?? null;
       if (live) {
@@ -161,8 +148,8 @@ export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): voi
   api.route(
     { method: 'get', path: '/stocks/:code/history', summary: 'OHLCV bars, oldest first (day, week or month)', tags, access: 'user', params: codeParams, query: historyQuery, errors: [404] },
     async (req, res) => {
-      const { code } = req.valid.params as z.output<typeof codeParams>;
-      const q = req.valid.query as z.output<typeof historyQuery>;
+      const { code } = req.valid.params;
+      const q = req.valid.query;
       await requireStock(code);
       const bars: DailyBar[] = await deps.prices.history(code, { from: q.from, to: q.to, limit: q.interval === 'day' ? q.limit : undefined });
       const rows = q.interval === 'day' ? bars : aggregateBars(bars, q.interval);
@@ -180,8 +167,8 @@ export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): voi
         'equity_ratio (equity / total assets; null when assets ≤ 0) and current_ratio (current assets / current liabilities; null when those liabilities ≤ 0).',
     },
     async (req, res) => {
-      const { code } = req.valid.params as z.output<typeof codeParams>;
-      const { limit } = req.valid.query as z.output<typeof financialsQuery>;
+      const { code } = req.valid.params;
+      const { limit } = req.valid.query;
       await requireStock(code);
       const rows = await deps.financials.forStock(code, limit);
       sendSuccess(req, res, rows.map(withRatios), { meta: { code, quarters: rows.length } });

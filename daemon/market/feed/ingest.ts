@@ -20,7 +20,7 @@ import { z } from 'zod';
 import { invalidRequest } from '../../errors.js';
 import type { MarketEvent, OrderBookEvent, OrderBookLevel, PriceEvent } from '../../kernel/events.js';
 import { kstDate } from '../market-clock.js';
-import { stockCode } from '../../field-schemas.js';
+import { stockCode } from '../../contract/fields.js';
 import { isOnTick, priceLimits, roundToTick, tickSize, type PriceLimits } from '../../kernel/tick-size.js';
 import type { FeedStock, StockLookup } from './types.js';
 

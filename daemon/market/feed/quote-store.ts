@@ -8,7 +8,7 @@
 import type { Redis } from 'ioredis';
 import type { MarketEvent, OrderBookEvent, PriceEvent } from '../../kernel/events.js';
 
-/** The live quote shape `GET /stocks/{code}/price` serves (matches the stock routes' LiveQuote). */
+/** The live quote shape `GET /stocks/{code}/price` serves (the stock routes read this type). */
 export interface LiveQuoteView {
   price: number;
   change: number;

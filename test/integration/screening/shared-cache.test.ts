@@ -38,11 +38,11 @@ describe('screen answers through the shared Redis cache', () => {
     // Given one daemon that computed a screen (Korean names: multi-byte UTF-8 in the bytes stored)
     const body = { filters: { per: { max: 20 } }, expression: 'roe > 0', sort: [{ field: 'roe', direction: 'desc' }], fields: ['industry'] };
     const first = daemon();
-    const computed = await first.run(first.parse(body, 'trusted'));
+    const computed = await first.run(first.compile(body, 'trusted'));
     expect(computed.cached).toBe(false);
     // When a second daemon, which never ran it, looks the same screen up
     const second = daemon();
-    const found = await second.lookup(second.parse(body, 'trusted'));
+    const found = await second.lookup(second.compile(body, 'trusted'));
     // Then it finds it in Redis: the same summary and the same stocks, byte for byte
     expect(found).not.toBeNull();
     const { stocks, cached, ...summary } = found!;

@@ -21,7 +21,7 @@ export interface DependencyRule {
 /** The rule table (folder → what it may import). Extend it here; the longest matching `from` wins. */
 const KERNEL = ['daemon/kernel/', 'daemon/errors.ts'] as const;
 /** The top-level daemon files every layer may use: the config schema and shared zod pieces. */
-const ROOT_FILES = ['daemon/config.ts', 'daemon/validation.ts', 'daemon/field-schemas.ts', 'daemon/version.ts'] as const;
+const ROOT_FILES = ['daemon/config.ts', 'daemon/validation.ts', 'daemon/version.ts'] as const;
 const BELOW_DOMAIN = [...KERNEL, 'daemon/contract/', ...ROOT_FILES, 'daemon/infra/', 'daemon/store/'] as const;
 /** The domain folders (issue features add theirs here). */
 export const DOMAIN = ['daemon/market/', 'daemon/indicators/', 'daemon/screening/', 'daemon/history/', 'daemon/backtest/', 'daemon/live/', 'daemon/alerts/', 'daemon/auth/', 'daemon/portfolio/', 'daemon/ratelimit/', 'daemon/notify/'] as const;
@@ -38,7 +38,7 @@ export const RULES: readonly DependencyRule[] = [
   {
     from: 'daemon/contract/',
     allow: ['daemon/contract/', ...KERNEL],
-    why: 'the wire contract is types and constant lists over the shared kernel; no schemas, store or runtime state',
+    why: 'the wire contract is the zod schemas of the wire shapes (and their types) over the shared kernel; no store, express or runtime state',
   },
   { from: 'daemon/kernel/', allow: [...KERNEL], why: 'the shared vocabulary imports nothing of ours' },
   { from: 'daemon/errors.ts', allow: [], why: 'the error-code table imports nothing of ours' },

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createLiveScreenEngine, type LiveScreenChange } from '../../../../daemon/live/engine.js';
 import { createLiveView } from '../../../../daemon/live/price-overlay.js';
 import type { ParsedExpression } from '../../../../daemon/screening/expression.js';
-import { executeQuery, keepParsed, type ScreenQuery } from '../../../../daemon/screening/query.js';
+import { executeQuery, expressionOf, keepParsed, type ScreenQuery } from '../../../../daemon/screening/query.js';
 import { parseScreenRequest } from '../../../../daemon/screening/request.js';
 import { valueAt } from '../../../../daemon/screening/snapshot.js';
 import { LIVE_FIELDS, randomRows, rng, snapshotOf, tickOf } from './market.js';
@@ -116,7 +116,7 @@ describe('live screen engine', () => {
     const engine = createLiveScreenEngine(snapshotOf(rows));
     const query = parse({ expression: 'change_percent > 0', sort: [{ field: 'change_percent', direction: 'desc' }], per_page: 5 });
     // The ranking functions (rank, pct_rank, zscore) set this flag on the parsed expression.
-    keepParsed(query, { ...query.parsed!, crossSectional: true } as ParsedExpression);
+    keepParsed(query, { ...expressionOf(query)!, crossSectional: true } as ParsedExpression);
     const handle = engine.add(query, () => undefined);
     expect(handle.screen.crossSectional).toBe(true);
     const r = rng(4);

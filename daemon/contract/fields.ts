@@ -5,7 +5,7 @@
  * a minute ahead of the server clock (client clock skew).
  */
 import { z } from 'zod';
-import { STOCK_CODE_PATTERN } from './kernel/records.js';
+import { STOCK_CODE_PATTERN } from '../kernel/records.js';
 
 /** A KRX stock code: six characters, digits or capitals (005930). */
 export function stockCode() {
