@@ -180,9 +180,9 @@ await runBenchProgram(async (io, env) => {
     const dart = await startBenchDart(dartKey, periods);
     const d = await benchDaemon(redis.url, { krx_api_url: krx.url, krx_api_key: key, krx_min_interval_ms: 0, dart_api_url: dart.url, dart_api_key: dartKey, dart_min_interval_ms: 0 });
     await d.runSync('krx', { from: daily, to: daily });
-    const byService = (from: number) => {
+    const byService = (from: number, to = dart.calls.length) => {
       const counts = new Map<string, number>();
-      for (const c of dart.calls.slice(from)) counts.set(c.service, (counts.get(c.service) ?? 0) + 1);
+      for (const c of dart.calls.slice(from, to)) counts.set(c.service, (counts.get(c.service) ?? 0) + 1);
       return [...counts.entries()].map(([s, n]) => `${s} ${n}`).join(', ');
     };
     io.err(`dart: backfill of ${dart.companies.length} companies × ${periods.length} periods, load ${await loadAverage()}\n`);
@@ -203,7 +203,7 @@ await runBenchProgram(async (io, env) => {
     const r = big.value;
     io.out(`\n[dart] load average at the end ${await loadAverage()}\n`);
     row('backfill companies', `${r.result.sync?.loaded ?? 0} loaded of ${r.result.sync?.total ?? 0} (${periods.length} periods each)`);
-    row('backfill provider calls', `${backfillCalls} (${byService(0)})`);
+    row('backfill provider calls', `${backfillCalls} (${byService(0, backfillCalls)})`);
     row('backfill wall time', `${(r.ms / 1000).toFixed(1)} s (${(r.ms / Math.max(1, r.result.sync?.total ?? 1)).toFixed(1)} ms a company; indicators at the end ${((r.result.indicators?.duration_ms ?? 0) / 1000).toFixed(1)} s); process CPU ${r.cpu.toFixed(1)} s`);
     row('backfill rows', String(r.result.rows_ok));
     row('database growth (sqlite + WAL)', `${(size - sizeBefore).toFixed(0)} MB (to ${size.toFixed(0)} MB)`);
