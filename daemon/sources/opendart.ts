@@ -206,9 +206,9 @@ export function createDartSource(options: DartSourceOptions): SourceDriver {
         for (const r of wanted.requests) {
           const items = await fullStatements(corp, r.period, r.divisions, unitSignal);
           fetched.set(periodKey(r.period), items);
-          // A disclosure the key accounts named is recorded even when it has no full statement (013):
-          // asking again would cost a call every run for the same answer.
-          const rcept = items.find((i) => i.rcept_no)?.rcept_no ?? r.rceptNo;
+          // Recorded under the receipt number the key accounts named (what the next run compares), even
+          // when it has no full statement (013): asking again would cost a call every run for the same answer.
+          const rcept = r.rceptNo ?? items.find((i) => i.rcept_no)?.rcept_no;
           if (rcept) {
             inEffect.set(r.ledgerKey, rcept);
             parts.push({ unit: r.ledgerKey, hash: rcept });
