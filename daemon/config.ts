@@ -465,7 +465,7 @@ export const configSchema = z.object({
   dart_min_interval_ms: int(0, 60_000).default(100),
   /** Companies per key-accounts call (OpenDART takes at most 100). */
   dart_batch_size: int(1, 100).default(100),
-  /** Fetch a company's full statements where its key accounts are missing after the report's deadline (financial companies are not in the key-accounts service). */
+  /** Fetch each company's full statements once per new disclosure: cash flow, cash, borrowings and gross profit are not key accounts, and financial companies are not in the key-accounts service. */
   dart_full_statements: bool.default(true),
   /** Run the data sources' daily schedules (each daemon registers the same schedulers; one run per slot across daemons). */
   sources_schedule: bool.default(true),

@@ -15,6 +15,25 @@ export interface FetchedUnit {
   batches: LoadResult[];
   /** sha256 of the provider's answers: equal hashes mean the same content. */
   hash: string;
+  /**
+   * Parts fetched with the unit that a later run need not fetch again (OpenDART: the
+   * company-quarters whose full statements came with it, each with its receipt number),
+   * recorded in the unit's transaction under the source's parts ledger.
+   */
+  parts?: { unit: string; hash: string }[];
+}
+
+/** What a planned run starts from. */
+export interface PlanContext {
+  /** The stock codes the daemon holds (a unit for any other would be refused). */
+  stored: ReadonlySet<string>;
+  /** The source's parts ledger: every part recorded by earlier runs → its hash. */
+  parts: ReadonlyMap<string, string>;
+}
+
+/** The source_dates name under which a source's parts are recorded. */
+export function partsSource(source: string): string {
+  return `${source}:parts`;
 }
 
 /** A run whose units come from the provider (OpenDART: the listed companies of its company list). */
@@ -46,11 +65,10 @@ export interface SourceDriver {
   /** Fetch one unit. @throws ProviderError */
   fetchUnit(unit: string, signal?: AbortSignal): Promise<FetchedUnit>;
   /**
-   * The units of a run from `from` to `to` when they come from the provider instead of the calendar;
-   * `stored` are the stock codes the daemon holds (a unit for any other would be refused).
+   * The units of a run from `from` to `to` when they come from the provider instead of the calendar.
    * @throws ProviderError
    */
-  plan?(from: string, to: string, stored: ReadonlySet<string>, signal?: AbortSignal): Promise<PlannedRun>;
+  plan?(from: string, to: string, context: PlanContext, signal?: AbortSignal): Promise<PlannedRun>;
   /** The range of a daily run when it is not "the published units not stored yet" (OpenDART: the latest quarters, every day). */
   scheduledRange?(nowMs: number): { from: string; to: string };
   /** Records written once per run after its units (KRX: listing dates, English names), or null. @throws ProviderError */

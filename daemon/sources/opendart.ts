@@ -9,9 +9,13 @@
  * - `fnlttMultiAcnt.json?corp_code=<up to 100, comma-separated>&bsns_year=YYYY&reprt_code=…`: the key
  *   accounts of many companies per call (daemon/sources/dart/key-accounts.ts).
  * - `fnlttSinglAcntAll.json?corp_code=…&bsns_year=…&reprt_code=…&fs_div=CFS|OFS`: one company's full
- *   statements, asked for where needed: a company the key accounts leave out once its report's
- *   deadline has passed (the key-accounts service excludes financial companies — dart-fss's
- *   `fnltt_multi_acnt` docstring says "상장법인(금융업 제외)"), consolidated first, separate on 013.
+ *   statements, the only place for the cash-flow statement, cash, borrowings and gross profit
+ *   (the key accounts are a fixed list without them). Asked for once per disclosure: for each
+ *   company-quarter whose receipt number (from the key accounts) was not fetched in full before,
+ *   in the division the key accounts answered; for a company the key accounts leave out (they
+ *   exclude financial companies — dart-fss's `fnltt_multi_acnt` docstring says "상장법인(금융업
+ *   제외)") once its report's deadline has passed, consolidated first, separate on 013
+ *   (daemon/sources/dart/full-statements.ts).
  * - Every JSON answer carries `status` and `message`: 000 ok, 013 no data (not an error: a report
  *   not filed yet), 010 unregistered key, 011 key not usable, 012 IP not allowed, 901 key expired,
  *   020 over the request limit, 021 more than 100 companies, 100/101 a bad field or access,
@@ -21,17 +25,19 @@
  * comment): calls are paced well below that.
  *
  * A run's units are the listed companies (by stock code, in order); each commits on its own with
- * the periods of the run (the four most recent quarters, and the Q3 report beside an annual one).
- * Companies are fetched a hundred per call, one call per period; a run resumed after a quota stop
- * or a crash refetches only the companies not committed yet.
+ * the periods of the run (the four most recent quarters, and the Q3 report beside an annual one)
+ * and the company-quarters whose full statements it fetched (the parts ledger). Key accounts are
+ * fetched a hundred companies per call, one call per period; a run resumed after a quota stop or
+ * a crash refetches only the companies not committed yet. So a backfill costs one full-statement
+ * call per company-quarter, and a daily run only the disclosures filed since the last one.
  */
 import type { SourceCheck, SourceTestResult } from '../contract/sources.js';
-import { isAppError } from '../errors.js';
 import { parseCorpCodes, parseStatusXml, type CorpCode } from './dart/corp-codes.js';
 import { companyStatements, groupByCompany, periodKey, type CompanyItems, type KeyAccountItem } from './dart/key-accounts.js';
-import { period, reportDeadline, reportPeriods, type ReportPeriod } from './dart/periods.js';
+import { fullRequests } from './dart/full-statements.js';
+import { period, reportPeriods, type ReportPeriod } from './dart/periods.js';
 import { readZipEntry, ZipError } from './dart/zip.js';
-import type { FetchedUnit, PlannedRun, SourceDriver } from './driver.js';
+import type { FetchedUnit, PlanContext, PlannedRun, SourceDriver } from './driver.js';
 import { answerJson, ProviderError, type ProviderHttp, type RawAnswer } from './provider-http.js';
 import { kstDate, minutesOfDay } from './status-store.js';
 
@@ -61,7 +67,7 @@ export interface DartSourceOptions {
   batchSize: number;
   /** Largest CORPCODE.xml inflated (bytes): a bigger one is refused as a zip bomb. */
   maxXmlBytes: number;
-  /** Fetch full statements for a company the key accounts leave out after its report's deadline. */
+  /** Fetch full statements once per disclosure (cash flow, cash, borrowings, gross profit; a company the key accounts leave out). */
   fullStatements: boolean;
 }
 
@@ -155,25 +161,25 @@ export function createDartSource(options: DartSourceOptions): SourceDriver {
     return new Map([...byStock.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 
-  /** One company's full statements for a period: consolidated, else separate, else none (013 both). */
-  async function fullStatements(corp: string, p: ReportPeriod, signal?: AbortSignal): Promise<KeyAccountItem[]> {
-    for (const fsDiv of ['CFS', 'OFS']) {
+  /** One company's full statements for a period: the first division answered, or none (013 for each). */
+  async function fullStatements(corp: string, p: ReportPeriod, divisions: readonly string[], signal?: AbortSignal): Promise<KeyAccountItem[]> {
+    for (const fsDiv of divisions) {
       const items = await callJson(DART_SERVICES.fullStatements, { corp_code: corp, bsns_year: String(p.year), reprt_code: p.reprt_code, fs_div: fsDiv }, signal);
       if (items.length > 0) return items.map((i) => ({ ...i, corp_code: i.corp_code ?? corp, fs_div: fsDiv }));
     }
     return [];
   }
 
-  async function plan(from: string, to: string, stored: ReadonlySet<string>, signal?: AbortSignal): Promise<PlannedRun> {
+  async function plan(from: string, to: string, context: PlanContext, signal?: AbortSignal): Promise<PlannedRun> {
     const periods = reportPeriods(from, to);
-    const byStock = listed(await corpCodes(signal), stored);
+    const byStock = listed(await corpCodes(signal), context.stored);
     const units = [...byStock.keys()];
     const position = new Map(units.map((u, i) => [u, i]));
-    /** Each company of the batch fetched last: its unit, or why it was refused. */
-    const fetched = new Map<string, () => FetchedUnit>();
+    /** The key accounts of the batch fetched last, by corp code. */
+    let batchItems = new Map<string, CompanyItems>();
+    let batchUnits = new Set<string>();
 
     async function fetchBatch(first: string, batchSignal?: AbortSignal): Promise<void> {
-      fetched.clear();
       const start = position.get(first) ?? 0;
       const batch = units.slice(start, start + batchSize);
       const corpCodesOf = batch.map((s) => byStock.get(s)!.corp_code).join(',');
@@ -182,38 +188,44 @@ export function createDartSource(options: DartSourceOptions): SourceDriver {
         const items = await callJson(DART_SERVICES.keyAccounts, { corp_code: corpCodesOf, bsns_year: String(p.year), reprt_code: p.reprt_code }, batchSignal);
         groupByCompany(items, p, grouped);
       }
+      batchItems = grouped;
+      batchUnits = new Set(batch);
+    }
+
+    /** One company: its key accounts, and the full statements of the disclosures not fetched in full before. */
+    async function fetchCompany(stock: string, unitSignal?: AbortSignal): Promise<FetchedUnit> {
+      if (!batchUnits.has(stock)) await fetchBatch(stock, unitSignal);
+      const corp = byStock.get(stock)!.corp_code;
+      const company = batchItems.get(corp);
+      const fetched = new Map<string, KeyAccountItem[]>();
+      const parts: { unit: string; hash: string }[] = [];
+      let inEffect = new Map<string, string>();
       if (options.fullStatements) {
-        // Where the key accounts are silent although the report is due: that company's full statements.
-        const due = periods.filter((p) => reportDeadline(p) <= to);
-        for (const stock of batch) {
-          const corp = byStock.get(stock)!.corp_code;
-          for (const p of due) {
-            if (grouped.get(corp)?.has(periodKey(p))) continue;
-            groupByCompany(await fullStatements(corp, p, batchSignal), p, grouped);
+        const wanted = fullRequests(stock, periods, company, context.parts, to);
+        inEffect = wanted.inEffect;
+        for (const r of wanted.requests) {
+          const items = await fullStatements(corp, r.period, r.divisions, unitSignal);
+          fetched.set(periodKey(r.period), items);
+          // Recorded under the receipt number the key accounts named (what the next run compares), even
+          // when it has no full statement (013): asking again would cost a call every run for the same answer.
+          const rcept = r.rceptNo ?? items.find((i) => i.rcept_no)?.rcept_no;
+          if (rcept) {
+            inEffect.set(r.ledgerKey, rcept);
+            parts.push({ unit: r.ledgerKey, hash: rcept });
           }
         }
       }
-      for (const stock of batch) {
-        const corp = byStock.get(stock)!.corp_code;
-        try {
-          const { batch: result, hash } = companyStatements(stock, corp, grouped.get(corp));
-          fetched.set(stock, () => ({ unit: stock, batches: [result], hash }));
-        } catch (err) {
-          if (!isAppError(err)) throw err;
-          fetched.set(stock, () => { throw err; });
-        }
-      }
+      const { batch: result, hash } = companyStatements(stock, corp, company, { fetched, inEffect });
+      return { unit: stock, batches: [result], hash, parts };
     }
 
     return {
       units,
-      callsPerUnit: periods.length,
+      // The key accounts (amortised over a batch, paid by its first company) and, at most, two divisions of full statements per period.
+      callsPerUnit: periods.length * 3,
       async fetchUnit(stock, unitSignal) {
         if (!position.has(stock)) throw new ProviderError('refused', 'NOT_LISTED', `${stock} is not a listed company of OpenDART's list`);
-        if (!fetched.has(stock)) await fetchBatch(stock, unitSignal);
-        const take = fetched.get(stock)!;
-        fetched.delete(stock);
-        return take();
+        return fetchCompany(stock, unitSignal);
       },
     };
   }

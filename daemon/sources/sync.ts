@@ -13,15 +13,15 @@ import type { Logger } from 'pino';
 import type { SourceSyncRequest } from '../contract/jobs.js';
 import type { SourceSyncSummary } from '../contract/sources.js';
 import { assertBadRowRatio, REASONS_LISTED, rejectUnlisted } from '../../loaders/result.js';
-import type { LoadResult, RejectedRow } from '../../loaders/types.js';
+import type { RejectedRow } from '../../loaders/types.js';
 import { isAppError, type AppError } from '../errors.js';
 import { createMarketDataService, marketDataDeps, type MarketDataService } from '../market/market-data-service.js';
 import type { FileOutcome, JobProgress, JobResult } from '../contract/jobs.js';
-import { transactionDb, type Db } from '../store/db.js';
+import { transactionDb, type Db, type Queryable } from '../store/db.js';
 import type { IndicatorRun } from '../store/indicators-repo.js';
 import type { SourceDatesRepo } from '../store/source-dates-repo.js';
 import { createStocksRepo } from '../store/stocks-repo.js';
-import type { PlannedRun, SourceDriver } from './driver.js';
+import { partsSource, type FetchedUnit, type PlannedRun, type SourceDriver } from './driver.js';
 import { ProviderError } from './provider-http.js';
 import { kstDate, type SourceStatusStore } from './status-store.js';
 
@@ -71,7 +71,8 @@ function refusedMessage(unit: string, err: AppError): string {
 }
 
 /** Write one fetched date in one transaction (records, then its source_dates row). */
-async function commitUnit(deps: SourceSyncDeps, driver: SourceDriver, data: SourceSyncRequest, unit: string, batches: LoadResult[], hash: string): Promise<FileOutcome> {
+async function commitUnit(deps: SourceSyncDeps, driver: SourceDriver, data: SourceSyncRequest, fetched: FetchedUnit): Promise<FileOutcome> {
+  const { unit, batches, hash } = fetched;
   let outcome!: FileOutcome;
   await deps.db.transaction(async (tx) => {
     const market = createMarketDataService(marketDataDeps(transactionDb(tx, deps.db.label)));
@@ -110,8 +111,17 @@ async function commitUnit(deps: SourceSyncDeps, driver: SourceDriver, data: Sour
       },
     );
     await deps.dates.record(tx, { source: driver.name, unit, content_hash: hash, rows_ok: outcome.rows_ok, rows_rejected: outcome.rows_rejected, loaded_at: new Date(deps.now()).toISOString() });
+    await recordParts(deps, driver, fetched, tx);
   });
   return outcome;
+}
+
+/** The unit's parts in the source's parts ledger (inside the unit's transaction when it commits). */
+async function recordParts(deps: SourceSyncDeps, driver: SourceDriver, fetched: FetchedUnit, tx: Queryable): Promise<void> {
+  const loadedAt = new Date(deps.now()).toISOString();
+  for (const part of fetched.parts ?? []) {
+    await deps.dates.record(tx, { source: partsSource(driver.name), unit: part.unit, content_hash: part.hash, rows_ok: 0, rows_rejected: 0, loaded_at: loadedAt });
+  }
 }
 
 /** Record a provider failure and turn it into the job's failure (or a wait for the next day's quota). */
@@ -166,7 +176,8 @@ export async function runSourceSync(deps: SourceSyncDeps, job: SyncJob, token: s
     // The provider says what the units are (one call, counted like the units' calls).
     const callsBefore = await deps.status.callsToday(driver.name);
     try {
-      planned = await driver.plan(range.from, range.to, await createStocksRepo(deps.db).codes());
+      const context = { stored: await createStocksRepo(deps.db).codes(), parts: await deps.dates.hashes(partsSource(driver.name)) };
+      planned = await driver.plan(range.from, range.to, context);
     } catch (err) {
       return fail(deps, driver, job, token, err, report);
     }
@@ -191,9 +202,12 @@ export async function runSourceSync(deps: SourceSyncDeps, job: SyncJob, token: s
     try {
       const fetched = await fetchUnit(unit);
       const stored = await deps.dates.get(driver.name, unit);
-      if (stored?.content_hash === fetched.hash) summary.unchanged += 1;
-      else {
-        outcome = await commitUnit(deps, driver, data, unit, fetched.batches, fetched.hash);
+      if (stored?.content_hash === fetched.hash) {
+        summary.unchanged += 1;
+        // Parts fetched although the unit's content is the same are still recorded: the next run need not ask again.
+        if (fetched.parts?.length) await deps.db.transaction((tx) => recordParts(deps, driver, fetched, tx));
+      } else {
+        outcome = await commitUnit(deps, driver, data, fetched);
         summary.loaded += 1;
       }
     } catch (err) {

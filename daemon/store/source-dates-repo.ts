@@ -17,6 +17,8 @@ export interface SourceDatesRepo {
   get(source: string, unit: string, tx?: Queryable): Promise<SourceUnitRecord | undefined>;
   /** Insert or replace one unit's record (inside the unit's transaction). */
   record(tx: Queryable, rec: SourceUnitRecord): Promise<void>;
+  /** Every unit of `source` → its content hash. */
+  hashes(source: string): Promise<Map<string, string>>;
   /** The latest unit committed and when the latest commit happened, or nulls. */
   latest(source: string): Promise<{ unit: string | null; loaded_at: string | null }>;
 }
@@ -35,6 +37,10 @@ export function createSourceDatesRepo(db: Db): SourceDatesRepo {
            rows_rejected = excluded.rows_rejected, loaded_at = excluded.loaded_at`,
         [r.source, r.unit, r.content_hash, r.rows_ok, r.rows_rejected, r.loaded_at],
       );
+    },
+    async hashes(source) {
+      const rows = await db.all<{ unit: string; content_hash: string }>('SELECT unit, content_hash FROM source_dates WHERE source = ?', [source]);
+      return new Map(rows.map((r) => [r.unit, r.content_hash]));
     },
     async latest(source) {
       const row = await db.get<{ unit: string | null; loaded_at: string | null }>('SELECT MAX(unit) AS unit, MAX(loaded_at) AS loaded_at FROM source_dates WHERE source = ?', [source]);

@@ -9,9 +9,16 @@
  *   `{"status":"000","message":"정상","list":[…]}` with amounts as comma-grouped strings, or
  *   `{"status":"013","message":"조회된 데이타가 없습니다."}` when none of the companies filed it;
  *   a financial company's reports are not in it (dart-fss: "상장법인(금융업 제외)");
+ *   the key-accounts service answers only its fixed accounts (유동자산, 비유동자산, 자산총계, 유동부채,
+ *   비유동부채, 부채총계, 자본금, 이익잉여금, 자본총계, 매출액, 영업이익, 법인세차감전 순이익, 당기순이익,
+ *   총포괄손익): a report's cash flow, cash, borrowings or gross profit are in full statements only;
  * - `GET /api/fnlttSinglAcntAll.json?crtfc_key=…&corp_code=…&bsns_year=…&reprt_code=…&fs_div=CFS|OFS` →
- *   one company's full statements of that division, items with `account_id` and no `fs_div`
- *   (OpenDartReader `finstate_all`), 013 when it has none.
+ *   one company's full statements of that division, items with `account_id` and no `fs_div`, in
+ *   OpenDartReader `finstate_all`'s field order (rcept_no, reprt_code, bsns_year, corp_code, sj_div,
+ *   sj_nm, account_id, account_nm, account_detail, thstrm_nm, thstrm_amount, thstrm_add_amount,
+ *   frmtrm_nm, frmtrm_amount, frmtrm_q_nm, frmtrm_q_amount, frmtrm_add_amount, ord, currency;
+ *   dart-fss `fnltt_singl_acnt_all` takes the same four parameters); the cash-flow statement
+ *   (`sj_div` CF) is year to date in thstrm_amount in every report; 013 when it has none.
  * Errors as OpenDART words them: 010 an unknown key, 020 over the per-day limit (counted per KST day
  * of the fake's clock), 021 more than 100 companies, 100 a missing or bad field. Failures are
  * injected per call (`fail`).
@@ -82,14 +89,19 @@ const MESSAGES: Record<string, string> = {
   '100': '필드의 부적절한 값입니다. 필드 설명에 없는 값을 사용한 경우에 발생하는 메시지입니다.',
 };
 
-const BS = new Set(['유동자산', '비유동자산', '자산총계', '유동부채', '비유동부채', '부채총계', '자본금', '이익잉여금', '자본총계', '현금및현금성자산']);
+const BS = new Set(['유동자산', '비유동자산', '자산총계', '유동부채', '비유동부채', '부채총계', '자본금', '이익잉여금', '자본총계', '현금및현금성자산', '장기차입금']);
+/** The accounts the key-accounts service answers (OpenDART's 다중회사 주요계정 list); any other is in full statements only. */
+const KEY_ACCOUNTS = new Set(['유동자산', '비유동자산', '자산총계', '유동부채', '비유동부채', '부채총계', '자본금', '이익잉여금', '자본총계', '매출액', '영업이익', '법인세차감전 순이익', '당기순이익', '총포괄손익']);
 /** Full statements' taxonomy ids (OpenDART's account_id) and statements of the accounts the fake knows. */
 const FULL_ACCOUNTS: Record<string, [string, string]> = {
   매출액: ['ifrs-full_Revenue', 'CIS'], 영업이익: ['dart_OperatingIncomeLoss', 'CIS'], 당기순이익: ['ifrs-full_ProfitLoss', 'CIS'],
   자산총계: ['ifrs-full_Assets', 'BS'], 부채총계: ['ifrs-full_Liabilities', 'BS'], 자본총계: ['ifrs-full_Equity', 'BS'],
   현금및현금성자산: ['ifrs-full_CashAndCashEquivalents', 'BS'], 영업활동현금흐름: ['ifrs-full_CashFlowsFromUsedInOperatingActivities', 'CF'],
+  매출총이익: ['ifrs-full_GrossProfit', 'CIS'], 장기차입금: ['ifrs-full_LongtermBorrowings', 'BS'], 유동자산: ['ifrs-full_CurrentAssets', 'BS'],
+  유동부채: ['ifrs-full_CurrentLiabilities', 'BS'], 이익잉여금: ['ifrs-full_RetainedEarnings', 'BS'], 자본금: ['ifrs-full_IssuedCapital', 'BS'],
 };
 const REPORT_NAMES: Record<string, string> = { '11013': '1분기', '11012': '반기', '11014': '3분기', '11011': '' };
+const SJ_NAMES: Record<string, string> = { BS: '재무상태표', IS: '손익계산서', CIS: '포괄손익계산서', CF: '현금흐름표', SCE: '자본변동표' };
 
 const won = (n: number) => n.toLocaleString('en-US');
 const kstDay = (ms: number) => new Date(ms + 9 * 3_600_000).toISOString().slice(0, 10);
@@ -107,6 +119,7 @@ function items(r: FakeDartReport, company: FakeDartCompany): Record<string, stri
   for (const fs of divs) {
     let ord = 0;
     for (const [name, [amount, ytd]] of Object.entries(r.accounts)) {
+      if (!KEY_ACCOUNTS.has(name)) continue;
       const scale = fs === 'OFS' && r.fs === 'both' ? 0.5 : 1;
       const bs = BS.has(name);
       out.push({
@@ -128,10 +141,16 @@ function fullItems(r: FakeDartReport, fs: string): Record<string, string>[] {
   return Object.entries(r.accounts).map(([name, [amount, ytd]]) => {
     const [accountId, sj] = FULL_ACCOUNTS[name] ?? [`entity_${name}`, 'BS'];
     const scale = fs === 'OFS' && r.fs === 'both' ? 0.5 : 1;
+    const quarterly = r.reprt_code !== '11011';
+    // The cash-flow statement is year to date in thstrm_amount (no thstrm_add_amount); income items
+    // of a quarterly report give the three months there and the year to date in thstrm_add_amount.
+    const current = sj === 'CF' ? (ytd ?? amount) : amount;
     return {
-      rcept_no: r.rcept_no, reprt_code: r.reprt_code, bsns_year: String(r.bsns_year), corp_code: r.corp_code, sj_div: sj, sj_nm: sj,
-      account_id: accountId, account_nm: name, account_detail: '-', thstrm_nm: '제 17 기', thstrm_amount: won(Math.round(amount * scale)),
-      ...(ytd !== undefined && sj !== 'BS' ? { thstrm_add_amount: won(Math.round(ytd * scale)) } : {}),
+      rcept_no: r.rcept_no, reprt_code: r.reprt_code, bsns_year: String(r.bsns_year), corp_code: r.corp_code, sj_div: sj, sj_nm: SJ_NAMES[sj] ?? sj,
+      account_id: accountId, account_nm: name, account_detail: '-', thstrm_nm: `제 17 기${REPORT_NAMES[r.reprt_code]}`, thstrm_amount: won(Math.round(current * scale)),
+      ...(ytd !== undefined && quarterly && (sj === 'IS' || sj === 'CIS') ? { thstrm_add_amount: won(Math.round(ytd * scale)) } : {}),
+      frmtrm_nm: '제 16 기', frmtrm_amount: won(Math.round(current * scale * 0.9)),
+      ...(quarterly && sj !== 'BS' ? { frmtrm_q_nm: '제 16 기', frmtrm_q_amount: won(Math.round(current * scale * 0.9)) } : {}),
       ord: String(++ord), currency: 'KRW',
     };
   });

@@ -1,8 +1,9 @@
 /**
  * A small market for OpenDART tests: two listed companies the daemon holds (with a few days of
  * prices), a listed one it does not hold and an unlisted one in OpenDART's list, and the reports
- * the fake serves for them (2024: Samsung all four with consolidated and separate statements,
- * SK hynix three with separate statements only, KB — a financial company the daemon holds only
+ * the fake serves for them (2024: Samsung all four with consolidated and separate statements, its
+ * cash flow, cash, borrowings and gross profit in full statements only, SK hynix three with
+ * separate statements only, KB — a financial company the daemon holds only
  * when a test adds it — three in full statements only).
  */
 import type { DaemonContext } from '../../daemon/daemon.js';
@@ -28,11 +29,12 @@ export function dartReports(): FakeDartReport[] {
   const s = (reprt_code: FakeDartReport['reprt_code'], rcept_no: string, accounts: FakeDartReport['accounts']): FakeDartReport => ({ corp_code: SAMSUNG.corp_code, bsns_year: 2024, reprt_code, rcept_no, fs: 'both', accounts });
   const h = (reprt_code: FakeDartReport['reprt_code'], rcept_no: string, accounts: FakeDartReport['accounts']): FakeDartReport => ({ corp_code: HYNIX.corp_code, bsns_year: 2024, reprt_code, rcept_no, fs: 'OFS', accounts });
   return [
-    // Samsung: consolidated and separate statements, four reports of 2024 (Q1–Q3: three months and year to date).
-    s('11013', '20240515000123', { 매출액: [100 * B, 100 * B], 영업이익: [10 * B, 10 * B], 당기순이익: [8 * B, 8 * B], 자산총계: [1000 * B], 자본총계: [600 * B], 부채총계: [400 * B], 자본금: [1 * B] }),
-    s('11012', '20240814000111', { 매출액: [120 * B, 220 * B], 영업이익: [12 * B, 22 * B], 당기순이익: [9 * B, 17 * B], 자산총계: [1010 * B], 자본총계: [610 * B], 부채총계: [400 * B] }),
-    s('11014', '20241114002642', { 매출액: [130 * B, 350 * B], 영업이익: [13 * B, 35 * B], 당기순이익: [10 * B, 27 * B], 자산총계: [1020 * B], 자본총계: [620 * B], 부채총계: [400 * B] }),
-    s('11011', '20250311001085', { 매출액: [500 * B], 영업이익: [50 * B], 당기순이익: [40 * B], 자산총계: [1100 * B], 자본총계: [650 * B], 부채총계: [450 * B] }),
+    // Samsung: consolidated and separate statements, four reports of 2024 (Q1–Q3: three months and year to date);
+    // gross profit, operating cash flow (year to date), cash and long-term borrowings are in its full statements only
+    s('11013', '20240515000123', { 매출액: [100 * B, 100 * B], 영업이익: [10 * B, 10 * B], 당기순이익: [8 * B, 8 * B], 자산총계: [1000 * B], 자본총계: [600 * B], 부채총계: [400 * B], 자본금: [1 * B], 매출총이익: [40 * B, 40 * B], 영업활동현금흐름: [20 * B, 20 * B], 현금및현금성자산: [50 * B], 장기차입금: [30 * B] }),
+    s('11012', '20240814000111', { 매출액: [120 * B, 220 * B], 영업이익: [12 * B, 22 * B], 당기순이익: [9 * B, 17 * B], 자산총계: [1010 * B], 자본총계: [610 * B], 부채총계: [400 * B], 매출총이익: [45 * B, 85 * B], 영업활동현금흐름: [45 * B, 45 * B], 현금및현금성자산: [55 * B], 장기차입금: [31 * B] }),
+    s('11014', '20241114002642', { 매출액: [130 * B, 350 * B], 영업이익: [13 * B, 35 * B], 당기순이익: [10 * B, 27 * B], 자산총계: [1020 * B], 자본총계: [620 * B], 부채총계: [400 * B], 매출총이익: [50 * B, 135 * B], 영업활동현금흐름: [70 * B, 70 * B], 현금및현금성자산: [60 * B], 장기차입금: [32 * B] }),
+    s('11011', '20250311001085', { 매출액: [500 * B], 영업이익: [50 * B], 당기순이익: [40 * B], 자산총계: [1100 * B], 자본총계: [650 * B], 부채총계: [450 * B], 매출총이익: [180 * B], 영업활동현금흐름: [100 * B], 현금및현금성자산: [65 * B], 장기차입금: [33 * B] }),
     // SK hynix: separate statements only, its annual report not filed yet.
     h('11013', '20240516000201', { 매출액: [30 * B, 30 * B], 당기순이익: [3 * B, 3 * B], 자산총계: [300 * B], 자본총계: [200 * B] }),
     h('11012', '20240814000222', { 매출액: [40 * B, 70 * B], 당기순이익: [4 * B, 7 * B], 자산총계: [310 * B], 자본총계: [205 * B] }),

@@ -12,8 +12,8 @@
  * Each company's items become one response of the dart-json loader's shape, so the accounts are
  * mapped exactly as an OpenDART file load maps them (loaders/dart-mapping.ts, matched by name: key
  * accounts carry no account_id). Full statements (fnlttSinglAcntAll.json, one company and one
- * division per call, items with account_id) fetched for a company the key accounts left out go
- * the same way.
+ * division per call, items with account_id: every account, the cash-flow statement included)
+ * take the place of a period's key accounts when fetched.
  */
 import { createHash } from 'node:crypto';
 import { parseFile } from '../../../loaders/registry.js';
@@ -73,22 +73,38 @@ export function groupByCompany(items: readonly KeyAccountItem[], p: ReportPeriod
   }
 }
 
+/** Full statements joined to a company's key accounts (daemon/sources/dart/full-statements.ts). */
+export interface FullStatements {
+  /** The full statements fetched in this run, by period key: they replace that period's key accounts. */
+  fetched: ReadonlyMap<string, KeyAccountItem[]>;
+  /** Every company-quarter whose full statement is in (fetched now or before) → its receipt number. */
+  inEffect: ReadonlyMap<string, string>;
+}
+
 /**
- * One company's statements from its key accounts: the filed amounts and the quarters derivable from
- * them, each quarter with the receipt date of the report it comes from (Q4: the annual report's),
- * and a hash of what was answered (equal hashes: nothing changed).
+ * One company's statements from its key accounts and full statements: the filed amounts and the
+ * quarters derivable from them, each quarter with the receipt date of the report it comes from
+ * (Q4: the annual report's), and a hash of what was answered (equal hashes: nothing changed). The
+ * hash covers the key accounts and the receipt numbers of the full statements in effect, not
+ * their items: a run that does not fetch a full statement again (its receipt number is known)
+ * hashes the same as the run that fetched it.
  * @throws AppError INVALID_REQUEST when more than 5 % of its mapped items are malformed (the loaders' rule)
  */
-export function companyStatements(stockCode: string, corpCode: string, company: CompanyItems | undefined): { batch: LoadResult; hash: string } {
+export function companyStatements(stockCode: string, corpCode: string, company: CompanyItems | undefined, full?: FullStatements): { batch: LoadResult; hash: string } {
   const hash = createHash('sha256').update(`${stockCode}|${corpCode}\0`);
+  for (const key of [...(company?.keys() ?? [])].sort()) {
+    for (const item of preferredStatements(company!.get(key)!)) {
+      hash.update(JSON.stringify([item.rcept_no, item.bsns_year, item.reprt_code, item.fs_div, item.sj_div, item.account_id, item.account_nm, item.thstrm_amount, item.thstrm_add_amount])).update('\n');
+    }
+  }
+  for (const [key, rcept] of [...(full?.inEffect ?? new Map<string, string>()).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) hash.update(`full|${key}|${rcept}\n`);
+  const merged: CompanyItems = new Map(company ?? []);
+  for (const [key, items] of full?.fetched ?? []) if (items.length > 0) merged.set(key, items);
   const list: KeyAccountItem[] = [];
   const disclosed = new Map<string, string>();
-  for (const key of [...(company?.keys() ?? [])].sort()) {
-    const chosen = preferredStatements(company!.get(key)!);
-    for (const item of chosen) {
-      hash.update(JSON.stringify([item.rcept_no, item.bsns_year, item.reprt_code, item.fs_div, item.sj_div, item.account_id, item.account_nm, item.thstrm_amount, item.thstrm_add_amount])).update('\n');
-      list.push({ ...item, stock_code: stockCode });
-    }
+  for (const key of [...merged.keys()].sort()) {
+    const chosen = preferredStatements(merged.get(key)!);
+    for (const item of chosen) list.push({ ...item, stock_code: stockCode });
     const first = chosen.find((i) => receiptDate(i.rcept_no) !== null);
     if (first) disclosed.set(`${first.bsns_year}-${first.reprt_code}`, receiptDate(first.rcept_no)!);
   }

@@ -1,17 +1,15 @@
 /**
- * A reader of one named entry of a zip archive held in memory, enough for OpenDART's
- * corpCode.xml answer (a zip holding CORPCODE.xml). It trusts nothing in the archive: the end
- * record is looked for only where the format allows it, every offset and size is checked against
- * the buffer, sizes come from the central directory (a local header written with a data
- * descriptor has zeros there), ZIP64, encryption and methods other than stored (0) and deflate (8)
- * are refused, the inflated size is capped while inflating (a small archive that expands to
- * gigabytes is refused before it does) and must equal the declared size, and the CRC-32 must match.
+ * One named entry of a zip archive held in memory, enough for OpenDART's corpCode.xml answer (a
+ * zip holding CORPCODE.xml), read with yauzl. yauzl parses the end record and the central
+ * directory, checks every offset against the buffer and, with `validateEntrySizes`, fails an
+ * entry that inflates to more or fewer bytes than its directory record declares. On top of it
+ * this reader trusts nothing in the archive: at most MAX_ENTRIES entries, no encryption, only
+ * stored (0) and deflate (8), a declared size over the cap refused before inflating, the bytes
+ * counted while inflating (a small archive that expands to gigabytes is stopped at the cap, not
+ * after), and the CRC-32 compared (yauzl does not).
  */
-import { promisify } from 'node:util';
-import { crc32, inflateRaw } from 'node:zlib';
-
-/** Inflating runs on libuv's thread pool: tens of megabytes never hold the event loop. */
-const inflate = promisify(inflateRaw);
+import { crc32 } from 'node:zlib';
+import yauzl, { type Entry, type ZipFile } from 'yauzl';
 
 /** Why an archive was refused. */
 export class ZipError extends Error {
@@ -21,22 +19,54 @@ export class ZipError extends Error {
   }
 }
 
-const EOCD_SIG = 0x06054b50;
-const CEN_SIG = 0x02014b50;
-const LOC_SIG = 0x04034b50;
-const EOCD_MIN = 22;
-const CEN_MIN = 46;
-const LOC_MIN = 30;
-const MAX_COMMENT = 0xffff;
-const ZIP64_MARK = 0xffffffff;
+/** Most entries an archive may list (OpenDART's holds one): a directory of thousands is not the answer. */
+export const MAX_ENTRIES = 64;
 
-/** The end-of-central-directory record: at the end, after a comment of at most 65,535 bytes. */
-function findEnd(buf: Buffer): number {
-  const lowest = Math.max(0, buf.length - EOCD_MIN - MAX_COMMENT);
-  for (let at = buf.length - EOCD_MIN; at >= lowest; at -= 1) {
-    if (buf.readUInt32LE(at) === EOCD_SIG && at + EOCD_MIN + buf.readUInt16LE(at + 20) === buf.length) return at;
+/** The archive's entries, one at a time, until `pick` returns a value (or the directory ends: null). */
+function findEntry<T>(zip: ZipFile, pick: (entry: Entry) => Promise<T | null>): Promise<T | null> {
+  return new Promise<T | null>((resolve, reject) => {
+    const finish = (err: Error | null, value: T | null = null) => {
+      zip.removeAllListeners('entry').removeAllListeners('end');
+      // Errors after the answer (an entry we no longer read) are not this call's.
+      zip.removeAllListeners('error').on('error', () => undefined);
+      zip.close();
+      if (err) reject(err);
+      else resolve(value);
+    };
+    zip.on('error', (err: Error) => finish(err));
+    zip.on('end', () => finish(null));
+    zip.on('entry', (entry: Entry) => {
+      pick(entry).then((value) => (value === null ? zip.readEntry() : finish(null, value)), (err: Error) => finish(err));
+    });
+    zip.readEntry();
+  });
+}
+
+/** Inflate one entry, stopping at `maxBytes`, with the CRC-32 of what came out (computed chunk by chunk, as it arrives). */
+async function inflateEntry(zip: ZipFile, entry: Entry, maxBytes: number): Promise<{ bytes: Buffer; crc: number }> {
+  const name = entry.fileName;
+  const stream = await zip.openReadStreamPromise(entry);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let crc = 0;
+  try {
+    for await (const chunk of stream) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) {
+        stream.destroy();
+        throw new ZipError(`${name}: inflates to more than the ${maxBytes} bytes allowed`);
+      }
+      chunks.push(chunk as Buffer);
+      crc = crc32(chunk as Buffer, crc);
+    }
+  } catch (err) {
+    if (err instanceof ZipError) throw err;
+    const message = (err as Error).message;
+    // yauzl's validateEntrySizes: the data goes on past (or stops short of) the size the directory declares.
+    if (/too many bytes/i.test(message)) throw new ZipError(`${name}: inflates to more than the ${entry.uncompressedSize} bytes it declares`);
+    throw new ZipError(`${name}: corrupt data (${message})`);
   }
-  throw new ZipError('not a zip archive, or cut off (no end of central directory)');
+  return { bytes: Buffer.concat(chunks, size), crc: crc >>> 0 };
 }
 
 /**
@@ -44,49 +74,33 @@ function findEnd(buf: Buffer): number {
  * @throws ZipError for a truncated or malformed archive, a missing entry, an unsupported method, a size over `maxBytes` or a CRC mismatch
  */
 export async function readZipEntry(buf: Buffer, name: string, maxBytes: number): Promise<Buffer> {
-  if (buf.length < EOCD_MIN) throw new ZipError('not a zip archive, or cut off (too short)');
-  const end = findEnd(buf);
-  const entries = buf.readUInt16LE(end + 10);
-  const cenSize = buf.readUInt32LE(end + 12);
-  const cenOffset = buf.readUInt32LE(end + 16);
-  if (cenOffset === ZIP64_MARK || entries === 0xffff) throw new ZipError('ZIP64 archives are not supported');
-  if (cenOffset + cenSize > end) throw new ZipError('central directory out of bounds (cut off?)');
-  let at = cenOffset;
-  for (let i = 0; i < entries; i += 1) {
-    if (at + CEN_MIN > end || buf.readUInt32LE(at) !== CEN_SIG) throw new ZipError('malformed central directory');
-    const flags = buf.readUInt16LE(at + 8);
-    const method = buf.readUInt16LE(at + 10);
-    const crc = buf.readUInt32LE(at + 16);
-    const compressed = buf.readUInt32LE(at + 20);
-    const size = buf.readUInt32LE(at + 24);
-    const nameLen = buf.readUInt16LE(at + 28);
-    const next = at + CEN_MIN + nameLen + buf.readUInt16LE(at + 30) + buf.readUInt16LE(at + 32);
-    const localOffset = buf.readUInt32LE(at + 42);
-    if (next > end) throw new ZipError('malformed central directory');
-    const entryName = buf.toString('utf8', at + CEN_MIN, at + CEN_MIN + nameLen);
-    at = next;
-    if (entryName !== name) continue;
-    if (flags & 1) throw new ZipError(`${name}: encrypted entries are not supported`);
-    if (compressed === ZIP64_MARK || size === ZIP64_MARK || localOffset === ZIP64_MARK) throw new ZipError('ZIP64 entries are not supported');
-    if (size > maxBytes) throw new ZipError(`${name}: ${size} bytes uncompressed, more than the ${maxBytes} allowed`);
-    if (localOffset + LOC_MIN > cenOffset || buf.readUInt32LE(localOffset) !== LOC_SIG) throw new ZipError(`${name}: malformed local header`);
-    const dataStart = localOffset + LOC_MIN + buf.readUInt16LE(localOffset + 26) + buf.readUInt16LE(localOffset + 28);
-    if (dataStart + compressed > cenOffset) throw new ZipError(`${name}: data out of bounds (cut off?)`);
-    const raw = buf.subarray(dataStart, dataStart + compressed);
-    let data: Buffer;
-    if (method === 0) data = Buffer.from(raw);
-    else if (method === 8) {
-      try {
-        data = await inflate(raw, { maxOutputLength: Math.max(1, maxBytes) });
-      } catch (err) {
-        const e = err as Error & { code?: string };
-        if (e.code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) throw new ZipError(`${name}: inflates to more than the ${maxBytes} bytes allowed`);
-        throw new ZipError(`${name}: corrupt deflate data (${e.code ?? e.message})`);
-      }
-    } else throw new ZipError(`${name}: compression method ${method} is not supported`);
-    if (data.length !== size) throw new ZipError(`${name}: ${data.length} bytes, the directory says ${size}`);
-    if (crc32(data) >>> 0 !== crc) throw new ZipError(`${name}: CRC-32 mismatch`);
-    return data;
+  let zip: ZipFile;
+  try {
+    zip = await yauzl.fromBufferPromise(buf, { lazyEntries: true, validateEntrySizes: true, decodeStrings: true, strictFileNames: false });
+  } catch (err) {
+    const message = (err as Error).message;
+    if (/end of central directory/i.test(message)) throw new ZipError('not a zip archive, or cut off (no end of central directory)');
+    throw new ZipError(`not a readable zip archive (${message})`);
   }
-  throw new ZipError(`${name} is not in the archive`);
+  if (zip.entryCount > MAX_ENTRIES) {
+    zip.close();
+    throw new ZipError(`${zip.entryCount} entries, more than the ${MAX_ENTRIES} allowed`);
+  }
+  let data: Buffer | null;
+  try {
+    data = await findEntry(zip, async (entry) => {
+      if (entry.fileName !== name) return null;
+      if (entry.isEncrypted()) throw new ZipError(`${name}: encrypted entries are not supported`);
+      if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) throw new ZipError(`${name}: compression method ${entry.compressionMethod} is not supported`);
+      if (entry.uncompressedSize > maxBytes) throw new ZipError(`${name}: ${entry.uncompressedSize} bytes uncompressed, more than the ${maxBytes} allowed`);
+      const { bytes, crc } = await inflateEntry(zip, entry, maxBytes);
+      if (crc !== entry.crc32 >>> 0) throw new ZipError(`${name}: CRC-32 mismatch`);
+      return bytes;
+    });
+  } catch (err) {
+    if (err instanceof ZipError) throw err;
+    throw new ZipError(`malformed archive (${(err as Error).message})`);
+  }
+  if (data === null) throw new ZipError(`${name} is not in the archive`);
+  return data;
 }

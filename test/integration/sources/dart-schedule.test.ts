@@ -56,14 +56,17 @@ describe('OpenDART daily run', () => {
   });
 
   it('fetches the latest quarters every evening, writes only what changed, and is stale after a missed evening', async () => {
-    // The evening of 03-20: the four quarters of 2024 for both companies
-    expect((await runDaily()).sync).toMatchObject({ from: '2025-03-20', to: '2025-03-20', total: 2, loaded: 2, calls: 5 });
+    // The evening of 03-20: the four quarters of 2024 for both companies, each disclosure's full statement once
+    expect((await runDaily()).sync).toMatchObject({ from: '2025-03-20', to: '2025-03-20', total: 2, loaded: 2, calls: 1 + 4 + 7 });
     // The next morning it is not stale
     clock.set(kst('2025-03-21', '10:00'));
     expect(await status()).toMatchObject({ configured: true, stale: false, last_success_date: '2025-03-20' });
     // The evening of 03-21: the same answers, nothing written
+    // (the list and the key accounts only: no disclosure is new, so no full statement is asked for)
     clock.set(kst('2025-03-21', '19:30'));
-    expect((await runDaily()).sync).toMatchObject({ from: '2025-03-21', to: '2025-03-21', loaded: 0, unchanged: 2 });
+    const secondFrom = fake.calls.length;
+    expect((await runDaily()).sync).toMatchObject({ from: '2025-03-21', to: '2025-03-21', loaded: 0, unchanged: 2, calls: 1 + 4 });
+    expect(fake.calls.slice(secondFrom).filter((c) => c.service === 'fnlttSinglAcntAll.json')).toEqual([]);
     // Sunday morning, the evening of 03-22 missed: stale, and /health says so
     clock.set(kst('2025-03-23', '10:00'));
     const s = await status();

@@ -71,6 +71,10 @@ async function harness(label: string, extra: Record<string, unknown> = {}, fakeO
 }
 
 interface Quarter { stock_code: string; fiscal_year: number; fiscal_quarter: number; revenue: number | null; net_profit: number | null; equity: number | null; disclosed_on: string | null }
+/** The full-statement calls received since call `from`, as corp:year/report:division. */
+const fullCalls = (h: Harness, from = 0): string[] =>
+  h.fake.calls.slice(from).filter((c) => c.service === 'fnlttSinglAcntAll.json').map((c) => `${c.params.corp_code}:${c.params.bsns_year}/${c.params.reprt_code}:${c.params.fs_div}`);
+
 const quarters = async (h: Harness, code: string): Promise<Quarter[]> =>
   (await h.rows<Quarter>('SELECT stock_code, fiscal_year, fiscal_quarter, revenue, net_profit, equity, disclosed_on FROM financials WHERE stock_code = ? ORDER BY fiscal_year, fiscal_quarter', [code]))
     .map((q) => ({ ...q, fiscal_year: Number(q.fiscal_year), fiscal_quarter: Number(q.fiscal_quarter), revenue: q.revenue === null ? null : Number(q.revenue), net_profit: q.net_profit === null ? null : Number(q.net_profit), equity: q.equity === null ? null : Number(q.equity) }));
@@ -88,9 +92,10 @@ describe('OpenDART backfill', () => {
     await waitForJob(h.t.daemon, id);
     const job = await h.job(id);
     // Two companies (the listed one it does not hold and the unlisted one are left out); the company
-    // list plus one call per quarter for both companies together
+    // list, one key-accounts call per quarter for both companies together, and one full statement per
+    // disclosure (Samsung's four, SK hynix's three)
     expect(job.state).toBe('completed');
-    expect(job.result?.sync).toMatchObject({ source: 'dart', total: 2, loaded: 2, unchanged: 0, calls: 5 });
+    expect(job.result?.sync).toMatchObject({ source: 'dart', total: 2, loaded: 2, unchanged: 0, calls: 1 + 4 + 7 });
     expect(job.progress).toMatchObject({ phase: 'done', done: 2, total: 2 });
     const multi = h.fake.calls.filter((c) => c.service === 'fnlttMultiAcnt.json');
     expect(multi.map((c) => `${c.params.bsns_year}/${c.params.reprt_code}`)).toEqual(['2024/11013', '2024/11012', '2024/11014', '2024/11011']);
@@ -107,7 +112,21 @@ describe('OpenDART backfill', () => {
     // Nothing stored for the company the daemon does not hold
     expect(await h.rows("SELECT stock_code FROM financials WHERE stock_code = '123456'")).toEqual([]);
     // And the status says when it last succeeded and how many calls it made today
-    expect(await h.status()).toMatchObject({ name: 'dart', kind: 'financials', configured: true, last_error: null, calls_today: 5, last_success_date: '2025-03-20', stale: false });
+    expect(await h.status()).toMatchObject({ name: 'dart', kind: 'financials', configured: true, last_error: null, calls_today: 12, last_success_date: '2025-03-20', stale: false });
+  });
+
+  it('fills what the key accounts lack (gross profit, cash flow, cash, borrowings) from one full statement per disclosure', async () => {
+    // In the division the key accounts answered: Samsung consolidated, SK hynix separate
+    expect(fullCalls(h)).toEqual([
+      ...['11013', '11012', '11014'].map((r) => `${HYNIX.corp_code}:2024/${r}:OFS`),
+      ...['11013', '11012', '11014', '11011'].map((r) => `${SAMSUNG.corp_code}:2024/${r}:CFS`),
+    ]);
+    // Q2–Q4 cash flow is the year to date less the report before; Q4 gross profit the year less Q3's year to date
+    const rows = await h.rows<Record<string, number | string | null>>(
+      'SELECT fiscal_quarter, gross_profit, operating_cash_flow, cash, long_term_debt, disclosed_on FROM financials WHERE stock_code = ? ORDER BY fiscal_quarter', [SAMSUNG.stock_code]);
+    expect(rows.map((r) => [Number(r.fiscal_quarter), Number(r.gross_profit) / B, Number(r.operating_cash_flow) / B, Number(r.cash) / B, Number(r.long_term_debt) / B, r.disclosed_on])).toEqual([
+      [1, 40, 20, 50, 30, '2024-05-15'], [2, 45, 25, 55, 31, '2024-08-14'], [3, 50, 25, 60, 32, '2024-11-14'], [4, 45, 30, 65, 33, '2025-03-11'],
+    ]);
   });
 
   it('an as-of screen sees a statement only from its receipt date on', async () => {
@@ -116,20 +135,30 @@ describe('OpenDART backfill', () => {
       expect(res.status).toBe(200);
       return ((await res.json()) as { data: { eps: number | null }[] }).data[0]?.eps;
     };
+    const grossMargin = async (asOf: string) => {
+      const res = await h.t.request('/api/v1/screen', { method: 'POST', token: h.token, json: { as_of: asOf, codes: [SAMSUNG.stock_code], fields: ['gross_margin'] } });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { data: { gross_margin: number | null }[] }).data[0]?.gross_margin;
+    };
     // The day before the annual report: three quarters known, no trailing twelve months
     expect(await eps(DAYS[0]!)).toBeNull();
-    // From its receipt date: Q1–Q4 of 2024, whose net profit sums to the annual 40 bn over a million shares
+    expect(await grossMargin(DAYS[0]!)).toBeNull();
+    // From its receipt date: Q1–Q4 of 2024, whose net profit sums to the annual 40 bn over a million shares,
+    // and whose gross profit (from the full statements) is 180 bn of 500 bn revenue
     expect(await eps(DAYS[1]!)).toBeCloseTo((40 * B) / 1_000_000, 6);
+    expect(await grossMargin(DAYS[1]!)).toBeCloseTo(36, 6);
   });
 
   it('writes nothing when fetched again unchanged; a period nobody filed (013) is no data, not an error', async () => {
     const before = await h.rows("SELECT unit, loaded_at FROM source_dates WHERE source = 'dart' ORDER BY unit");
+    const callsBefore = h.fake.calls.length;
     // From 2023-07-01: the 2023 Q3 and annual reports are asked for too, and every company answers 013
-    // (to the key accounts, then, the reports being long due, to full statements consolidated and separate)
+    // (to the key accounts, then, the reports being long due, to full statements consolidated and separate);
+    // the 2024 disclosures, fetched in full before, are not asked for again
     const job = await h.syncAndWait({ from: '2023-07-01' });
     expect(job.state).toBe('completed');
     expect(job.result?.sync).toMatchObject({ total: 2, loaded: 0, unchanged: 2, calls: 1 + 6 + 2 * 2 * 2 });
-    expect(h.fake.calls.filter((c) => c.service === 'fnlttSinglAcntAll.json').map((c) => `${c.params.corp_code}:${c.params.bsns_year}/${c.params.reprt_code}:${c.params.fs_div}`)).toEqual(
+    expect(fullCalls(h, callsBefore)).toEqual(
       [HYNIX, SAMSUNG].flatMap((c) => ['2023/11014', '2023/11011'].flatMap((p) => [`${c.corp_code}:${p}:CFS`, `${c.corp_code}:${p}:OFS`])),
     );
     expect(job.result?.files).toEqual([]);
@@ -144,9 +173,12 @@ describe('OpenDART backfill', () => {
     annual.accounts.당기순이익 = [41 * B];
     h.fake.fail('corpCode.xml', { kind: 'html' }, { kind: 'truncated' });
     h.fake.fail('fnlttMultiAcnt.json', { kind: 'status', status: 503, body: 'Service Unavailable' }, { kind: 'truncated' });
+    const callsBefore = h.fake.calls.length;
     const job = await h.syncAndWait({});
     expect(job.state).toBe('completed');
-    expect(job.result?.sync).toMatchObject({ loaded: 1, unchanged: 1, calls: 9 });
+    // Three calls for the list, six for the key accounts, and the correction's full statement: the only new disclosure
+    expect(job.result?.sync).toMatchObject({ loaded: 1, unchanged: 1, calls: 3 + 6 + 1 });
+    expect(fullCalls(h, callsBefore)).toEqual([`${SAMSUNG.corp_code}:2024/11011:CFS`]);
     // The corrected quarter is dated by the correction's receipt (no look-ahead for the new figure)
     const q4 = (await quarters(h, SAMSUNG.stock_code)).find((q) => q.fiscal_quarter === 4);
     expect(q4).toMatchObject({ net_profit: 14 * B, disclosed_on: '2025-03-18' });
@@ -189,9 +221,9 @@ describe('OpenDART: full statements where the key accounts are missing', () => {
     await h.t.daemon.context().market.apply({ stocks: [{ code: KB.stock_code, name: 'KB금융', market: 'KOSPI', settle_month: 12 }], bars: [], halts: [], financials: [], index: [] });
     const job = await h.syncAndWait({});
     expect(job.state).toBe('completed');
-    // The list, four key-accounts calls for the three companies, and KB's three due quarters (consolidated at once);
-    // SK hynix's annual report is not due before 03-31: no full-statement call for it
-    expect(job.result?.sync).toMatchObject({ total: 3, loaded: 3, calls: 1 + 4 + 3 });
+    // The list, four key-accounts calls for the three companies, KB's three due quarters (consolidated at once)
+    // and the seven disclosures of the others; SK hynix's annual report is not due before 03-31: no call for it
+    expect(job.result?.sync).toMatchObject({ total: 3, loaded: 3, calls: 1 + 4 + 3 + 7 });
     const rows = await h.rows<{ fiscal_quarter: number; operating_cash_flow: number; cash: number; net_profit: number; disclosed_on: string }>(
       'SELECT fiscal_quarter, operating_cash_flow, cash, net_profit, disclosed_on FROM financials WHERE stock_code = ? ORDER BY fiscal_quarter', [KB.stock_code]);
     expect(rows.map((r) => [Number(r.fiscal_quarter), Number(r.operating_cash_flow), Number(r.cash), Number(r.net_profit), r.disclosed_on])).toEqual([
@@ -205,8 +237,9 @@ describe('OpenDART: the daily limit (020)', () => {
   afterAll(async () => h.close());
 
   it('stops the run at 020 and goes on the next day after the last committed company', async () => {
-    // One company per call, and six calls a day: the list and the first company's four quarters fit, the second's do not
-    h = await harness('dart-quota', { dart_batch_size: 1, source_retries: 0 }, { dailyLimit: 6 });
+    // One company per call, and nine calls a day: the list and the first company's four quarters and three
+    // full statements fit, the second's do not
+    h = await harness('dart-quota', { dart_batch_size: 1, source_retries: 0 }, { dailyLimit: 9 });
     const res = await h.sync({});
     const id = ((await res.json()) as { data: JobView }).data.id;
     const queue = h.t.daemon.context().jobs.queue;
@@ -224,8 +257,8 @@ describe('OpenDART: the daily limit (020)', () => {
     const done = (await queue.getJob(id))!;
     expect(done.returnvalue.sync).toMatchObject({ total: 2, resumed: 1, loaded: 1 });
     expect((await quarters(h, SAMSUNG.stock_code)).length).toBe(4);
-    const secondDay = h.fake.calls.slice(-5).map((c) => `${c.service}:${c.params.corp_code ?? ''}`);
-    expect(secondDay).toEqual(['corpCode.xml:', ...Array.from({ length: 4 }, () => `fnlttMultiAcnt.json:${SAMSUNG.corp_code}`)]);
+    const secondDay = h.fake.calls.slice(-9).map((c) => `${c.service}:${c.params.corp_code ?? ''}`);
+    expect(secondDay).toEqual(['corpCode.xml:', ...Array.from({ length: 4 }, () => `fnlttMultiAcnt.json:${SAMSUNG.corp_code}`), ...Array.from({ length: 4 }, () => `fnlttSinglAcntAll.json:${SAMSUNG.corp_code}`)]);
   });
 });
 

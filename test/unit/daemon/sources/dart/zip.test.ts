@@ -1,6 +1,6 @@
 /** The single-entry zip reader: stored and deflated entries, and every malformed archive refused with a reason. */
 import { describe, expect, it } from 'vitest';
-import { readZipEntry, ZipError } from '../../../../../daemon/sources/dart/zip.js';
+import { MAX_ENTRIES, readZipEntry, ZipError } from '../../../../../daemon/sources/dart/zip.js';
 import { writeZip } from '../../../../fakes/zip-writer.js';
 
 const XML = Buffer.from('<?xml version="1.0" encoding="UTF-8"?><result><list><corp_code>00126380</corp_code></list></result>', 'utf8');
@@ -29,6 +29,17 @@ describe('readZipEntry', () => {
     await expect(readZipEntry(writeZip([{ name: 'OTHER.xml', data: XML }]), 'CORPCODE.xml', MB)).rejects.toThrow(/not in the archive/);
     await expect(readZipEntry(writeZip([{ name: 'CORPCODE.xml', data: XML, declaredCrc: 1234 }]), 'CORPCODE.xml', MB)).rejects.toThrow(/CRC-32/);
     await expect(readZipEntry(writeZip([{ name: 'CORPCODE.xml', data: XML, declaredSize: 10 }]), 'CORPCODE.xml', MB)).rejects.toThrow(ZipError);
+  });
+
+  it('refuses an archive listing more entries than an answer holds, and an unsupported method', async () => {
+    const many = writeZip(Array.from({ length: MAX_ENTRIES + 1 }, (_, i) => ({ name: i === 0 ? 'CORPCODE.xml' : `f${i}.txt`, data: Buffer.from('x'), method: 0 as const })));
+    await expect(readZipEntry(many, 'CORPCODE.xml', MB)).rejects.toThrow(/entries, more than the/);
+    const bzip = writeZip([{ name: 'CORPCODE.xml', data: XML, method: 0 }]);
+    // The method field of the local header (offset 8) and of the central directory record (offset 10)
+    const cen = bzip.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+    bzip.writeUInt16LE(12, 8);
+    bzip.writeUInt16LE(12, cen + 10);
+    await expect(readZipEntry(bzip, 'CORPCODE.xml', MB)).rejects.toThrow(/compression method 12/);
   });
 
   it('refuses a zip bomb: a small archive that inflates past the cap, whatever size it declares', async () => {
