@@ -59,7 +59,7 @@ await runBenchProgram(async (io, env) => {
   const admin = await login(ADMIN.email, ADMIN.password);
   await call('/api/v1/auth/register', { method: 'POST', json: { email: 'writer@example.com', password: 'correct horse battery' } });
   const writer = await login('writer@example.com', 'correct horse battery');
-  const { jobs, redis: factory } = daemon.context();
+  const { jobs: { market: jobs }, redis: { factory } } = daemon.context();
   const events = new QueueEvents(jobs.queue.name, { connection: factory.connect('bullmq', 'bench-events'), prefix: `${factory.prefix}bull` });
   await events.waitUntilReady();
 
