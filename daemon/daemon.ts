@@ -18,8 +18,10 @@
  * So closing takes WebSockets first (open sockets keep the HTTP server waiting; sessions are
  * saved on close), then HTTP, the feed, the alerts (claimed firings recorded and published while
  * the bus is open), deliveries (the firings' deliveries are queued by then), jobs (a load under
- * way rolls back and goes back to the queue), backtests, the bus, and Redis and the database last. createDaemon(config) → { start, close, url,
- * address } wraps build and listen for main.ts and the tests (port 0, a temp data dir, their own Redis prefix).
+ * way rolls back and goes back to the queue), backtests, the bus, and Redis and the database last.
+ * What was built is the context, by role (wiring/context.ts: core, redis, store, auth, screening,
+ * jobs, realtime, notify, sources, http). createDaemon(config) → { start, close, url, address,
+ * context } wraps build and listen for main.ts and the tests (port 0, a temp data dir, their own Redis prefix).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -110,8 +112,8 @@ async function wire(config: Config, overrides: DaemonOverrides & { logger: Logge
   const clock = overrides.clock ?? systemClock;
   const base = await buildCore(config, { clock, logger: overrides.logger, connectionName: 'api' }, list);
   // A firing's claim records its deliveries (the outbox); alerts fire only once every part is built and started.
-  let notify: NotifyContext | undefined;
-  const store = buildStore(base, { firingRecorded: (tx, record) => notify!.deliveryService.recordFiringItems(tx, record) });
+  let deliveries: NotifyContext['deliveryService'] | undefined;
+  const store = buildStore(base, { firingRecorded: (tx, record) => deliveries!.recordFiringItems(tx, record) });
   const { core, redis } = base;
   const auth = await buildAuth({ core, redis, store }, list);
   const bus = buildBus(base, list);
@@ -124,14 +126,14 @@ async function wire(config: Config, overrides: DaemonOverrides & { logger: Logge
   versions.listen();
   // This instance is up to date before the job completes; others hear it over pub/sub.
   const marketJobs = await buildJobs(base, store.marketData, config.workers, (run) => versions.computedHere(run.version), list, sources);
-  const built = buildNotify({ core, redis, store, screening }, list, overrides.notify);
-  notify = built.notify;
-  const jobs = { market: marketJobs, backtest: backtestJobs, delivery: built.deliveryJobs };
+  const { notify, deliveryJobs } = buildNotify({ core, redis, store, screening }, list, overrides.notify);
+  deliveries = notify.deliveryService;
+  const jobs = { market: marketJobs, backtest: backtestJobs, delivery: deliveryJobs };
   let app: HttpContext['app'] | undefined;
   // The address express would see (req.ip): the same `trust_proxy` rule as the HTTP rate limits.
-  const realtime = buildRealtime({ core, redis, store, auth, screening }, bus, (req) => clientAddressOf(app!, req), list, (eventId) => built.notify.deliveryService.onFiring(eventId));
+  const realtime = buildRealtime({ core, redis, store, auth, screening }, bus, (req) => clientAddressOf(app!, req), list, (eventId) => notify.deliveryService.onFiring(eventId));
   if (realtime.kis) sources.registry.registerSourceStatus('kis', kisRegistryProvider(realtime.kis.statusProvider));
-  const roles = { core, redis, store, auth, screening, jobs, realtime, notify: built.notify, sources };
+  const roles = { core, redis, store, auth, screening, jobs, realtime, notify, sources };
   const http = buildHttp(roles, { isDraining, limiterClock: overrides.clock });
   app = http.app;
   return { ...roles, http };

@@ -55,19 +55,19 @@ export function buildRealtime(
   const quotes = createQuoteStore({ redis: ctx.redis.commands, key: ctx.redis.factory.key });
   const { alertEvaluator, publishFiring } = buildPriceAlerts(ctx, bus, list, onFiring);
   const marketClock = createMarketClock({ mode: config.market_clock, clock });
-  let liveScreens: LiveScreens | undefined;
-  const causes = createScreenAlertCauses(() => liveScreens?.engine.version() ?? '');
-  const ticks = createTickPipeline({ bus, priceAlerts: (events) => alertEvaluator.onTick(events), live: () => liveScreens, causes, logger });
-  const live = buildLive(ctx, { ticks, quotes, publishFiring, cause: causes.cause }, list);
-  liveScreens = live.liveScreens;
+  let liveRef: LiveScreens | undefined;
+  const causes = createScreenAlertCauses(() => liveRef?.engine.version() ?? '');
+  const ticks = createTickPipeline({ bus, priceAlerts: (events) => alertEvaluator.onTick(events), live: () => liveRef, causes, logger });
+  const { liveScreens, screenAlertEvaluator } = buildLive(ctx, { ticks, quotes, publishFiring, cause: causes.cause }, list);
+  liveRef = liveScreens;
   let gatewayRef: WsGateway | undefined;
   const { feed, kis } = buildFeed(ctx, { bus, quotes, marketClock, ticks, watchers: () => gatewayRef?.stockWatchers() ?? new Map() }, list);
   // A feed gone stale (or fresh) on any daemon's reading: screens hold entered/exited until prices are fresh again.
-  kis?.onFreshness((stale) => live.liveScreens.engine.hold(stale));
-  const liveScreenHook = createLiveScreenHook(live.liveScreens.service, clock, () => live.liveScreens.engine.held());
+  kis?.onFreshness((stale) => liveScreens.engine.hold(stale));
+  const liveScreenHook = createLiveScreenHook(liveScreens.service, clock, () => liveScreens.engine.held());
   const gateway = buildGateway(ctx, { bus: ticks.fanOutBus(bus), quotes, marketClock, liveScreenHook, clientAddress, ...(kis ? { kis } : {}) });
   gatewayRef = gateway;
-  return { bus, ticks, quotes, marketClock, feed, alertEvaluator, ...live, liveScreenHook, gateway, ...(kis ? { kis } : {}) };
+  return { bus, ticks, quotes, marketClock, feed, alertEvaluator, liveScreens, liveScreenHook, screenAlertEvaluator, gateway, ...(kis ? { kis } : {}) };
 }
 
 /** The price alert evaluator (part `price alerts`) and how a firing is published and delivered. */
