@@ -10,9 +10,9 @@ import type { PartList } from '../infra/parts.js';
 import { createDeliveryJobs, type DeliveryJobs } from '../jobs/delivery-jobs.js';
 import { createAddressPolicy } from '../notify/address-policy.js';
 import { createChannelService } from '../notify/channel-service.js';
-import { createDeliveryService } from '../notify/delivery-service.js';
+import { createDeliveryService, type DeliveryService } from '../notify/delivery-service.js';
 import { createDigests } from '../notify/digests.js';
-import { createOutbound, type Resolver } from '../notify/outbound.js';
+import { createOutbound, type Outbound, type Resolver } from '../notify/outbound.js';
 import { createRedisPacer } from '../notify/pacing.js';
 import { createScheduleService } from '../notify/schedule-service.js';
 import { createSender } from '../notify/senders.js';
@@ -41,6 +41,31 @@ function mailTransport(url: string | undefined, timeoutMs: number): Transporter 
   });
 }
 
+/** The delivery pipeline's service: the senders, pacing in Redis, retries, its attempts counted in /metrics. */
+function buildDeliveryService(
+  ctx: Pick<DaemonContext, 'core' | 'redis' | 'store'>,
+  deps: { deliveryJobs: DeliveryJobs; outbound: Outbound; mail: Transporter | undefined },
+): DeliveryService {
+  const { config, logger, clock, metrics } = ctx.core;
+  const { outbound, mail } = deps;
+  const attempts = new Counter({
+    name: 'stockscreen_delivery_attempts_total',
+    help: 'Notification delivery attempts by channel type and outcome (delivered, retrying: failed and scheduled again, dead: given up)',
+    labelNames: ['channel_type', 'outcome'],
+    registers: [metrics.registry],
+  });
+  return createDeliveryService({
+    repo: ctx.store.deliveries, channels: ctx.store.channels, queue: deps.deliveryJobs, clock, logger,
+    sender: createSender({ outbound, telegramApiUrl: config.telegram_api_url, mail, mailFrom: config.smtp_from, timeoutMs: config.delivery_timeout_ms, userAgent: `stockscreen-notify/${VERSION}` }),
+    pacer: createRedisPacer(ctx.redis.commands, ctx.redis.factory.key),
+    settings: {
+      groupWaitMs: config.delivery_group_wait_ms, maxAgeMs: config.delivery_max_age_s * 1000, timeoutMs: config.delivery_timeout_ms, pacingMs: config.delivery_pacing_ms,
+      baseMs: config.delivery_retry_base_ms, maxMs: config.delivery_retry_max_ms, sweepGraceMs: Math.max(60_000, config.delivery_sweep_interval_ms),
+    },
+    observe: (type, outcome) => attempts.inc({ channel_type: type, outcome }),
+  });
+}
+
 /** Build the notification parts; the part `deliveries` runs this daemon's delivery worker (`delivery_workers` at a time) once started. */
 export function buildNotify(
   ctx: Pick<DaemonContext, 'core' | 'redis' | 'store' | 'screening'>,
@@ -48,7 +73,7 @@ export function buildNotify(
   overrides: NotifyOverrides = {},
 ): { notify: NotifyContext; deliveryJobs: DeliveryJobs } {
   const { config, logger, clock, metrics } = ctx.core;
-  const { factory, commands } = ctx.redis;
+  const { factory } = ctx.redis;
   const { channels: channelsRepo, deliveries: deliveriesRepo, schedules: schedulesRepo, presets } = ctx.store;
   const outbound = createOutbound({ policy: createAddressPolicy(config.webhook_allow_private), timeoutMs: config.delivery_timeout_ms, resolve: overrides.resolve });
   const mail = mailTransport(config.smtp_url, config.delivery_timeout_ms);
@@ -72,23 +97,8 @@ export function buildNotify(
     stop: close,
   });
   registerJobCounts(metrics.registry, () => deliveryJobs.queue.getJobCounts(...JOB_STATES), 500, { name: 'stockscreen_delivery_jobs', queue: 'deliveries' });
-  const attempts = new Counter({
-    name: 'stockscreen_delivery_attempts_total',
-    help: 'Notification delivery attempts by channel type and outcome (delivered, retrying: failed and scheduled again, dead: given up)',
-    labelNames: ['channel_type', 'outcome'],
-    registers: [metrics.registry],
-  });
   const maxAgeMs = config.delivery_max_age_s * 1000;
-  const deliveryService = createDeliveryService({
-    repo: deliveriesRepo, channels: channelsRepo, queue: deliveryJobs, clock, logger,
-    sender: createSender({ outbound, telegramApiUrl: config.telegram_api_url, mail, mailFrom: config.smtp_from, timeoutMs: config.delivery_timeout_ms, userAgent: `stockscreen-notify/${VERSION}` }),
-    pacer: createRedisPacer(commands, factory.key),
-    settings: {
-      groupWaitMs: config.delivery_group_wait_ms, maxAgeMs, timeoutMs: config.delivery_timeout_ms, pacingMs: config.delivery_pacing_ms,
-      baseMs: config.delivery_retry_base_ms, maxMs: config.delivery_retry_max_ms, sweepGraceMs: Math.max(60_000, config.delivery_sweep_interval_ms),
-    },
-    observe: (type, outcome) => attempts.inc({ channel_type: type, outcome }),
-  });
+  const deliveryService = buildDeliveryService(ctx, { deliveryJobs, outbound, mail });
   const channelService = createChannelService({
     channels: channelsRepo, deliveries: deliveriesRepo, outbound, attemptOnce: (id) => deliveryService.attemptOnce(id),
     caps: config.channel_caps, smtp: mail !== undefined, maxAgeMs, clock,
