@@ -18,8 +18,10 @@
  * So closing takes WebSockets first (open sockets keep the HTTP server waiting; sessions are
  * saved on close), then HTTP, the feed, the alerts (claimed firings recorded and published while
  * the bus is open), deliveries (the firings' deliveries are queued by then), jobs (a load under
- * way rolls back and goes back to the queue), backtests, the bus, and Redis and the database last. createDaemon(config) → { start, close, url,
- * address } wraps build and listen for main.ts and the tests (port 0, a temp data dir, their own Redis prefix).
+ * way rolls back and goes back to the queue), backtests, the bus, and Redis and the database last.
+ * What was built is the context, by role (wiring/context.ts: core, redis, store, auth, screening,
+ * jobs, realtime, notify, sources, http). createDaemon(config) → { start, close, url, address,
+ * context } wraps build and listen for main.ts and the tests (port 0, a temp data dir, their own Redis prefix).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,8 +31,7 @@ import { answerClientErrors } from './http/client-errors.js';
 import { clientAddressOf } from './http/client-address.js';
 import { systemClock, type Clock } from './infra/clock.js';
 import { createConfiguredLogger } from './infra/logger.js';
-import { closeRedis } from './infra/redis.js';
-import { createPartList } from './infra/parts.js';
+import { createPartList, type PartList } from './infra/parts.js';
 import { buildAuth } from './wiring/auth.js';
 import { SAMPLE_UNIVERSE_SIZE } from '../loaders/sample-market.js';
 import { buildCore } from './wiring/core.js';
@@ -38,10 +39,11 @@ import { buildHttp } from './wiring/http.js';
 import { buildJobs, buildScreening } from './wiring/market.js';
 import { buildNotify, type NotifyOverrides } from './wiring/notify.js';
 import { buildBus, buildRealtime } from './wiring/realtime.js';
+import { buildStore } from './wiring/store.js';
 import { buildSources, registerSourceMetrics } from './wiring/sources.js';
 import { kisRegistryProvider } from './wiring/kis.js';
 import { createSnapshotVersions } from './wiring/snapshot-version.js';
-import type { DaemonContext } from './wiring/context.js';
+import type { DaemonContext, HttpContext, NotifyContext } from './wiring/context.js';
 
 export type { DaemonContext } from './wiring/context.js';
 
@@ -69,49 +71,14 @@ export interface BuiltDaemon {
  * @throws whatever prevented the build; what was already opened is closed first
  */
 export async function buildDaemon(config: Config, overrides: DaemonOverrides = {}): Promise<BuiltDaemon> {
-  const clock = overrides.clock ?? systemClock;
   const logger = overrides.logger ?? createConfiguredLogger(config);
   const list = createPartList();
-  let context: DaemonContext;
   let draining = false;
   const server = createServer();
+  let context: DaemonContext;
   try {
-    const core = await buildCore(config, { clock, logger, connectionName: 'api' }, list);
-    const auth = await buildAuth(core, list);
-    const bus = buildBus(core, list);
-    const screening = await buildScreening(core, list);
-    // Before the real-time parts, so a real-time feed can register its status provider in sources.registry.
-    const sources = buildSources(core);
-    list.add({ name: 'sources', stop: () => sources.close() });
-    registerSourceMetrics(core.metrics.registry, sources, () => clock.now());
-    const versions = createSnapshotVersions({ snapshot: screening.snapshot, swaps: screening.swaps, notifier: core.notifier, logger });
-    versions.listen();
-    // This instance is up to date before the job completes; others hear it over pub/sub.
-    const jobs = await buildJobs(core, screening.parts, config.workers, (run) => versions.computedHere(run.version), list, sources);
-    const notify = buildNotify(core, screening, list, overrides.notify);
-    let app: DaemonContext['http']['app'] | undefined;
-    // The address express would see (req.ip): the same `trust_proxy` rule as the HTTP rate limits.
-    const realtime = buildRealtime(core, auth, screening, bus, (req) => clientAddressOf(app!, req), list, {
-      firingRecorded: (tx, record) => notify.deliveries.recordFiringItems(tx, record),
-      onFiring: (eventId) => notify.deliveries.onFiring(eventId),
-    });
-    if (realtime.kis) sources.registry.registerSourceStatus('kis', kisRegistryProvider(realtime.kis.statusProvider));
-    const { http, limiter } = buildHttp(core, { auth, screening, realtime, jobs, notify, sources, isDraining: () => draining, limiterClock: overrides.clock });
-    app = http.app;
-    server.on('request', http.app);
-    list.add({
-      name: 'http',
-      start: () => listenOn(server, config),
-      stop: (ms) => closeServer(server, Math.min(5000, ms / 2)),
-    });
-    list.add({ name: 'ws', start: () => realtime.gateway.attach(server), stop: () => realtime.gateway.close() });
-    // as_of_preload: the history and common series are read in the background (not awaited: a job's completion does not wait for them).
-    const preloadAsOf = () => {
-      if (config.as_of_preload) void screening.asOf.warmed().catch((err: Error) => logger.warn({ err }, 'as-of preload failed'));
-    };
-    screening.swaps.on(preloadAsOf);
-    list.add({ name: 'as-of preload', start: preloadAsOf });
-    context = { ...core, ...auth, ...screening.parts, ...screening, ...realtime, jobs, http, limiter, notify, sources };
+    context = await wire(config, { ...overrides, logger }, list, () => draining);
+    attachServer(server, context, list);
   } catch (err) {
     await list.stop(logger, { level: 'warn', message: 'cleanup after a failed start failed' });
     throw err;
@@ -138,6 +105,56 @@ export async function buildDaemon(config: Config, overrides: DaemonOverrides = {
     close: () => (closing ??= shutdown()),
     parts: () => list.names(),
   };
+}
+
+/** Build every role, area by area, each over the roles built before it (the parts' order is the list's). */
+async function wire(config: Config, overrides: DaemonOverrides & { logger: Logger }, list: PartList, isDraining: () => boolean): Promise<DaemonContext> {
+  const clock = overrides.clock ?? systemClock;
+  const base = await buildCore(config, { clock, logger: overrides.logger, connectionName: 'api' }, list);
+  // A firing's claim records its deliveries (the outbox); alerts fire only once every part is built and started.
+  let deliveries: NotifyContext['deliveryService'] | undefined;
+  const store = buildStore(base, { firingRecorded: (tx, record) => deliveries!.recordFiringItems(tx, record) });
+  const { core, redis } = base;
+  const auth = await buildAuth({ core, redis, store }, list);
+  const bus = buildBus(base, list);
+  const { screening, backtestJobs } = await buildScreening({ core, redis, store }, list);
+  // Before the real-time parts, so a real-time feed can register its status provider in sources.registry.
+  const sources = buildSources({ core, redis, store });
+  list.add({ name: 'sources', stop: () => sources.close() });
+  registerSourceMetrics(core.metrics.registry, sources, () => clock.now());
+  const versions = createSnapshotVersions({ snapshot: screening.snapshot, swaps: screening.swaps, notifier: redis.notifier, logger: core.logger });
+  versions.listen();
+  // This instance is up to date before the job completes; others hear it over pub/sub.
+  const marketJobs = await buildJobs(base, store.marketData, config.workers, (run) => versions.computedHere(run.version), list, sources);
+  const { notify, deliveryJobs } = buildNotify({ core, redis, store, screening }, list, overrides.notify);
+  deliveries = notify.deliveryService;
+  const jobs = { market: marketJobs, backtest: backtestJobs, delivery: deliveryJobs };
+  let app: HttpContext['app'] | undefined;
+  // The address express would see (req.ip): the same `trust_proxy` rule as the HTTP rate limits.
+  const realtime = buildRealtime({ core, redis, store, auth, screening }, bus, (req) => clientAddressOf(app!, req), list, (eventId) => notify.deliveryService.onFiring(eventId));
+  if (realtime.kis) sources.registry.registerSourceStatus('kis', kisRegistryProvider(realtime.kis.statusProvider));
+  const roles = { core, redis, store, auth, screening, jobs, realtime, notify, sources };
+  const http = buildHttp(roles, { isDraining, limiterClock: overrides.clock });
+  app = http.app;
+  return { ...roles, http };
+}
+
+/** The parts `http`, `ws` and `as-of preload`: the server serves the app, the gateway upgrades on it. */
+function attachServer(server: Server, ctx: DaemonContext, list: PartList): void {
+  const { config, logger } = ctx.core;
+  server.on('request', ctx.http.app);
+  list.add({
+    name: 'http',
+    start: () => listenOn(server, config),
+    stop: (ms) => closeServer(server, Math.min(5000, ms / 2)),
+  });
+  list.add({ name: 'ws', start: () => ctx.realtime.gateway.attach(server), stop: () => ctx.realtime.gateway.close() });
+  // as_of_preload: the history and common series are read in the background (not awaited: a job's completion does not wait for them).
+  const preloadAsOf = () => {
+    if (config.as_of_preload) void ctx.screening.asOf.warmed().catch((err: Error) => logger.warn({ err }, 'as-of preload failed'));
+  };
+  ctx.screening.swaps.on(preloadAsOf);
+  list.add({ name: 'as-of preload', start: preloadAsOf });
 }
 
 /** Listen on config.host:config.port. @throws when the port is taken */
@@ -180,7 +197,7 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
       await built.close();
       throw err;
     }
-    const { logger } = built.context;
+    const { logger } = built.context.core;
     logger.info({ url: url() }, `stockscreend listening on ${url()}`);
     await loadSampleWhenEmpty(built.context);
   }
@@ -209,15 +226,15 @@ export function createDaemon(config: Config, overrides: DaemonOverrides = {}): D
 
 /** `--sample`: queue the sample market load when the database has no stocks. */
 async function loadSampleWhenEmpty(ctx: DaemonContext): Promise<void> {
-  const { config, logger, jobs } = ctx;
-  if (!config.sample || (await ctx.stocks.count()) !== 0) return;
+  const { config, logger } = ctx.core;
+  if (!config.sample || (await ctx.store.stocks.count()) !== 0) return;
   const request = {
     type: 'load-sample' as const, seed: config.sample_seed, compute: true, replace: false,
     // A size above the listed universe means all of it.
     ...(config.sample_stocks !== undefined ? { stocks: Math.min(config.sample_stocks, SAMPLE_UNIVERSE_SIZE) } : {}),
     ...(config.sample_days !== undefined ? { days: config.sample_days } : {}),
   };
-  const job = await jobs.enqueue(request, null).catch((err: Error) => {
+  const job = await ctx.jobs.market.enqueue(request, null).catch((err: Error) => {
     logger.warn({ err: err.message }, 'could not enqueue the sample market load');
     return null;
   });

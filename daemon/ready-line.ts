@@ -18,7 +18,7 @@ export function readyLine(url: string, stocks: number, bars: number, color: bool
  * cannot be read (a busy or briefly unreachable Redis): "ready" is said only once it is known.
  */
 async function loading(daemon: Daemon): Promise<boolean> {
-  const jobs = await daemon.context().jobs.list(10).catch(() => null);
+  const jobs = await daemon.context().jobs.market.list(10).catch(() => null);
   if (jobs === null) return true;
   return jobs.some((j) => j.state === 'active' || j.state === 'waiting' || j.state === 'delayed' || j.state === 'prioritized');
 }
@@ -32,7 +32,7 @@ export async function announceReady(daemon: Daemon, out: NodeJS.WriteStream, sig
     await new Promise((r) => setTimeout(r, pollMs).unref());
   }
   if (signal.aborted) return;
-  const ctx = daemon.context();
-  const [stocks, bars] = await Promise.all([ctx.stocks.count(), ctx.prices.countBars()]).catch(() => [0, 0]);
+  const { store } = daemon.context();
+  const [stocks, bars] = await Promise.all([store.stocks.count(), store.prices.countBars()]).catch(() => [0, 0]);
   out.write(readyLine(daemon.url(), stocks, bars, out.isTTY === true && process.env.NO_COLOR === undefined) + '\n');
 }

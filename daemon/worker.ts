@@ -9,10 +9,13 @@ import type { Config } from './config.js';
 import { systemClock } from './infra/clock.js';
 import { createConfiguredLogger } from './infra/logger.js';
 import { createPartList } from './infra/parts.js';
-import { buildCore, SNAPSHOT_CHANNEL } from './wiring/core.js';
+import { buildCore } from './wiring/core.js';
+import { SNAPSHOT_CHANNEL } from './wiring/snapshot-version.js';
 import { buildWorkerBacktests } from './wiring/backtests.js';
-import { buildJobs, createMarketParts } from './wiring/market.js';
+import { buildJobs } from './wiring/market.js';
 import { buildSources } from './wiring/sources.js';
+import { createMarketStore } from './wiring/store.js';
+import { createSourceDatesRepo } from './store/source-dates-repo.js';
 
 /** A running worker process. */
 export interface WorkerProcess {
@@ -31,12 +34,13 @@ export async function startWorker(config: Config, logger: Logger = createConfigu
   const stop = () => list.stop(logger, { deadline: Date.now() + bound - Math.min(3000, bound / 5) });
   const workers = Math.max(1, config.workers);
   try {
-    const core = await buildCore(config, { clock: systemClock, logger, connectionName: 'worker-api' }, list);
-    const parts = createMarketParts(core.db);
-    const sources = buildSources(core);
+    const base = await buildCore(config, { clock: systemClock, logger, connectionName: 'worker-api' }, list);
+    // Only the market data's repositories: a worker serves no accounts, alerts or notifications.
+    const market = createMarketStore(base.db);
+    const sources = buildSources({ ...base, store: { db: base.db, sourceDates: createSourceDatesRepo(base.db) } });
     list.add({ name: 'sources', stop: () => sources.close() });
-    await buildJobs(core, parts, workers, (run) => core.notifier.publish(SNAPSHOT_CHANNEL, run.version), list, sources);
-    if (config.worker_backtests > 0) await buildWorkerBacktests(core, parts, config.worker_backtests, list);
+    await buildJobs(base, market.marketData, workers, (run) => base.redis.notifier.publish(SNAPSHOT_CHANNEL, run.version), list, sources);
+    if (config.worker_backtests > 0) await buildWorkerBacktests(base, market, config.worker_backtests, list);
   } catch (err) {
     await list.stop(logger, { level: 'warn', message: 'cleanup after a failed start failed' });
     throw err;

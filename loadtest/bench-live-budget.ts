@@ -26,7 +26,8 @@ import { parseScreenRequest } from '../daemon/screening/request.js';
 import type { ScreenQuery } from '../daemon/screening/query.js';
 import { buildSnapshot, type Snapshot } from '../daemon/screening/snapshot.js';
 import { openStore } from '../daemon/store/open.js';
-import { createMarketParts, loadSnapshotRows } from '../daemon/wiring/market.js';
+import { loadSnapshotRows } from '../daemon/wiring/market.js';
+import { createMarketStore } from '../daemon/wiring/store.js';
 import { loadAlertStocks, replayTicks } from './bench/alerts.js';
 import { runMarketBench } from './bench/market-load.js';
 
@@ -103,7 +104,7 @@ try {
   const db = await openStore({ data_dir: dataDir });
   let snapshot: Snapshot;
   try {
-    const { version, rows } = await loadSnapshotRows(createMarketParts(db));
+    const { version, rows } = await loadSnapshotRows(createMarketStore(db));
     snapshot = buildSnapshot(rows, INDICATOR_IDS, version);
   } finally {
     await db.close();

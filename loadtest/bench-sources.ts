@@ -71,7 +71,7 @@ async function benchDaemon(redisUrl: string, extra: Record<string, unknown>) {
   const admin = await login(ADMIN.email, ADMIN.password);
   await call('/api/v1/auth/register', { method: 'POST', json: { email: 'writer@example.com', password: 'correct horse battery' } });
   const writer = await login('writer@example.com', 'correct horse battery');
-  const { jobs, redis: factory } = daemon.context();
+  const { jobs: { market: jobs }, redis: { factory } } = daemon.context();
   const eventsConnection = factory.connect('bullmq', 'bench-events');
   const events = new QueueEvents(jobs.queue.name, { connection: eventsConnection, prefix: `${factory.prefix}bull` });
   await events.waitUntilReady();

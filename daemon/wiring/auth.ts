@@ -1,47 +1,36 @@
 /**
- * Identity wiring: users (cached, invalidated over pub/sub), the guarded Redis connection of
- * the checks that fail open, revocations announced to every daemon, tokens and the auth service.
+ * Identity wiring (the role `auth`): the guarded Redis connection of the checks that fail open,
+ * revocations announced to every daemon, tokens and the auth service.
  */
-import { createAuthService, type AuthService } from '../auth/auth-service.js';
-import { createCachedUsersRepo } from '../auth/cached-users.js';
+import { createAuthService } from '../auth/auth-service.js';
 import { createPasswordHasher } from '../auth/passwords.js';
-import { createRevocations, type Revocations } from '../auth/revocations.js';
+import { createRevocations } from '../auth/revocations.js';
 import { loadOrCreateSecret } from '../auth/secret-file.js';
-import { createTokenService, type TokenService } from '../auth/tokens.js';
+import { createTokenService } from '../auth/tokens.js';
 import { closeRedis } from '../infra/redis.js';
-import { createRedisGuard, type RedisGuard } from '../infra/redis-guard.js';
+import { createRedisGuard } from '../infra/redis-guard.js';
 import { waitReady } from '../infra/redis.js';
 import type { PartList } from '../infra/parts.js';
-import { createRefreshTokensRepo } from '../store/refresh-tokens-repo.js';
-import { createUsersRepo, type UsersRepo } from '../store/users-repo.js';
-import { REVOKED_CHANNEL, type CoreParts } from './core.js';
-
-/** The identity parts. */
-export interface AuthParts {
-  users: UsersRepo;
-  /** The guarded connection of the checks that fail open (rate limits, revocation lookups). */
-  guard: RedisGuard;
-  revocations: Revocations;
-  tokens: TokenService;
-  auth: AuthService;
-}
+import type { AuthContext, DaemonContext } from './context.js';
+import { REVOKED_CHANNEL } from './core.js';
 
 /**
  * Build the identity parts and ensure the configured admin account.
  * @throws when the JWT secret cannot be loaded or created, or the admin cannot be stored
  */
-export async function buildAuth(core: CoreParts, parts: PartList): Promise<AuthParts> {
-  const { config, clock, logger, db, redis, commands, notifier } = core;
-  const users = createCachedUsersRepo(createUsersRepo(db), { notifier, clock });
+export async function buildAuth(ctx: Pick<DaemonContext, 'core' | 'redis' | 'store'>, parts: PartList): Promise<AuthContext> {
+  const { config, clock, logger } = ctx.core;
+  const { factory, commands, notifier } = ctx.redis;
+  const { db, users } = ctx.store;
   // The checks that fail open (limits, revocation) get a connection of their own with no
   // command timeout: the guard judges lateness after our event loop has read the socket.
   // No auto-pipelining: a command is written when sent, so its deadline starts at the write.
-  const guardConnection = redis.connect('command', 'guard', { commandTimeoutMs: 0, autoPipelining: false });
+  const guardConnection = factory.connect('command', 'guard', { commandTimeoutMs: 0, autoPipelining: false });
   parts.add({ name: 'redis guard', stop: () => closeRedis(guardConnection) });
   await waitReady(guardConnection, 2000);
   const guard = createRedisGuard(guardConnection, { timeoutMs: config.rate_limit.timeout_ms, failuresToTrip: config.rate_limit.failures_to_fail_open });
   const revocations = createRevocations({
-    redis: commands, guard, key: redis.key, clock, logger,
+    redis: commands, guard, key: factory.key, clock, logger,
     announce: (token) => notifier.publish(REVOKED_CHANNEL, JSON.stringify({ jti: token.jti, exp: token.exp })),
   });
   const tokens = createTokenService({
@@ -50,9 +39,9 @@ export async function buildAuth(core: CoreParts, parts: PartList): Promise<AuthP
     clock,
     isRevoked: (token) => revocations.isRevoked(token),
   });
-  const auth = createAuthService({
+  const service = createAuthService({
     users,
-    refreshTokens: createRefreshTokensRepo(db),
+    refreshTokens: ctx.store.refreshTokens,
     tokens,
     clock,
     refreshTtlSeconds: config.refresh_token_ttl_s,
@@ -69,8 +58,8 @@ export async function buildAuth(core: CoreParts, parts: PartList): Promise<AuthP
     }
   });
   if (config.admin_email && config.admin_password) {
-    await auth.ensureAdmin(config.admin_email, config.admin_password);
+    await service.ensureAdmin(config.admin_email, config.admin_password);
     logger.info({ email: config.admin_email }, 'admin account ensured');
   }
-  return { users, guard, revocations, tokens, auth };
+  return { guard, revocations, tokens, service };
 }

@@ -17,11 +17,11 @@ import type { CoreParts } from './core.js';
 
 /** Run backtest jobs in this process, `concurrency` at a time; a job that failed for good fails its run. */
 export function startBacktestWorker(
-  parts: { backtests: BacktestService; backtestJobs: BacktestJobs; repo: BacktestsRepo },
+  parts: { service: BacktestService; jobs: BacktestJobs; repo: BacktestsRepo },
   concurrency: number,
-  runner: BacktestRunner = (job, hooks) => parts.backtests.run(job, hooks),
+  runner: BacktestRunner = (job, hooks) => parts.service.run(job, hooks),
 ): Promise<boolean> {
-  return parts.backtestJobs.startWorker(runner, (job, reason) => parts.repo.finish(job.id, { error: `failed: ${reason}` }), concurrency);
+  return parts.jobs.startWorker(runner, (job, reason) => parts.repo.finish(job.id, { error: `failed: ${reason}` }), concurrency);
 }
 
 /**
@@ -34,26 +34,27 @@ export async function buildWorkerBacktests(
   concurrency: number,
   list: PartList,
 ): Promise<void> {
-  const { config, db, redis, logger } = core;
+  const { config, logger, databaseId } = core.core;
+  const { db } = core;
   let version = (await parts.indicators.latestRun())?.version ?? 'none';
   const asOf = createAsOfService({ version: () => version, loadHistory: (v) => loadMarketHistory(parts, v), memory: createMemoryBudget(config.memory_budget_mb * 1024 * 1024) });
   const knownFields = new Set<string>(INDICATOR_IDS);
   const repo = createBacktestsRepo(db);
-  const backtestJobs = createBacktestJobs({ redis, logger, lockMs: config.job_lock_ms, sliceDates: config.backtest_slice_dates, queueName: backtestQueueName(core.databaseId) });
-  const backtests = createBacktestService({
+  const backtestJobs = createBacktestJobs({ redis: core.redis.factory, logger, lockMs: config.job_lock_ms, sliceDates: config.backtest_slice_dates, queueName: backtestQueueName(databaseId) });
+  const service = createBacktestService({
     // A worker process only runs runs checked when they were asked for.
     asOf, parseScreen: (body) => parseScreenRequest(body, knownFields), presetQuery: async () => undefined,
     repo, riskFreeRate: config.risk_free_rate, queue: backtestJobs, onError: (err, id) => logger.warn({ err, backtest: id }, 'backtest failed'),
   });
   list.add({
     name: 'backtests',
-    start: () => startBacktestWorker({ backtests, backtestJobs, repo }, concurrency, async (job, hooks) => {
+    start: () => startBacktestWorker({ service, jobs: backtestJobs, repo }, concurrency, async (job, hooks) => {
       version = (await parts.indicators.latestRun())?.version ?? version;
-      return backtests.run(job, hooks);
+      return service.run(job, hooks);
     }),
     // The service before the queue: a run under way stops at its next rebalance date and goes back to the queue.
     async stop() {
-      await backtests.close();
+      await service.close();
       await backtestJobs.close();
     },
   });

@@ -1,45 +1,32 @@
 /**
  * The parts every process of a deployment needs (the daemon and `stockscreend worker`):
- * clock, logger, metrics, the database, Redis and its pub/sub notifier. Built first, so they
+ * clock, logger, metrics, the database, Redis and its pub/sub notifier (the roles `core` and
+ * `redis` of the context, and the database the `store` is built over). Built first, so they
  * are the first parts started and the last stopped.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Clock } from '../infra/clock.js';
-import { createMetrics, type Metrics } from '../infra/metrics.js';
-import { createNotifier, type Notifier } from '../infra/notifier.js';
-import { closeRedis, createRedisFactory, waitReady, type RedisFactory } from '../infra/redis.js';
+import { createMetrics } from '../infra/metrics.js';
+import { createNotifier } from '../infra/notifier.js';
+import { closeRedis, createRedisFactory, waitReady } from '../infra/redis.js';
 import type { PartList } from '../infra/parts.js';
 import type { Db } from '../store/db.js';
 import { openStore } from '../store/open.js';
 import { createSecretsRepo } from '../store/secrets-repo.js';
 import { sharedDirectoryMode } from '../store/private-files.js';
-
-/** Redis pub/sub channel announcing a new indicator snapshot version. */
-export const SNAPSHOT_CHANNEL = 'snapshot';
+import type { CoreContext, RedisContext } from './context.js';
 
 /** Redis pub/sub channel announcing a revoked access token ({jti, exp}) to every daemon. */
 export const REVOKED_CHANNEL = 'revoked';
 
-/** What every process builds first. */
+/** What every process builds first: the core, Redis and the open database. */
 export interface CoreParts {
-  config: Config;
-  clock: Clock;
-  logger: Logger;
-  metrics: Metrics;
+  core: CoreContext;
+  redis: RedisContext;
   db: Db;
-  redis: RedisFactory;
-  /** The API-side command connection (fails fast when Redis is down). */
-  commands: Redis;
-  notifier: Notifier;
-  /**
-   * The database's identity (generated once, kept in the database): what names its job queues,
-   * so daemons sharing a Redis keep each database's jobs apart.
-   */
-  databaseId: string;
 }
 
 /** How this process names itself to Redis (`CLIENT LIST` shows it). */
@@ -64,14 +51,14 @@ export async function buildCore(config: Config, options: CoreOptions, parts: Par
   logger.info({ database: db.label, database_id: databaseId }, 'database open');
   const metrics = createMetrics();
   // API-side commands give up after redis_command_timeout_ms: a hung Redis cannot stall a request or a job's reporting.
-  const redis = createRedisFactory({ url: config.redis_url, prefix: config.redis_prefix, logger, commandTimeoutMs: config.redis_command_timeout_ms });
-  const commands = redis.connect('command', options.connectionName);
+  const factory = createRedisFactory({ url: config.redis_url, prefix: config.redis_prefix, logger, commandTimeoutMs: config.redis_command_timeout_ms });
+  const commands = factory.connect('command', options.connectionName);
   parts.add({ name: 'redis', stop: () => closeRedis(commands) });
   if (!(await waitReady(commands, 2000))) {
     logger.warn({ redis_url: config.redis_url }, 'redis not reachable yet; serving anyway (rate limits fail open, /health/redis reports it)');
   }
   // Channels subscribed while building are listened to once the process starts.
-  const notifier = createNotifier(redis, commands, logger, { deferred: true });
+  const notifier = createNotifier(factory, commands, logger, { deferred: true });
   parts.add({ name: 'notifier', start: () => notifier.start(), stop: () => notifier.close() });
-  return { config, clock, logger, metrics, db, redis, commands, notifier, databaseId };
+  return { core: { config, clock, logger, metrics, databaseId }, redis: { factory, commands, notifier }, db };
 }

@@ -1,10 +1,10 @@
 /**
- * HTTP wiring: the services only routes use (alerts CRUD, portfolio), one registrar per
+ * HTTP wiring (the role `http`): the services only routes use (alerts CRUD, portfolio), one registrar per
  * resource, the per-route rate limiter, and the express app with its health checks.
  */
 import { createAlertService } from '../alerts/alert-service.js';
-import { buildApp, type BuiltApp, type RouteRegistrar } from '../http/app.js';
-import { createRateLimiter, type RateLimiter } from '../http/middleware/rate-limit.js';
+import { buildApp, type RouteRegistrar } from '../http/app.js';
+import { createRateLimiter } from '../http/middleware/rate-limit.js';
 import { createIdempotencyStore } from '../http/idempotency.js';
 import { registerAdminExportRoute, registerAdminJobRoutes } from '../http/routes/admin-jobs.js';
 import { registerLoadtestExemptionRoutes } from '../http/routes/admin-loadtest.js';
@@ -26,102 +26,86 @@ import { registerStockRoutes } from '../http/routes/stocks.js';
 import type { Clock } from '../infra/clock.js';
 import { toLiveQuote } from '../market/feed/quote-store.js';
 import { createPortfolioService } from '../portfolio/portfolio-service.js';
-import { createHoldingsRepo } from '../store/holdings-repo.js';
-import { createTransactionsRepo } from '../store/transactions-repo.js';
 import { VERSION } from '../version.js';
 import { WS_PROTOCOL_DOC } from '../ws/protocol-docs.js';
 import { registerWsRoutes } from '../ws/routes.js';
-import type { AuthParts } from './auth.js';
-import type { CoreParts } from './core.js';
-import { importRootsOf, type ScreeningParts } from './market.js';
-import type { RealtimeParts } from './realtime.js';
+import type { DaemonContext, HttpContext } from './context.js';
+import { importRootsOf } from './market.js';
 import type { MarketJobs } from '../jobs/market-jobs.js';
 import type { MarketLoadHealth } from '../contract/health.js';
 import type { JobProgress } from '../jobs/types.js';
 import { hasConditions } from '../live/engine.js';
-import type { NotifyParts } from './notify.js';
-import type { SourceParts } from './sources.js';
 
-/** The HTTP parts. */
-export interface HttpParts {
-  http: BuiltApp;
-  /** The rate limiter the route table was built with. */
-  limiter: RateLimiter;
-}
-
-/** Everything the routes serve from. */
+/** What the HTTP app is built over: every other role, and two settings of its own. */
 export interface HttpSources {
-  auth: AuthParts;
-  screening: ScreeningParts;
-  realtime: RealtimeParts;
-  jobs: MarketJobs;
-  /** Notification channels, deliveries and digests. */
-  notify: NotifyParts;
-  /** Data sources: their registry, job-run drivers and status. */
-  sources: SourceParts;
   /** True once shutdown began (new requests get 503). */
   isDraining: () => boolean;
   /** Injected by tests; production windows use Redis TIME (one clock for every daemon). */
   limiterClock?: Clock | undefined;
 }
 
+/** Everything the routes serve from. */
+type RouteContext = Omit<DaemonContext, 'http'>;
+
 /** The route registrars, one per resource. */
-function registrarsOf(core: CoreParts, sources: HttpSources): RouteRegistrar[] {
-  const { config, db, clock, logger } = core;
-  const { users, auth } = sources.auth;
-  const { parts, snapshot, screens, presets, knownFields, backtests } = sources.screening;
-  const { quotes, feed, gateway, alerts, alertsRepo, live, screenAlerts } = sources.realtime;
+function registrarsOf(ctx: RouteContext): RouteRegistrar[] {
+  const { config, clock, logger } = ctx.core;
+  const { store, screening, realtime, notify } = ctx;
+  const { users } = store;
+  const { snapshot, screens, knownFields } = screening;
+  const { quotes, liveScreens, screenAlertEvaluator } = realtime;
   const alertService = createAlertService({
-    alerts: alertsRepo, stocks: parts.stocks, presets, caps: config.alert_caps, channels: sources.notify.alertLinks,
+    alerts: store.alerts, stocks: store.stocks, presets: store.presets, caps: config.alert_caps, channels: notify.alertLinks,
     checkScreen: (query, tier) => ({ conditions: hasConditions(screens.parse(query, tier)) }),
     // The price evaluator broadcasts the change to every daemon; the screen evaluators listen too.
-    onChange: async (id) => void (await Promise.all([alerts.changed(id), screenAlerts.reload(id)])),
+    onChange: async (id) => void (await Promise.all([realtime.alertEvaluator.changed(id), screenAlertEvaluator.reload(id)])),
   });
   const portfolio = createPortfolioService({
-    db, holdings: createHoldingsRepo(db), transactions: createTransactionsRepo(db), stocks: parts.stocks, prices: parts.prices,
-    index: parts.index, riskFreeRate: config.risk_free_rate, clock, logger, liveQuote: (code) => quotes.getQuote(code),
+    db: store.db, holdings: store.holdings, transactions: store.transactions, stocks: store.stocks, prices: store.prices,
+    index: store.index, riskFreeRate: config.risk_free_rate, clock, logger, liveQuote: (code) => quotes.getQuote(code),
   });
   const importRoots = importRootsOf(config);
+  const marketState = async () => ({ content: await store.marketData.content(), stocks: await store.stocks.count() });
   return [
-    (api) => registerAuthRoutes(api, { auth, users }),
+    (api) => registerAuthRoutes(api, { auth: ctx.auth.service, users }),
     (api) => registerAdminUserRoutes(api, { users }),
     (api) => registerLoadtestExemptionRoutes(api, { users, logger }),
-    (api) => registerStockRoutes(api, { ...parts, snapshot, liveQuote: async (code) => {
+    (api) => registerStockRoutes(api, { ...store, snapshot, liveQuote: async (code) => {
       const q = await quotes.getQuote(code).catch(() => null);
       return q && toLiveQuote(q);
     } }),
     (api) => registerPortfolioRoutes(api, { portfolio }),
     (api) => registerAlertRoutes(api, { alerts: alertService }),
-    (api) => registerAdminTickRoutes(api, { feed }),
-    (api) => registerWsRoutes(api, { gateway }),
-    (api) => registerScreenRoutes(api, { screens, snapshot, knownFields, liveSnapshot: () => live.liveSnapshot() }),
-    (api) => registerLiveScreenRoutes(api, { registry: live.registry }),
-    (api) => registerPresetRoutes(api, { presets, screens, onChange: (id) => screenAlerts.presetChanged(id) }),
-    (api) => registerBacktestRoutes(api, { backtests }),
+    (api) => registerAdminTickRoutes(api, { feed: realtime.feed }),
+    (api) => registerWsRoutes(api, { gateway: realtime.gateway }),
+    (api) => registerScreenRoutes(api, { screens, snapshot, knownFields, liveSnapshot: () => liveScreens.liveSnapshot() }),
+    (api) => registerLiveScreenRoutes(api, { registry: liveScreens.registry }),
+    (api) => registerPresetRoutes(api, { presets: store.presets, screens, onChange: (id) => screenAlertEvaluator.presetChanged(id) }),
+    (api) => registerBacktestRoutes(api, { backtests: screening.backtestService }),
     (api) => registerAdminJobRoutes(api, {
-      jobs: sources.jobs, ...importRoots, idempotency: createIdempotencyStore(core.commands, (...parts) => core.redis.key(...parts), 'admin-jobs'),
-      marketState: async () => ({ content: await parts.market.content(), stocks: await parts.stocks.count() }),
+      jobs: ctx.jobs.market, ...importRoots, idempotency: createIdempotencyStore(ctx.redis.commands, (...parts) => ctx.redis.factory.key(...parts), 'admin-jobs'),
+      marketState,
     }),
     (api) => registerAdminSourceRoutes(api, {
-      registry: sources.sources.registry, drivers: sources.sources.drivers, jobs: sources.jobs, now: () => clock.now(),
-      marketState: async () => ({ content: await parts.market.content(), stocks: await parts.stocks.count() }),
+      registry: ctx.sources.registry, drivers: ctx.sources.drivers, jobs: ctx.jobs.market, now: () => clock.now(), marketState,
     }),
     (api) => registerAdminUploadRoute(api, { dir: importRoots.uploadsDir, maxBytes: config.upload_max_bytes }),
-    (api) => registerAdminExportRoute(api, parts),
-    (api) => registerChannelRoutes(api, { channels: sources.notify.channelService }),
-    (api) => registerDeliveryRoutes(api, { deliveries: sources.notify.deliveriesRepo, service: sources.notify.deliveries }),
-    (api) => registerScheduleRoutes(api, { schedules: sources.notify.scheduleService }),
+    (api) => registerAdminExportRoute(api, store),
+    (api) => registerChannelRoutes(api, { channels: notify.channelService }),
+    (api) => registerDeliveryRoutes(api, { deliveries: store.deliveries, service: notify.deliveryService }),
+    (api) => registerScheduleRoutes(api, { schedules: notify.scheduleService }),
   ];
 }
 
 /** Build the rate limiter and the express app (not yet listening). */
-export function buildHttp(core: CoreParts, sources: HttpSources): HttpParts {
-  const { config, logger, metrics, redis, db, commands } = core;
-  const { tokens, users, guard, revocations } = sources.auth;
+export function buildHttp(ctx: RouteContext, sources: HttpSources): HttpContext {
+  const { config, logger, metrics, clock } = ctx.core;
+  const { tokens, guard, revocations } = ctx.auth;
+  const { users } = ctx.store;
   const limiter = createRateLimiter({
-    guard, key: redis.key, config: config.rate_limit, logger, metrics,
+    guard, key: ctx.redis.factory.key, config: config.rate_limit, logger, metrics,
     clock: sources.limiterClock,
-    authGuard: { tokens, users, clock: core.clock },
+    authGuard: { tokens, users, clock },
     revocationKey: revocations.key,
   });
   const http = buildApp({
@@ -130,38 +114,45 @@ export function buildHttp(core: CoreParts, sources: HttpSources): HttpParts {
     trustProxy: config.trust_proxy,
     version: VERSION,
     isDraining: sources.isDraining,
-    registrars: registrarsOf(core, sources),
+    registrars: registrarsOf(ctx),
     limiter: limiter.forRoute,
     metricsAccess: { public: config.metrics_public, token: config.metrics_token },
     docTags: [{ name: 'websocket', description: WS_PROTOCOL_DOC }],
-    health: {
-      feed: () => {
-        const kis = sources.realtime.kis;
-        if (!kis) return null;
-        const f = kis.freshness();
-        const success = f.record?.last_success_at;
-        return {
-          source: 'kis', stale: f.stale, stale_reason: f.stale_reason, session: sources.realtime.marketClock.session(),
-          last_success_at: success ? new Date(success).toISOString() : null, leader: sources.realtime.feed.isLeader(),
-        };
-      },
-      // Read at most once a second (a source goes stale over hours; health checks may come many
-      // times a second): liveness must not wait on the database and Redis under every probe.
-      degraded: readAtMostEvery(1000, async () => (await sources.sources.registry.statuses()).filter((s) => s.stale).map((s) => `source ${s.name} stale: ${s.stale_reason ?? ''}`)),
-      pingDb: () => db.ping().then(() => true, () => false),
-      marketLoad: marketLoadProbe(sources.jobs),
-      pingRedis: async () => {
-        if (commands.status !== 'ready') return false;
-        try {
-          return (await withTimeout(commands.ping(), 1000)) === 'PONG';
-        } catch {
-          return false;
-        }
-      },
-    },
+    health: healthChecks(ctx),
   });
   for (const name of limiter.unusedEndpointLimits()) logger.warn({ endpoint: name }, 'rate_limit.endpoints names a route that does not exist: ignored');
-  return { http, limiter };
+  return { ...http, limiter };
+}
+
+/** What /health reads: the real feed's freshness, stale sources, the database, Redis, a market load under way. */
+function healthChecks(ctx: RouteContext): Parameters<typeof buildApp>[0]['health'] {
+  const { realtime } = ctx;
+  const { commands } = ctx.redis;
+  return {
+    feed: () => {
+      const kis = realtime.kis;
+      if (!kis) return null;
+      const f = kis.freshness();
+      const success = f.record?.last_success_at;
+      return {
+        source: 'kis', stale: f.stale, stale_reason: f.stale_reason, session: realtime.marketClock.session(),
+        last_success_at: success ? new Date(success).toISOString() : null, leader: realtime.feed.isLeader(),
+      };
+    },
+    // Read at most once a second (a source goes stale over hours; health checks may come many
+    // times a second): liveness must not wait on the database and Redis under every probe.
+    degraded: readAtMostEvery(1000, async () => (await ctx.sources.registry.statuses()).filter((s) => s.stale).map((s) => `source ${s.name} stale: ${s.stale_reason ?? ''}`)),
+    pingDb: () => ctx.store.db.ping().then(() => true, () => false),
+    marketLoad: marketLoadProbe(ctx.jobs.market),
+    pingRedis: async () => {
+      if (commands.status !== 'ready') return false;
+      try {
+        return (await withTimeout(commands.ping(), 1000)) === 'PONG';
+      } catch {
+        return false;
+      }
+    },
+  };
 }
 
 /**

@@ -1,57 +1,35 @@
 /**
- * Market-data wiring: repositories and the market-data service over an open database, the
- * screening snapshot and service, and the job queue with its in-process workers.
+ * Market-data wiring: the screening snapshot and service, as-of screens and backtests (the role
+ * `screening`), and the market job queue with its in-process workers (`jobs.market`).
  */
 import { createBacktestService, type BacktestService } from '../backtest/backtest-service.js';
-import { createAsOfService, type AsOfService } from '../history/as-of-service.js';
+import type { Config } from '../config.js';
+import { createAsOfService } from '../history/as-of-service.js';
 import { loadMarketHistory } from '../history/history-loader.js';
 import { INDICATOR_IDS } from '../indicators/registry.js';
 import { JOB_STATES, registerJobCounts, registerMemoryBudget } from '../infra/metrics.js';
 import type { PartList } from '../infra/parts.js';
 import { closeRedis } from '../infra/redis.js';
+import type { Redis } from 'ioredis';
 import { backtestQueueName, createBacktestJobs, type BacktestJobs } from '../jobs/backtest-jobs.js';
 import { createMarketJobs, type MarketJobs } from '../jobs/market-jobs.js';
 import { marketQueueName } from '../jobs/types.js';
 import type { IndicatorRun } from '../store/indicators-repo.js';
 import { sampleSource } from '../jobs/sample-source.js';
 import { uploadsDir } from '../jobs/uploads.js';
-import { createMarketDataService } from '../market/market-data-service.js';
+import type { MarketDataService } from '../market/market-data-service.js';
 import { checkBacktestBudget } from '../screening/cost.js';
 import { createMemoryBudget } from '../screening/memory-budget.js';
-import { createScreenService, type ScreenService } from '../screening/screen-service.js';
+import { createScreenService, type ResultCache } from '../screening/screen-service.js';
 import type { SnapshotRow } from '../screening/snapshot.js';
-import { createSnapshotService, type SnapshotService } from '../screening/snapshot-service.js';
-import type { Db } from '../store/db.js';
-import { createFinancialsRepo } from '../store/financials-repo.js';
-import { createIndexRepo } from '../store/index-repo.js';
-import { createIndicatorsRepo } from '../store/indicators-repo.js';
-import { createBacktestsRepo } from '../store/backtests-repo.js';
-import { createPresetsRepo, type PresetsRepo } from '../store/presets-repo.js';
-import { createDesignationsRepo } from '../store/designations-repo.js';
-import { createPricesRepo } from '../store/prices-repo.js';
-import { createStocksRepo } from '../store/stocks-repo.js';
+import { createSnapshotService } from '../screening/snapshot-service.js';
 import { startBacktestWorker } from './backtests.js';
-import type { CoreParts } from './core.js';
-import { createSnapshotSwaps, type SnapshotSwaps } from './snapshot-version.js';
-import { scheduleSources, type SourceParts } from './sources.js';
-
-/** Build the market-data parts over an open database (the daemon, the worker and the benches). */
-export function createMarketParts(db: Db) {
-  const stocks = createStocksRepo(db);
-  const prices = createPricesRepo(db);
-  const financials = createFinancialsRepo(db);
-  const indicators = createIndicatorsRepo(db);
-  const index = createIndexRepo(db);
-  const designations = createDesignationsRepo(db);
-  const market = createMarketDataService({ db, stocks, prices, financials, index, indicators, designations });
-  return { stocks, prices, financials, indicators, index, designations, market };
-}
-
-/** The repositories and market-data service. */
-export type MarketParts = ReturnType<typeof createMarketParts>;
+import type { DaemonContext, MarketStore, ScreeningContext, SourcesContext } from './context.js';
+import { createSnapshotSwaps } from './snapshot-version.js';
+import { scheduleSources } from './sources.js';
 
 /** Snapshot rows: every stock with its latest indicators and universe flags. */
-export async function loadSnapshotRows(parts: MarketParts): Promise<{ version: string; rows: SnapshotRow[] }> {
+export async function loadSnapshotRows(parts: Pick<MarketStore, 'stocks' | 'indicators' | 'prices'>): Promise<{ version: string; rows: SnapshotRow[] }> {
   const run = await parts.indicators.latestRun();
   const [stocks, values, halts] = await Promise.all([parts.stocks.all(), parts.indicators.all(), parts.prices.latestHalts()]);
   const rows = stocks.map((s): SnapshotRow => ({
@@ -62,41 +40,25 @@ export async function loadSnapshotRows(parts: MarketParts): Promise<{ version: s
   return { version: run?.version ?? `none:${stocks.length}`, rows };
 }
 
-/** Screening over the market data. */
-export interface ScreeningParts {
-  parts: MarketParts;
-  snapshot: SnapshotService;
-  /** The snapshot swap event: every part that follows the snapshot listens to it. */
-  swaps: SnapshotSwaps;
-  screens: ScreenService;
-  presets: PresetsRepo;
-  knownFields: ReadonlySet<string>;
-  /** As-of snapshots and the market's history. */
-  asOf: AsOfService;
-  backtests: BacktestService;
-  /** The backtest queue shared by every daemon, and this daemon's worker on it. */
-  backtestJobs: BacktestJobs;
-}
-
 /**
- * Build the repositories, load the first snapshot, the screen service (its cache in Redis), as-of
- * screens and backtests (their queue; the part `backtests` runs `backtest_workers` at a time in this process once started).
+ * Load the first snapshot; build the screen service (its cache in Redis), as-of screens and
+ * backtests (their queue; the part `backtests` runs `backtest_workers` at a time in this process once started).
  */
-export async function buildScreening(core: CoreParts, list: PartList): Promise<ScreeningParts> {
-  const { config, db, redis, logger } = core;
-  const parts = createMarketParts(db);
+export async function buildScreening(ctx: Pick<DaemonContext, 'core' | 'redis' | 'store'>, list: PartList): Promise<{ screening: ScreeningContext; backtestJobs: BacktestJobs }> {
+  const { config, logger, metrics } = ctx.core;
+  const { store } = ctx;
   const swaps = createSnapshotSwaps(logger);
-  const snapshot = createSnapshotService({ fields: INDICATOR_IDS, loadRows: () => loadSnapshotRows(parts), onSwap: (next) => swaps.swapped(next) });
+  const snapshot = createSnapshotService({ fields: INDICATOR_IDS, loadRows: () => loadSnapshotRows(store), onSwap: (next) => swaps.swapped(next) });
   await snapshot.refresh();
   const knownFields = new Set<string>(INDICATOR_IDS);
   // One byte budget for the as-of series and snapshots, the memo and the answers kept in process.
   const memory = createMemoryBudget(config.memory_budget_mb * 1024 * 1024);
-  registerMemoryBudget(core.metrics.registry, () => memory.stats());
-  const asOf = createAsOfService({ version: () => snapshot.current().version, loadHistory: (v) => loadMarketHistory(parts, v), memory });
+  registerMemoryBudget(metrics.registry, () => memory.stats());
+  const asOf = createAsOfService({ version: () => snapshot.current().version, loadHistory: (v) => loadMarketHistory(store, v), memory });
   // The result cache's commands come one or two per request, never many in one tick: written at
   // once, they skip the auto-pipeline's batch object and its extra turn of the event loop (measured
   // as about a tenth of a cache miss's CPU on the shared command connection).
-  const cacheConnection = redis.connect('command', 'screen-cache', { autoPipelining: false });
+  const cacheConnection = ctx.redis.factory.connect('command', 'screen-cache', { autoPipelining: false });
   list.add({ name: 'redis screen cache', stop: () => closeRedis(cacheConnection) });
   const screens = createScreenService({
     memory,
@@ -105,17 +67,36 @@ export async function buildScreening(core: CoreParts, list: PartList): Promise<S
     knownFields,
     ttlSeconds: config.screen_cache_ttl_s,
     limits: config.screen_limits,
-    cache: {
-      get: (key) => cacheConnection.getBuffer(redis.key('screen', key)),
-      set: async (key, value, ttl) => void (await cacheConnection.set(redis.key('screen', key), value, 'EX', ttl)),
-      redisKeys: (key) => ({ value: redis.key('screen', key), asked: redis.key('screen-asked', key) }),
-    },
+    cache: screenCache(ctx.redis.factory, cacheConnection),
   });
-  const presets = createPresetsRepo(db);
-  const repo = createBacktestsRepo(db);
-  const backtestJobs = createBacktestJobs({ redis, logger, lockMs: config.job_lock_ms, sliceDates: config.backtest_slice_dates, queueName: backtestQueueName(core.databaseId) });
-  registerJobCounts(core.metrics.registry, () => backtestJobs.queue.getJobCounts(...JOB_STATES), 500, { name: 'stockscreen_backtest_jobs', queue: 'backtests' });
-  const backtests = createBacktestService({
+  const { backtestService, backtestJobs } = buildBacktests(ctx, { asOf, screens, knownFields }, list);
+  return { screening: { snapshot, swaps, screens, knownFields, asOf, backtestService }, backtestJobs };
+}
+
+/**
+ * Screen answers kept in Redis under the deployment prefix, on `connection`; the rate limiter reads
+ * them (and counts the requests for them) under the keys `redisKeys` names.
+ */
+function screenCache(factory: DaemonContext['redis']['factory'], connection: Redis): ResultCache {
+  return {
+    get: (key) => connection.getBuffer(factory.key('screen', key)),
+    set: async (key, value, ttl) => void (await connection.set(factory.key('screen', key), value, 'EX', ttl)),
+    redisKeys: (key) => ({ value: factory.key('screen', key), asked: factory.key('screen-asked', key) }),
+  };
+}
+
+/** The backtest service and queue (part `backtests`: this daemon's worker on the queue once started). */
+function buildBacktests(
+  ctx: Pick<DaemonContext, 'core' | 'redis' | 'store'>,
+  screening: Pick<ScreeningContext, 'asOf' | 'screens' | 'knownFields'>,
+  list: PartList,
+): { backtestService: BacktestService; backtestJobs: BacktestJobs } {
+  const { config, logger, metrics, databaseId } = ctx.core;
+  const { presets, backtests: repo } = ctx.store;
+  const { asOf, screens, knownFields } = screening;
+  const backtestJobs = createBacktestJobs({ redis: ctx.redis.factory, logger, lockMs: config.job_lock_ms, sliceDates: config.backtest_slice_dates, queueName: backtestQueueName(databaseId) });
+  registerJobCounts(metrics.registry, () => backtestJobs.queue.getJobCounts(...JOB_STATES), 500, { name: 'stockscreen_backtest_jobs', queue: 'backtests' });
+  const backtestService = createBacktestService({
     asOf, parseScreen: (body, caller) => screens.parse(body, caller), presetQuery: async (userId, id) => (await presets.get(userId, id))?.query,
     repo, riskFreeRate: config.risk_free_rate, onError: (err, id) => logger.warn({ err, backtest: id }, 'backtest failed'),
     checkCost: (query, signals, tier) => checkBacktestBudget(query, knownFields, signals, config.screen_limits[tier], tier),
@@ -124,19 +105,19 @@ export async function buildScreening(core: CoreParts, list: PartList): Promise<S
   list.add({
     name: 'backtests',
     // Not waited for: with Redis unreachable the worker connects (and takes runs) once it is back.
-    start: () => void (config.backtest_workers > 0 && startBacktestWorker({ backtests, backtestJobs, repo }, config.backtest_workers)),
+    start: () => void (config.backtest_workers > 0 && startBacktestWorker({ service: backtestService, jobs: backtestJobs, repo }, config.backtest_workers)),
     // A backtest under way stops at its next rebalance date and goes back to the queue, where
     // another daemon's worker takes it; then this daemon's worker and the queue close.
     async stop() {
-      await backtests.close();
+      await backtestService.close();
       await backtestJobs.close();
     },
   });
-  return { parts, snapshot, swaps, screens, presets, knownFields, asOf, backtests, backtestJobs };
+  return { backtestService, backtestJobs };
 }
 
 /** Where job files may come from. */
-export function importRootsOf(config: CoreParts['config']) {
+export function importRootsOf(config: Config) {
   return { importDirs: config.import_dirs, uploadsDir: uploadsDir(config.data_dir) };
 }
 
@@ -146,20 +127,20 @@ export function importRootsOf(config: CoreParts['config']) {
  * compute job completes. A load under way when the part stops rolls back and goes back to the queue.
  */
 export async function buildJobs(
-  core: CoreParts,
-  parts: MarketParts,
+  ctx: Pick<DaemonContext, 'core' | 'redis'>,
+  marketData: MarketDataService,
   workers: number,
   onIndicatorsComputed: (run: IndicatorRun) => Promise<void>,
   list: PartList,
-  sources?: SourceParts,
+  sources?: SourcesContext,
 ): Promise<MarketJobs> {
-  const { config, logger, redis, metrics } = core;
-  const jobs = createMarketJobs({ redis, logger, lockMs: config.job_lock_ms, queueName: marketQueueName(core.databaseId) });
+  const { config, logger, metrics, databaseId } = ctx.core;
+  const jobs = createMarketJobs({ redis: ctx.redis.factory, logger, lockMs: config.job_lock_ms, queueName: marketQueueName(databaseId) });
   list.add({
     name: 'jobs',
     async start() {
       if (workers > 0) {
-        await jobs.startWorkers(workers, { market: parts.market, sample: sampleSource, logger, ...importRootsOf(config), onIndicatorsComputed, sources: sources?.syncDeps(parts.market) });
+        await jobs.startWorkers(workers, { market: marketData, sample: sampleSource, logger, ...importRootsOf(config), onIndicatorsComputed, sources: sources?.syncDeps(marketData) });
       }
       // Not waited for: with Redis unreachable the schedulers are registered by the next daemon start.
       if (sources) await scheduleSources(jobs.queue, sources.drivers, config).catch((err: Error) => logger.warn({ err: err.message }, 'data-source schedules not registered'));

@@ -1,5 +1,5 @@
 /**
- * Notification wiring: channels, the delivery pipeline (outbound HTTP with its address policy,
+ * Notification wiring (the role `notify`, and `jobs.delivery`): channels, the delivery pipeline (outbound HTTP with its address policy,
  * the senders, pacing, the delivery queue and this daemon's worker on it), digest schedules and
  * their clock. Built before the real-time parts, whose firings it delivers.
  */
@@ -9,37 +9,16 @@ import { JOB_STATES, registerJobCounts } from '../infra/metrics.js';
 import type { PartList } from '../infra/parts.js';
 import { createDeliveryJobs, type DeliveryJobs } from '../jobs/delivery-jobs.js';
 import { createAddressPolicy } from '../notify/address-policy.js';
-import { createChannelService, type ChannelService } from '../notify/channel-service.js';
+import { createChannelService } from '../notify/channel-service.js';
 import { createDeliveryService, type DeliveryService } from '../notify/delivery-service.js';
-import { createDigests, type Digests } from '../notify/digests.js';
+import { createDigests } from '../notify/digests.js';
 import { createOutbound, type Outbound, type Resolver } from '../notify/outbound.js';
 import { createRedisPacer } from '../notify/pacing.js';
-import { createScheduleService, type ScheduleService } from '../notify/schedule-service.js';
+import { createScheduleService } from '../notify/schedule-service.js';
 import { createSender } from '../notify/senders.js';
 import type { AlertChannelLinks } from '../alerts/alert-service.js';
-import { createChannelsRepo, type ChannelsRepo } from '../store/channels-repo.js';
-import { createDeliveriesRepo, type DeliveriesRepo } from '../store/deliveries-repo.js';
-import { createSchedulesRepo, type SchedulesRepo } from '../store/schedules-repo.js';
 import { VERSION } from '../version.js';
-import type { CoreParts } from './core.js';
-import type { ScreeningParts } from './market.js';
-
-/** The notification parts. */
-export interface NotifyParts {
-  channelsRepo: ChannelsRepo;
-  deliveriesRepo: DeliveriesRepo;
-  schedulesRepo: SchedulesRepo;
-  outbound: Outbound;
-  deliveries: DeliveryService;
-  channelService: ChannelService;
-  scheduleService: ScheduleService;
-  digests: Digests;
-  deliveryJobs: DeliveryJobs;
-  /** Alerts' links to channels (the alert service's port). */
-  alertLinks: AlertChannelLinks;
-  /** Stop the worker, the queue, outbound connections and SMTP; idempotent. */
-  close(): Promise<void>;
-}
+import type { DaemonContext, NotifyContext } from './context.js';
 
 /** Test seams. */
 export interface NotifyOverrides {
@@ -62,16 +41,44 @@ function mailTransport(url: string | undefined, timeoutMs: number): Transporter 
   });
 }
 
+/** The delivery pipeline's service: the senders, pacing in Redis, retries, its attempts counted in /metrics. */
+function buildDeliveryService(
+  ctx: Pick<DaemonContext, 'core' | 'redis' | 'store'>,
+  deps: { deliveryJobs: DeliveryJobs; outbound: Outbound; mail: Transporter | undefined },
+): DeliveryService {
+  const { config, logger, clock, metrics } = ctx.core;
+  const { outbound, mail } = deps;
+  const attempts = new Counter({
+    name: 'stockscreen_delivery_attempts_total',
+    help: 'Notification delivery attempts by channel type and outcome (delivered, retrying: failed and scheduled again, dead: given up)',
+    labelNames: ['channel_type', 'outcome'],
+    registers: [metrics.registry],
+  });
+  return createDeliveryService({
+    repo: ctx.store.deliveries, channels: ctx.store.channels, queue: deps.deliveryJobs, clock, logger,
+    sender: createSender({ outbound, telegramApiUrl: config.telegram_api_url, mail, mailFrom: config.smtp_from, timeoutMs: config.delivery_timeout_ms, userAgent: `stockscreen-notify/${VERSION}` }),
+    pacer: createRedisPacer(ctx.redis.commands, ctx.redis.factory.key),
+    settings: {
+      groupWaitMs: config.delivery_group_wait_ms, maxAgeMs: config.delivery_max_age_s * 1000, timeoutMs: config.delivery_timeout_ms, pacingMs: config.delivery_pacing_ms,
+      baseMs: config.delivery_retry_base_ms, maxMs: config.delivery_retry_max_ms, sweepGraceMs: Math.max(60_000, config.delivery_sweep_interval_ms),
+    },
+    observe: (type, outcome) => attempts.inc({ channel_type: type, outcome }),
+  });
+}
+
 /** Build the notification parts; the part `deliveries` runs this daemon's delivery worker (`delivery_workers` at a time) once started. */
-export function buildNotify(core: CoreParts, screening: ScreeningParts, list: PartList, overrides: NotifyOverrides = {}): NotifyParts {
-  const { config, db, redis, commands, logger, clock, metrics } = core;
-  const channelsRepo = createChannelsRepo(db);
-  const deliveriesRepo = createDeliveriesRepo(db);
-  const schedulesRepo = createSchedulesRepo(db);
+export function buildNotify(
+  ctx: Pick<DaemonContext, 'core' | 'redis' | 'store' | 'screening'>,
+  list: PartList,
+  overrides: NotifyOverrides = {},
+): { notify: NotifyContext; deliveryJobs: DeliveryJobs } {
+  const { config, logger, clock, metrics } = ctx.core;
+  const { factory } = ctx.redis;
+  const { channels: channelsRepo, deliveries: deliveriesRepo, schedules: schedulesRepo, presets } = ctx.store;
   const outbound = createOutbound({ policy: createAddressPolicy(config.webhook_allow_private), timeoutMs: config.delivery_timeout_ms, resolve: overrides.resolve });
   const mail = mailTransport(config.smtp_url, config.delivery_timeout_ms);
   const deliveryJobs = createDeliveryJobs({
-    redis, logger, clock, lockMs: config.job_lock_ms, digestIntervalMs: config.digest_check_interval_ms, sweepIntervalMs: config.delivery_sweep_interval_ms,
+    redis: factory, logger, clock, lockMs: config.job_lock_ms, digestIntervalMs: config.digest_check_interval_ms, sweepIntervalMs: config.delivery_sweep_interval_ms,
   });
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -83,35 +90,20 @@ export function buildNotify(core: CoreParts, screening: ScreeningParts, list: Pa
   list.add({
     name: 'deliveries',
     start: () => deliveryJobs.start(
-      { collect: (e, c) => deliveries.collect(e, c), step: (id) => deliveries.step(id), digestTick: () => digests.tick(), sweep: () => deliveries.sweep() },
+      { collect: (e, c) => deliveryService.collect(e, c), step: (id) => deliveryService.step(id), digestTick: () => digests.tick(), sweep: () => deliveryService.sweep() },
       config.delivery_workers,
     ),
     // Firings recorded before this part stops have queued their deliveries; the worker finishes (or gives back) its attempts.
     stop: close,
   });
   registerJobCounts(metrics.registry, () => deliveryJobs.queue.getJobCounts(...JOB_STATES), 500, { name: 'stockscreen_delivery_jobs', queue: 'deliveries' });
-  const attempts = new Counter({
-    name: 'stockscreen_delivery_attempts_total',
-    help: 'Notification delivery attempts by channel type and outcome (delivered, retrying: failed and scheduled again, dead: given up)',
-    labelNames: ['channel_type', 'outcome'],
-    registers: [metrics.registry],
-  });
   const maxAgeMs = config.delivery_max_age_s * 1000;
-  const deliveries = createDeliveryService({
-    repo: deliveriesRepo, channels: channelsRepo, queue: deliveryJobs, clock, logger,
-    sender: createSender({ outbound, telegramApiUrl: config.telegram_api_url, mail, mailFrom: config.smtp_from, timeoutMs: config.delivery_timeout_ms, userAgent: `stockscreen-notify/${VERSION}` }),
-    pacer: createRedisPacer(commands, redis.key),
-    settings: {
-      groupWaitMs: config.delivery_group_wait_ms, maxAgeMs, timeoutMs: config.delivery_timeout_ms, pacingMs: config.delivery_pacing_ms,
-      baseMs: config.delivery_retry_base_ms, maxMs: config.delivery_retry_max_ms, sweepGraceMs: Math.max(60_000, config.delivery_sweep_interval_ms),
-    },
-    observe: (type, outcome) => attempts.inc({ channel_type: type, outcome }),
-  });
+  const deliveryService = buildDeliveryService(ctx, { deliveryJobs, outbound, mail });
   const channelService = createChannelService({
-    channels: channelsRepo, deliveries: deliveriesRepo, outbound, attemptOnce: (id) => deliveries.attemptOnce(id),
+    channels: channelsRepo, deliveries: deliveriesRepo, outbound, attemptOnce: (id) => deliveryService.attemptOnce(id),
     caps: config.channel_caps, smtp: mail !== undefined, maxAgeMs, clock,
   });
-  const { presets, screens } = screening;
+  const { screens } = ctx.screening;
   const scheduleService = createScheduleService({
     schedules: schedulesRepo, channels: channelService, caps: config.schedule_caps, clock,
     presetExists: async (userId, id) => (await presets.get(userId, id)) !== undefined,
@@ -133,5 +125,5 @@ export function buildNotify(core: CoreParts, screening: ScreeningParts, list: Pa
     of: (alertIds) => channelsRepo.alertChannels(alertIds),
     clear: (alertId) => channelsRepo.clearAlert(alertId),
   };
-  return { channelsRepo, deliveriesRepo, schedulesRepo, outbound, deliveries, channelService, scheduleService, digests, deliveryJobs, alertLinks, close };
+  return { notify: { outbound, deliveryService, channelService, scheduleService, digests, alertLinks, close }, deliveryJobs };
 }

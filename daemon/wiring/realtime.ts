@@ -1,5 +1,5 @@
 /**
- * Real-time wiring: the market bus, live quotes, the market clock, the price feed, the alert
+ * Real-time wiring (the role `realtime`): the market bus, live quotes, the market clock, the price feed, the alert
  * evaluator that watches its ticks, the live screens and the screen alerts that watch them,
  * and the WebSocket gateway that fans them out; the tick pipeline (tick-pipeline.ts) takes each
  * tick through them in its written order. Parts, in the order they start: `bus` (built early:
@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { alertEventOf, createAlertEvaluator, type AlertEvaluator } from '../alerts/evaluator.js';
+import { alertEventOf, createAlertEvaluator } from '../alerts/evaluator.js';
 import { createAverageVolumes } from '../alerts/average-volume.js';
 import { createScreenAlertEvaluator, type ScreenAlertEvaluator } from '../alerts/screen-alert-evaluator.js';
 import { createScreenAlertCauses } from '../alerts/screen-alert-rules.js';
@@ -18,107 +18,76 @@ import { createPriceFeed, type PriceFeed } from '../market/feed/feed.js';
 import { createQuoteStore, type QuoteStore } from '../market/feed/quote-store.js';
 import { createStockLoader } from '../market/feed/stock-loader.js';
 import { createMarketClock, type MarketClock } from '../market/market-clock.js';
-import { createAlertsRepo, type AlertsRepo, type AlertsRepoHooks } from '../store/alerts-repo.js';
 import { membershipQuery, membershipWatch } from '../live/engine.js';
 import { createLiveScreens, type LiveScreens } from '../live/runtime.js';
 import { createLiveScreenHook, type LiveScreenHook } from '../ws/live-screens.js';
 import { createWsGateway, type WsGateway } from '../ws/gateway.js';
 import { createSnapshotUniverse } from '../ws/snapshot-universe.js';
-import type { AuthParts } from './auth.js';
+import type { DaemonContext, RealtimeContext } from './context.js';
 import { buildKis, type KisParts } from './kis.js';
-import type { CoreParts } from './core.js';
-import type { ScreeningParts } from './market.js';
 import type { AlertEvent } from '../kernel/events.js';
 import { quoteAt } from '../screening/snapshot.js';
 import { createTickPipeline, type TickPipeline } from './tick-pipeline.js';
 
-/** The real-time parts. */
-export interface RealtimeParts {
-  bus: StreamMarketBus;
-  quotes: QuoteStore;
-  marketClock: MarketClock;
-  feed: PriceFeed;
-  alertsRepo: AlertsRepo;
-  alerts: AlertEvaluator;
-  gateway: WsGateway;
-  /** Live screens. */
-  live: LiveScreens;
-  /** The WebSocket side of live screens (each subscription's dwell). */
-  liveScreens: LiveScreenHook;
-  /** Alerts on screens. */
-  screenAlerts: ScreenAlertEvaluator;
-  /** The KIS feed's parts (feed `kis` only). */
-  kis?: KisParts;
-  /** The stages every tick goes through. */
-  ticks: TickPipeline;
-}
-
-/** What happens to a firing besides the owner's sockets: its notification deliveries. */
-export interface FiringDelivery {
-  /** Inside the firing's claim transaction (the outbox). */
-  firingRecorded: AlertsRepoHooks['firingRecorded'];
-  /** After the claim committed, on the daemon that won it. Never throws. */
-  onFiring(eventId: string): Promise<void>;
-}
+/** The roles the real-time parts are built over. */
+type RealtimeDeps = Pick<DaemonContext, 'core' | 'redis' | 'store' | 'auth' | 'screening'>;
 
 /** The market bus (its connections open now; it is read once the live screens start). */
-export function buildBus(core: CoreParts, list: PartList): StreamMarketBus {
-  const bus = createMarketBus({ redis: core.redis, logger: core.logger, maxLen: core.config.ws_history });
+export function buildBus(ctx: Pick<DaemonContext, 'core' | 'redis'>, list: PartList): StreamMarketBus {
+  const bus = createMarketBus({ redis: ctx.redis.factory, logger: ctx.core.logger, maxLen: ctx.core.config.ws_history });
   list.add({ name: 'bus', stop: () => bus.close() });
   return bus;
 }
 
 /**
  * Build the real-time parts (nothing reads, listens or ticks until their parts start).
- * `clientAddress` reads a WebSocket upgrade's address as the HTTP app would (`trust_proxy`).
+ * `clientAddress` reads a WebSocket upgrade's address as the HTTP app would (`trust_proxy`);
+ * `onFiring` runs after a firing's claim committed, on the daemon that won it (its deliveries).
  */
 export function buildRealtime(
-  core: CoreParts,
-  auth: AuthParts,
-  screening: ScreeningParts,
+  ctx: RealtimeDeps,
   bus: StreamMarketBus,
   clientAddress: (req: IncomingMessage) => string,
   list: PartList,
-  delivery?: FiringDelivery,
-): RealtimeParts {
-  const { config, clock, logger, redis, commands } = core;
-  const quotes = createQuoteStore({ redis: commands, key: redis.key });
-  const alertsRepo = createAlertsRepo(core.db, { firingRecorded: delivery?.firingRecorded });
-  const { alerts, publishFiring } = buildPriceAlerts(core, screening, bus, alertsRepo, list, delivery);
+  onFiring?: (eventId: string) => Promise<void>,
+): RealtimeContext {
+  const { config, clock, logger } = ctx.core;
+  const quotes = createQuoteStore({ redis: ctx.redis.commands, key: ctx.redis.factory.key });
+  const { alertEvaluator, publishFiring } = buildPriceAlerts(ctx, bus, list, onFiring);
   const marketClock = createMarketClock({ mode: config.market_clock, clock });
-  let live: LiveScreens | undefined;
-  const causes = createScreenAlertCauses(() => live?.engine.version() ?? '');
-  const ticks = createTickPipeline({ bus, priceAlerts: (events) => alerts.onTick(events), live: () => live, causes, logger });
-  const built = buildLive(core, screening, ticks, quotes, alertsRepo, publishFiring, causes.cause, list);
-  live = built.live;
+  let liveRef: LiveScreens | undefined;
+  const causes = createScreenAlertCauses(() => liveRef?.engine.version() ?? '');
+  const ticks = createTickPipeline({ bus, priceAlerts: (events) => alertEvaluator.onTick(events), live: () => liveRef, causes, logger });
+  const { liveScreens, screenAlertEvaluator } = buildLive(ctx, { ticks, quotes, publishFiring, cause: causes.cause }, list);
+  liveRef = liveScreens;
   let gatewayRef: WsGateway | undefined;
-  const { feed, kis } = buildFeed(core, screening, { bus, quotes, marketClock, alertsRepo, ticks, watchers: () => gatewayRef?.stockWatchers() ?? new Map() }, list);
+  const { feed, kis } = buildFeed(ctx, { bus, quotes, marketClock, ticks, watchers: () => gatewayRef?.stockWatchers() ?? new Map() }, list);
   // A feed gone stale (or fresh) on any daemon's reading: screens hold entered/exited until prices are fresh again.
-  kis?.onFreshness((stale) => built.live.engine.hold(stale));
-  const liveScreens = createLiveScreenHook(built.live.service, clock, () => built.live.engine.held());
-  const gateway = buildGateway(core, auth, screening, { bus: ticks.fanOutBus(bus), quotes, marketClock, alertsRepo, liveScreens, clientAddress, ...(kis ? { kis } : {}) });
+  kis?.onFreshness((stale) => liveScreens.engine.hold(stale));
+  const liveScreenHook = createLiveScreenHook(liveScreens.service, clock, () => liveScreens.engine.held());
+  const gateway = buildGateway(ctx, { bus: ticks.fanOutBus(bus), quotes, marketClock, liveScreenHook, clientAddress, ...(kis ? { kis } : {}) });
   gatewayRef = gateway;
-  return { bus, quotes, marketClock, feed, alertsRepo, alerts, gateway, live: built.live, liveScreens, screenAlerts: built.screenAlerts, ticks, ...(kis ? { kis } : {}) };
+  return { bus, ticks, quotes, marketClock, feed, alertEvaluator, liveScreens, liveScreenHook, screenAlertEvaluator, gateway, ...(kis ? { kis } : {}) };
 }
 
 /** The price alert evaluator (part `price alerts`) and how a firing is published and delivered. */
-function buildPriceAlerts(core: CoreParts, screening: ScreeningParts, bus: StreamMarketBus, alertsRepo: AlertsRepo, list: PartList, delivery?: FiringDelivery) {
+function buildPriceAlerts(ctx: RealtimeDeps, bus: StreamMarketBus, list: PartList, onFiring?: (eventId: string) => Promise<void>) {
   // The winner of a firing's claim publishes it and queues its deliveries (published or not).
   const publishFiring = async (e: AlertEvent) => {
     try {
       return await bus.publish(e);
     } finally {
-      if (e.event_id) void delivery?.onFiring(e.event_id);
+      if (e.event_id) void onFiring?.(e.event_id);
     }
   };
-  const alerts = createAlertEvaluator({
-    alerts: alertsRepo, publish: publishFiring, notifier: core.notifier,
-    averageVolumes: createAverageVolumes(screening.parts), clock: core.clock, logger: core.logger,
+  const alertEvaluator = createAlertEvaluator({
+    alerts: ctx.store.alerts, publish: publishFiring, notifier: ctx.redis.notifier,
+    averageVolumes: createAverageVolumes(ctx.store), clock: ctx.core.clock, logger: ctx.core.logger,
   });
   // Firings already claimed are recorded and published before the bus and database close.
-  list.add({ name: 'price alerts', start: () => alerts.start(), stop: () => alerts.drain() });
-  screening.swaps.on(() => alerts.refreshAverages());
-  return { alerts, publishFiring };
+  list.add({ name: 'price alerts', start: () => alertEvaluator.start(), stop: () => alertEvaluator.drain() });
+  ctx.screening.swaps.on(() => alertEvaluator.refreshAverages());
+  return { alertEvaluator, publishFiring };
 }
 
 /** What the feed is built over. */
@@ -126,28 +95,28 @@ interface FeedDeps {
   bus: StreamMarketBus;
   quotes: QuoteStore;
   marketClock: MarketClock;
-  alertsRepo: AlertsRepo;
   ticks: TickPipeline;
   /** This daemon's connections per watched code (the KIS interest board). */
   watchers(): Map<string, number>;
 }
 
 /** The price feed and, with feed `kis`, the KIS parts (part `feed`: the market clock, the feed, the KIS freshness watch). */
-function buildFeed(core: CoreParts, screening: ScreeningParts, deps: FeedDeps, list: PartList): { feed: PriceFeed; kis?: KisParts } {
-  const { config, clock, logger, redis, commands, metrics } = core;
-  const { bus, quotes, marketClock, alertsRepo, ticks } = deps;
-  const stockLoader = createStockLoader(screening.parts);
+function buildFeed(ctx: RealtimeDeps, deps: FeedDeps, list: PartList): { feed: PriceFeed; kis?: KisParts } {
+  const { config, clock, logger, metrics } = ctx.core;
+  const { factory, commands } = ctx.redis;
+  const { bus, quotes, marketClock, ticks } = deps;
+  const stockLoader = createStockLoader(ctx.store);
   let listed: string[] = [];
   const kis = config.feed === 'kis'
     ? buildKis({
-        config, redis: commands, key: redis.key, clock, logger, registry: metrics.registry, quotes, marketClock,
+        config, redis: commands, key: factory.key, clock, logger, registry: metrics.registry, quotes, marketClock,
         publish: (events) => bus.publishMany(events), daemonId: randomBytes(8).toString('hex'), watchers: deps.watchers,
-        alertCodes: async () => (await alertsRepo.listActive()).flatMap((a) => (a.code && !a.preset_id ? [a.code] : [])),
+        alertCodes: async () => (await ctx.store.alerts.listActive()).flatMap((a) => (a.code && !a.preset_id ? [a.code] : [])),
         sampleCode: () => (listed.includes('005930') ? '005930' : listed[0]),
       })
     : undefined;
   const feed = createPriceFeed({
-    mode: config.feed, bus, quotes, redis, commands, clock, marketClock, intervalMs: config.feed_interval_ms,
+    mode: config.feed, bus, quotes, redis: factory, commands, clock, marketClock, intervalMs: config.feed_interval_ms,
     updatesPerStockPerSecond: config.feed_updates_per_stock_per_s,
     loadStocks: async () => {
       const stocks = await stockLoader();
@@ -159,7 +128,7 @@ function buildFeed(core: CoreParts, screening: ScreeningParts, deps: FeedDeps, l
     // Evaluation must not delay the ticks: the evaluator records and publishes firings itself.
     onTick: (events) => ticks.priceAlerts(events),
   });
-  screening.swaps.on(() => feed.refreshStocks());
+  ctx.screening.swaps.on(() => feed.refreshStocks());
   marketClock.onTransition((ev) => void feed.publishStatus(ev).catch((err: Error) => logger.warn({ err: err.message }, 'market_status not published')));
   list.add({
     name: 'feed',
@@ -183,26 +152,25 @@ interface GatewayDeps {
   bus: StreamMarketBus;
   quotes: QuoteStore;
   marketClock: MarketClock;
-  alertsRepo: AlertsRepo;
-  liveScreens: LiveScreenHook;
+  liveScreenHook: LiveScreenHook;
   clientAddress: (req: IncomingMessage) => string;
   kis?: KisParts;
 }
 
 /** The WebSocket gateway (its part, `ws`, is the daemon's: it attaches to the HTTP server). */
-function buildGateway(core: CoreParts, auth: AuthParts, screening: ScreeningParts, deps: GatewayDeps): WsGateway {
-  const { config, clock, logger, redis, commands, metrics } = core;
-  const { quotes, marketClock, alertsRepo, kis } = deps;
+function buildGateway(ctx: RealtimeDeps, deps: GatewayDeps): WsGateway {
+  const { config, clock, logger, metrics } = ctx.core;
+  const { quotes, marketClock, kis } = deps;
   return createWsGateway({
-    bus: deps.bus, redis: commands, key: redis.key, tokens: auth.tokens, logger, clock, registry: metrics.registry,
-    universe: createSnapshotUniverse(() => screening.snapshot.current()),
+    bus: deps.bus, redis: ctx.redis.commands, key: ctx.redis.factory.key, tokens: ctx.auth.tokens, logger, clock, registry: metrics.registry,
+    universe: createSnapshotUniverse(() => ctx.screening.snapshot.current()),
     snapshot: async (codes) => [...(await quotes.getQuotes(codes)).values()],
     // A client subscribing while the real feed is stale learns it with the market status.
     marketStatus: () => {
       const fresh = kis?.freshness();
       return fresh?.stale ? marketClock.statusEvents().map((e) => ({ ...e, prices: 'stale' as const, ...(fresh.stale_reason ? { stale_reason: fresh.stale_reason } : {}) })) : marketClock.statusEvents();
     },
-    missedAlerts: async (userId, from, to, limit) => (await alertsRepo.firedBetween(userId, from, to, limit)).map(alertEventOf),
+    missedAlerts: async (userId, from, to, limit) => (await ctx.store.alerts.firedBetween(userId, from, to, limit)).map(alertEventOf),
     options: {
       batchIntervalMs: config.ws_batch_interval_ms, rateLimit: config.ws_rate_limit, maxSubscriptions: config.ws_max_subscriptions,
       maxTargetsPerRequest: config.ws_max_targets_per_request, sessionTtlS: config.ws_session_ttl_s, heartbeatMs: config.ws_heartbeat_ms,
@@ -210,69 +178,71 @@ function buildGateway(core: CoreParts, auth: AuthParts, screening: ScreeningPart
       maxConnectionsPerAddress: config.ws_max_connections_per_address, maxConnectionsPerUser: config.ws_max_connections_per_user,
     },
     clientAddress: deps.clientAddress,
-    liveScreens: deps.liveScreens,
+    liveScreens: deps.liveScreenHook,
   });
 }
 
+/** What the live screens are built over. */
+interface LiveDeps {
+  ticks: TickPipeline;
+  quotes: QuoteStore;
+  publishFiring: (e: AlertEvent) => Promise<unknown>;
+  /** The screen alerts' cause of the change under way. */
+  cause: () => string;
+}
+
 /** The live screens and the screen alerts that watch them (parts `live screens`, `screen alerts`; the tick pipeline feeds both). */
-function buildLive(
-  core: CoreParts,
-  screening: ScreeningParts,
-  ticks: TickPipeline,
-  quotes: QuoteStore,
-  alertsRepo: AlertsRepo,
-  publishFiring: (e: AlertEvent) => Promise<unknown>,
-  cause: () => string,
-  list: PartList,
-): { live: LiveScreens; screenAlerts: ScreenAlertEvaluator } {
-  const { config, clock, logger, redis, commands } = core;
-  const { snapshot, screens, presets } = screening;
-  const live = createLiveScreens({
-    snapshot: () => snapshot.current(), parse: (body, caller) => screens.parse(body, caller), redis: commands, key: redis.key, logger,
+function buildLive(ctx: RealtimeDeps, deps: LiveDeps, list: PartList): { liveScreens: LiveScreens; screenAlertEvaluator: ScreenAlertEvaluator } {
+  const { config, clock, logger } = ctx.core;
+  const { snapshot, screens } = ctx.screening;
+  const { presets } = ctx.store;
+  const { ticks, quotes } = deps;
+  const liveScreens = createLiveScreens({
+    snapshot: () => snapshot.current(), parse: (body, caller) => screens.parse(body, caller), redis: ctx.redis.commands, key: ctx.redis.factory.key, logger,
     quotes: async (codes) => [...(await quotes.getQuotes(codes)).values()],
     presetQuery: async (userId, id) => (await presets.get(userId, id))?.query ?? null,
     limits: config.live_screen_limits, daemonId: randomBytes(8).toString('hex'), now: () => clock.now(),
     rerun: { share: config.live_rerun_share, sliceMs: config.live_rerun_slice_ms, everyMs: config.live_rerun_every_ms },
   });
-  screening.swaps.on((next) => live.onSnapshot(next));
+  ctx.screening.swaps.on((next) => liveScreens.onSnapshot(next));
   list.add({
     name: 'live screens',
     // The bus is read from here on; the quotes known at start are in the view before the screen alerts take their baseline.
     async start() {
       ticks.start();
-      await live.start();
+      await liveScreens.start();
     },
     async stop() {
       ticks.stop();
-      live.close();
+      liveScreens.close();
     },
   });
-  const screenAlerts = buildScreenAlerts(core, screening, live, cause, publishFiring, alertsRepo);
+  const screenAlertEvaluator = buildScreenAlerts(ctx, liveScreens, deps.cause, deps.publishFiring);
   list.add({
     name: 'screen alerts',
-    start: () => screenAlerts.start(),
+    start: () => screenAlertEvaluator.start(),
     async stop() {
-      screenAlerts.close();
-      await screenAlerts.drain();
+      screenAlertEvaluator.close();
+      await screenAlertEvaluator.drain();
     },
   });
-  return { live, screenAlerts };
+  return { liveScreens, screenAlertEvaluator };
 }
 
 /** The screen alert evaluator over this daemon's live-screen engine. */
 function buildScreenAlerts(
-  core: CoreParts,
-  screening: ScreeningParts,
+  ctx: RealtimeDeps,
   live: LiveScreens,
   cause: () => string,
   publish: (e: AlertEvent) => Promise<unknown>,
-  alertsRepo: AlertsRepo,
 ): ScreenAlertEvaluator {
-  const { screens, presets } = screening;
+  const { screens } = ctx.screening;
+  const { presets } = ctx.store;
+  const { commands, factory, notifier } = ctx.redis;
   return createScreenAlertEvaluator({
-    alerts: alertsRepo, publish, cause, notifier: core.notifier, clock: core.clock, logger: core.logger,
+    alerts: ctx.store.alerts, publish, cause, notifier, clock: ctx.core.clock, logger: ctx.core.logger,
     // A whole list's change: the first daemon to see it takes the key and fires; Redis down: fire (a duplicate at worst).
-    once: async (key, ttlMs) => (await core.commands.set(core.redis.key(key), '1', 'PX', ttlMs, 'NX').catch(() => 'OK')) === 'OK',
+    once: async (key, ttlMs) => (await commands.set(factory.key(key), '1', 'PX', ttlMs, 'NX').catch(() => 'OK')) === 'OK',
     preset: async (userId, id) => {
       const p = await presets.get(userId, id);
       return p ? { name: p.name, query: p.query } : null;
@@ -283,4 +253,3 @@ function buildScreenAlerts(
     quote: (code) => quoteAt(live.engine.view().snapshot, code),
   });
 }
-

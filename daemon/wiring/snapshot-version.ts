@@ -12,7 +12,9 @@ import type { Logger } from 'pino';
 import type { Notifier } from '../infra/notifier.js';
 import type { Snapshot } from '../screening/snapshot.js';
 import type { SnapshotService } from '../screening/snapshot-service.js';
-import { SNAPSHOT_CHANNEL } from './core.js';
+
+/** Redis pub/sub channel announcing a new indicator snapshot version. */
+export const SNAPSHOT_CHANNEL = 'snapshot';
 
 /** The snapshot swap event. */
 export interface SnapshotSwaps {

@@ -15,23 +15,11 @@ import { createFdrSource } from '../sources/fdr-cache.js';
 import { createKrxSource } from '../sources/krx-openapi.js';
 import { createDartSource } from '../sources/opendart.js';
 import { createProviderHttp } from '../sources/provider-http.js';
-import { createSourceRegistry, type SourceRegistry } from '../sources/registry.js';
+import { createSourceRegistry } from '../sources/registry.js';
 import { createSourceStatusStore, kstDate, type SourceStatusStore } from '../sources/status-store.js';
-import type { SourceSyncDeps } from '../sources/sync.js';
-import { createSourceDatesRepo, type SourceDatesRepo } from '../store/source-dates-repo.js';
-import type { CoreParts } from './core.js';
-
-/** The data-source parts. */
-export interface SourceParts {
-  drivers: ReadonlyMap<string, SourceDriver>;
-  status: SourceStatusStore;
-  dates: SourceDatesRepo;
-  /** Every source's status provider (job-run ones registered here; others register their own). */
-  registry: SourceRegistry;
-  /** What a market worker needs to run source-sync jobs. */
-  syncDeps(market: MarketDataService): SourceSyncDeps;
-  close(): Promise<void>;
-}
+import type { SourceDatesRepo } from '../store/source-dates-repo.js';
+import type { Config } from '../config.js';
+import type { DaemonContext, SourcesContext, StoreContext } from './context.js';
 
 /** Source data over the generated sample market: refused unless asked to replace it (as a file load is). */
 async function settleContent(market: MarketDataService, replaceSample: boolean): Promise<void> {
@@ -52,10 +40,11 @@ const MAX_CORPCODE_XML_BYTES = 256 * 2 ** 20;
 const FDR_DAILY_CALLS = 20_000;
 
 /** Build the sources (no network until a job or a test runs). */
-export function buildSources(core: CoreParts): SourceParts {
-  const { config, commands, redis, clock, logger, db } = core;
-  const status = createSourceStatusStore(commands, (...parts) => redis.key(...parts), () => clock.now());
-  const dates = createSourceDatesRepo(db);
+export function buildSources(ctx: Pick<DaemonContext, 'core' | 'redis'> & { store: Pick<StoreContext, 'db' | 'sourceDates'> }): SourcesContext {
+  const { config, clock, logger } = ctx.core;
+  const { db, sourceDates: dates } = ctx.store;
+  const { commands, factory } = ctx.redis;
+  const status = createSourceStatusStore(commands, (...parts) => factory.key(...parts), () => clock.now());
   /** A source's HTTP client: the shared time limit, retries and answer cap, its own pacing, its calls counted under its name. */
   const providerHttp = (source: string, minIntervalMs: number) => createProviderHttp({
     timeoutMs: config.source_timeout_ms, retries: config.source_retries, backoffMs: config.source_retry_base_ms,
@@ -97,7 +86,7 @@ export function buildSources(core: CoreParts): SourceParts {
     });
   }
   return {
-    drivers, status, dates, registry,
+    drivers, status, registry,
     syncDeps: (market) => ({ db, market, dates, status, drivers, logger, now: () => clock.now(), catchUpDays: config.sources_catch_up_days, settleContent }),
     close: async () => void (await Promise.all([...drivers.values()].map((d) => d.close()))),
   };
@@ -133,7 +122,7 @@ export function scheduledRunData(source: string): SourceSyncRequest {
 }
 
 /** Register (or update) each configured source's daily run on the market queue. */
-export async function scheduleSources(queue: Queue, drivers: ReadonlyMap<string, SourceDriver>, config: CoreParts['config']): Promise<void> {
+export async function scheduleSources(queue: Queue, drivers: ReadonlyMap<string, SourceDriver>, config: Config): Promise<void> {
   if (!config.sources_schedule) return;
   const patterns: Record<string, string> = { krx: config.krx_schedule, fdr: config.fdr_schedule, dart: config.dart_schedule };
   for (const driver of drivers.values()) {
@@ -153,7 +142,7 @@ function closeOf(date: string): number {
 }
 
 /** /metrics: `stockscreen_source_data_age_seconds{source}` and `stockscreen_source_stale{source}` (configured sources). */
-export function registerSourceMetrics(registry: Registry, sources: SourceParts, now: () => number): void {
+export function registerSourceMetrics(registry: Registry, sources: SourcesContext, now: () => number): void {
   const read = async () => (await sources.registry.statuses()).filter((s) => s.configured);
   new Gauge({
     name: 'stockscreen_source_data_age_seconds', help: "Age of each data source's latest data (since that trading day's close)", labelNames: ['source'], registers: [registry],

@@ -10,7 +10,8 @@
 import { pino } from 'pino';
 import type { AlertType } from '../../daemon/kernel/alert-types.js';
 import { createAlertEvaluator, type AlertEvaluator } from '../../daemon/alerts/evaluator.js';
-import { createMarketParts, loadSnapshotRows } from '../../daemon/wiring/market.js';
+import { loadSnapshotRows } from '../../daemon/wiring/market.js';
+import { createMarketStore } from '../../daemon/wiring/store.js';
 import type { PriceEvent } from '../../daemon/kernel/events.js';
 import type { Market } from '../../daemon/kernel/records.js';
 import { openStore, type StoreSettings } from '../../daemon/store/open.js';
@@ -82,7 +83,7 @@ export function alertMix(stocks: readonly Pick<AlertStock, 'code' | 'close'>[], 
 export async function loadAlertStocks(store: StoreSettings): Promise<AlertStock[]> {
   const db = await openStore(store);
   try {
-    const { rows } = await loadSnapshotRows(createMarketParts(db));
+    const { rows } = await loadSnapshotRows(createMarketStore(db));
     return rows
       .filter((r) => typeof r.values.close === 'number' && r.values.close > 0)
       .map((r) => ({ code: r.code, name: r.name, market: r.market as Market, sector: r.sector, close: r.values.close as number, avgVolume: typeof r.values.avg_volume_20 === 'number' ? r.values.avg_volume_20 : null }));

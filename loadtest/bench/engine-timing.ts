@@ -6,7 +6,8 @@
  * evaluation of the same screens beside it.
  */
 import { join } from 'node:path';
-import { createMarketParts, loadSnapshotRows } from '../../daemon/wiring/market.js';
+import { loadSnapshotRows } from '../../daemon/wiring/market.js';
+import { createMarketStore } from '../../daemon/wiring/store.js';
 import { INDICATOR_IDS } from '../../daemon/indicators/registry.js';
 import { executeQuery } from '../../daemon/screening/query.js';
 import { parseScreenRequest } from '../../daemon/screening/request.js';
@@ -22,7 +23,7 @@ import type { ReportRow } from '../types.js';
 async function loadSnapshot(dataDir: string): Promise<Snapshot> {
   const db = await openSqlite(join(dataDir, 'stockscreen.db'));
   try {
-    const { version, rows } = await loadSnapshotRows(createMarketParts(db));
+    const { version, rows } = await loadSnapshotRows(createMarketStore(db));
     return buildSnapshot(rows, INDICATOR_IDS, version);
   } finally {
     await db.close();

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createBacktestService } from '../../daemon/backtest/backtest-service.js';
 import { backtestRequestSchema } from '../../daemon/backtest/request.js';
 import type { BacktestResult } from '../../daemon/backtest/types.js';
-import { createMarketParts } from '../../daemon/wiring/market.js';
+import { createMarketStore } from '../../daemon/wiring/store.js';
 import { createAsOfService, type AsOfService } from '../../daemon/history/as-of-service.js';
 import { loadMarketHistory } from '../../daemon/history/history-loader.js';
 import type { MarketHistory } from '../../daemon/history/market-history.js';
@@ -93,7 +93,7 @@ export async function historyRows(dataDir: string, o: HistoryBenchOptions): Prom
   let history: MarketHistory;
   const rows: ReportRow[] = [];
   try {
-    const parts = createMarketParts(db);
+    const parts = createMarketStore(db);
     const version = (await parts.indicators.latestRun())?.version ?? 'none';
     const cpu = process.cpuUsage();
     const t0 = performance.now();

@@ -17,7 +17,8 @@
  * differ only in per_page share a list of matches (175 lists for 1,000 screens), as they do in
  * the daemon — the "lists not shared" rows show the cost when every filter set is distinct.
  */
-import { createMarketParts, loadSnapshotRows } from '../../daemon/wiring/market.js';
+import { loadSnapshotRows } from '../../daemon/wiring/market.js';
+import { createMarketStore } from '../../daemon/wiring/store.js';
 import { INDICATOR_IDS } from '../../daemon/indicators/registry.js';
 import { createLiveScreenEngine, type LiveScreenEngine } from '../../daemon/live/engine.js';
 import type { ListIndexTuning } from '../../daemon/live/list-index.js';
@@ -68,7 +69,7 @@ export function liveScreenMix(count: number): ScreenQuery[] {
 async function loadSnapshot(store: StoreSettings): Promise<Snapshot> {
   const db = await openStore(store);
   try {
-    const { version, rows } = await loadSnapshotRows(createMarketParts(db));
+    const { version, rows } = await loadSnapshotRows(createMarketStore(db));
     return buildSnapshot(rows, INDICATOR_IDS, version);
   } finally {
     await db.close();

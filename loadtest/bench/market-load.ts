@@ -16,7 +16,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createMarketParts, loadSnapshotRows } from '../../daemon/wiring/market.js';
+import { loadSnapshotRows } from '../../daemon/wiring/market.js';
+import { createMarketStore } from '../../daemon/wiring/store.js';
 import { INDICATOR_IDS } from '../../daemon/indicators/registry.js';
 import { buildSnapshot } from '../../daemon/screening/snapshot.js';
 import { openStore } from '../../daemon/store/open.js';
@@ -75,10 +76,10 @@ async function freshDb(dataDir: string, databaseUrl?: string) {
     if (schema) await db.exec(`DROP SCHEMA ${schema} CASCADE`);
     await db.close();
   };
-  return { close, parts: createMarketParts(db) };
+  return { close, parts: createMarketStore(db) };
 }
 
-type MarketService = ReturnType<typeof createMarketParts>['market'];
+type MarketService = ReturnType<typeof createMarketStore>['marketData'];
 
 /** Load the sample, fill the index and compute indicators through `market`; the step times. */
 async function sampleSteps(market: MarketService, o: MarketBenchOptions) {
@@ -100,7 +101,7 @@ async function benchSample(dataDir: string, o: MarketBenchOptions): Promise<Mark
   const atomic = o.atomic ?? true;
   try {
     const t0 = performance.now();
-    const steps = atomic ? await parts.market.atomically((m) => sampleSteps(m, o)) : await sampleSteps(parts.market, o);
+    const steps = atomic ? await parts.marketData.atomically((m) => sampleSteps(m, o)) : await sampleSteps(parts.marketData, o);
     const published = performance.now();
     // What a daemon does on the new version: read every row, build the columns, swap.
     const snapshot = await watched(async () => {
@@ -129,7 +130,7 @@ async function benchKrx(dataDir: string, folder: string, databaseUrl?: string): 
     let rejected = 0;
     for (const f of plan.files) {
       for await (const chunk of loadFileChunks(f.path, { tradeDate: f.trade_date ?? undefined }, f.format)) {
-        await parts.market.apply(chunk);
+        await parts.marketData.apply(chunk);
         rowsOk += chunk.rows_ok;
         rejected += chunk.rejected.length;
         halts += chunk.halts.length;
@@ -137,8 +138,8 @@ async function benchKrx(dataDir: string, folder: string, databaseUrl?: string): 
       }
     }
     const loadS = (performance.now() - t0) / 1000;
-    await parts.market.fillComputedIndex();
-    const indicators = await watched(() => parts.market.computeIndicators());
+    await parts.marketData.fillComputedIndex();
+    const indicators = await watched(() => parts.marketData.computeIndicators());
     return {
       folder, files: plan.files.length, rows_ok: rowsOk, skipped, halts, rejected, load_s: loadS, rows_per_s: rowsOk / loadS,
       indicators_s: indicators.seconds, indicators_max_stall_ms: indicators.maxStallMs,

@@ -24,7 +24,7 @@ export function generatedBars(dates: readonly string[]): DailyBar[] {
 export async function applyGeneratedMarket(daemon: Daemon, dates: readonly string[]): Promise<void> {
   const ctx = daemon.context();
   const stocks = GENERATED_CODES.map((code) => ({ code, name: `Stock ${code}`, market: 'KOSPI' as const, settle_month: 12 }));
-  await ctx.market.apply({ stocks, bars: generatedBars(dates), halts: [], financials: [], index: [] });
-  const run = await ctx.market.computeIndicators();
-  await ctx.snapshot.refresh(run.version);
+  await ctx.store.marketData.apply({ stocks, bars: generatedBars(dates), halts: [], financials: [], index: [] });
+  const run = await ctx.store.marketData.computeIndicators();
+  await ctx.screening.snapshot.refresh(run.version);
 }

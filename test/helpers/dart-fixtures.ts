@@ -50,9 +50,9 @@ export function dartReports(): FakeDartReport[] {
 /** Store the two held companies and their prices, as a file load would (the market holds real data). */
 export async function seedDartMarket(ctx: DaemonContext): Promise<void> {
   const bar = (code: string, day: string): DailyBar => ({ stock_code: code, trade_date: day, open_price: 100, high_price: 100, low_price: 100, close_price: 100, volume: 1000, trading_value: 100_000, market_cap: 100_000_000, shares_outstanding: 1_000_000 });
-  await ctx.market.apply({
+  await ctx.store.marketData.apply({
     stocks: [{ code: SAMSUNG.stock_code, name: '삼성전자', market: 'KOSPI', settle_month: 12 }, { code: HYNIX.stock_code, name: 'SK하이닉스', market: 'KOSPI', settle_month: 12 }],
     bars: DAYS.flatMap((d) => [bar(SAMSUNG.stock_code, d), bar(HYNIX.stock_code, d)]), halts: [], financials: [], index: [],
   });
-  await ctx.market.setContent('files');
+  await ctx.store.marketData.setContent('files');
 }

@@ -4,8 +4,8 @@ import type { Daemon } from '../../daemon/daemon.js';
 
 /** Resolve with the job's return value once it completes; reject with its failure reason. */
 export async function waitForJob(daemon: Daemon, id: string, timeoutMs = 120_000): Promise<unknown> {
-  const { jobs, redis } = daemon.context();
-  const events = new QueueEvents(jobs.queue.name, { connection: redis.connect('bullmq', 'test-events'), prefix: `${redis.prefix}bull` });
+  const { jobs: { market: jobs }, redis: { factory } } = daemon.context();
+  const events = new QueueEvents(jobs.queue.name, { connection: factory.connect('bullmq', 'test-events'), prefix: `${factory.prefix}bull` });
   try {
     await events.waitUntilReady();
     const job = await jobs.queue.getJob(id);
@@ -21,8 +21,8 @@ export async function waitForJob(daemon: Daemon, id: string, timeoutMs = 120_000
  * through BullMQ's QueueEvents; reject when it completes or fails instead, or after `timeoutMs`.
  */
 export async function waitForDelayed(daemon: Daemon, id: string, timeoutMs = 30_000): Promise<void> {
-  const { jobs, redis } = daemon.context();
-  const events = new QueueEvents(jobs.queue.name, { connection: redis.connect('bullmq', 'test-events'), prefix: `${redis.prefix}bull` });
+  const { jobs: { market: jobs }, redis: { factory } } = daemon.context();
+  const events = new QueueEvents(jobs.queue.name, { connection: factory.connect('bullmq', 'test-events'), prefix: `${factory.prefix}bull` });
   try {
     await events.waitUntilReady();
     await new Promise<void>((resolve, reject) => {

@@ -69,7 +69,7 @@ export async function startSourceHarness<Fake extends { close(): Promise<void> }
       const body = (await (await t.request('/api/v1/admin/sources', { token })).json()) as { data: SourceStatus[] };
       return body.data.find((s) => s.name === source)!;
     },
-    rows: (sql, params = []) => t.daemon.context().db.all(sql, params),
+    rows: (sql, params = []) => t.daemon.context().store.db.all(sql, params),
     async close() {
       await t.close();
       await fake.close();
@@ -103,7 +103,7 @@ export async function dayAgainstListingFile(h: SourceHarness<unknown>, day: stri
 
 /** Run `source`'s daily job on `t` now (what its cron slot would add) and wait for its result. */
 export async function runDailySync(t: TestDaemon, source: string): Promise<JobResult> {
-  const job = await t.daemon.context().jobs.queue.add('source-sync', scheduledRunData(source));
+  const job = await t.daemon.context().jobs.market.queue.add('source-sync', scheduledRunData(source));
   return (await waitForJob(t.daemon, String(job.id))) as JobResult;
 }
 

@@ -116,7 +116,7 @@ describe('abuse: what one user may cost', () => {
     const alert = await call('/api/v1/alerts', { method: 'POST', token: bob.access_token, json: { alert_type: 'screen_enter', preset_id: preset.body.data.id } });
     expect(alert.status).toBe(400);
     expect(alert.body.error.details['preset.query.limit']).toBe('nodes');
-    expect(t.daemon.context().live.engine.stats().subscriptions).toBe(0);
+    expect(t.daemon.context().realtime.liveScreens.engine.stats().subscriptions).toBe(0);
   });
 
   it('refuses an over-budget live screen on subscribe (anonymous: any custom one), and keeps the connection', async () => {
@@ -133,7 +133,7 @@ describe('abuse: what one user may cost', () => {
       await c.next((m: Msg) => m.type === 'pong');
       await c.close();
     }
-    expect(t.daemon.context().live.engine.stats().subscriptions).toBe(0);
+    expect(t.daemon.context().realtime.liveScreens.engine.stats().subscriptions).toBe(0);
   });
 
   it('refuses a backtest over the per-run cap with the cost per date and the dates', async () => {
@@ -148,7 +148,7 @@ describe('abuse: what one user may cost', () => {
 
   it("answers another user's screen while one user sends a burst of heavy screens, running the burst one at a time", async () => {
     // Given ten distinct heavy screens (none cached) from one user, allowed one at a time
-    const screens = t.daemon.context().screens;
+    const screens = t.daemon.context().screening.screens;
     let settled = 0;
     let mostRunning = 0;
     const burst = Array.from({ length: 10 }, (_, i) =>
@@ -171,7 +171,7 @@ describe('abuse: what one user may cost', () => {
 
   it('keeps the cross-section memo and the answer cache within their bytes after many distinct heavy screens', async () => {
     for (let i = 0; i < 30; i++) await screen(alice.access_token, { columns: chain(20, 1000 + i), sort: 'c19:desc', per_page: 100 });
-    const stats = t.daemon.context().screens.stats();
+    const stats = t.daemon.context().screening.screens.stats();
     expect(stats.memo_bytes).toBeGreaterThan(0);
     expect(stats.memo_bytes).toBeLessThanOrEqual(stats.memo_max_bytes);
     expect(stats.answers_bytes).toBeLessThanOrEqual(stats.answers_max_bytes);
@@ -291,7 +291,7 @@ describe('abuse: a screen past its CPU deadline', () => {
     expect(body.status).toBe('error');
     expect(body.error.code).toBe('QUERY_TIMEOUT');
     expect(body.error.details.deadline_ms).toBe(10);
-    expect(t.daemon.context().screens.stats().running).toBe(0);
+    expect(t.daemon.context().screening.screens.stats().running).toBe(0);
     expect((await t.request('/health')).status).toBe(200);
   });
 });

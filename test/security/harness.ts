@@ -23,12 +23,12 @@ export async function startSecurityDaemon(label: string, config: Partial<ConfigI
   // Telegram at a closed local port: a test message fails at once and nothing leaves the machine.
   const t = await startTestDaemon(label, { admin_email: ADMIN.email, admin_password: ADMIN.password, telegram_api_url: 'http://127.0.0.1:1', ...config });
   const ctx = t.daemon.context();
-  await ctx.market.apply({
+  await ctx.store.marketData.apply({
     stocks: CODES.map((c) => stock(c, `Stock ${c}`, 'KOSPI', 'Tech')),
     bars: CODES.flatMap((c) => ['2025-01-02', '2025-01-03', '2025-01-06'].map((d) => bar(c, d, 10_000))),
     halts: [], financials: [], index: [],
   });
-  await ctx.snapshot.refresh();
+  await ctx.screening.snapshot.refresh();
   const login = await t.request('/api/v1/auth/login', { method: 'POST', json: ADMIN });
   const adminToken = ((await login.json()) as { access_token: string }).access_token;
   return { t, adminToken };

@@ -55,7 +55,7 @@ describe('hostile live-screen subscriptions', () => {
     }
     c.send({ type: 'ping' });
     await c.next((m: Msg) => m.type === 'pong');
-    expect(s.t.daemon.context().live.engine.stats().subscriptions).toBe(0);
+    expect(s.t.daemon.context().realtime.liveScreens.engine.stats().subscriptions).toBe(0);
   });
 
   it("never lists another user's live screens", async () => {

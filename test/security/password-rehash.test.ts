@@ -16,7 +16,7 @@ describe('password re-hash at login', () => {
   afterAll(() => t?.close());
 
   it('Given an account hashed with N=2^11, when its owner logs in, then the hash is replaced with N=2^13', async () => {
-    const { users } = t.daemon.context();
+    const { users } = t.daemon.context().store;
     const old = await createPasswordHasher({ logN: 11 }).hash('old but long enough');
     const row = await users.create({ email: 'legacy@example.com', name: null, password_hash: old });
     const nOf = async () => (await users.findById(row.id))!.password_hash.split('$')[1];

@@ -21,7 +21,7 @@ async function open(s: SecurityDaemon, query = ''): Promise<TestClient & { id: s
 
 /** Close a client and wait until the daemon has finished with it (session saved or not). */
 async function closeAndSettle(s: SecurityDaemon, c: { id: string; close(): Promise<void> }): Promise<void> {
-  const gateway = s.t.daemon.context().gateway;
+  const gateway = s.t.daemon.context().realtime.gateway;
   const done = new Promise<void>((resolve) => {
     const onClose = (conn: Connection) => {
       if (conn.id !== c.id) return;
@@ -148,15 +148,15 @@ describe('WebSocket connection caps', () => {
 
   it('counts in Redis with leases that lapse when a daemon stops renewing them (a crash)', async () => {
     const ctx = s.t.daemon.context();
-    const caps = createConnectionCaps({ redis: ctx.commands, key: ctx.redis.key, gatewayId: 'crashed-daemon', logger: createLogger('silent') }, { perAddress: 1, perUser: 1, leaseMs: 30_000 });
+    const caps = createConnectionCaps({ redis: ctx.redis.commands, key: ctx.redis.factory.key, gatewayId: 'crashed-daemon', logger: createLogger('silent') }, { perAddress: 1, perUser: 1, leaseMs: 30_000 });
     // Given a daemon that took the only slot of an address and then died (never released it)
     const slot = await caps.acquire({ connectionId: 'c1', userId: null, address: '203.0.113.9' });
     expect(slot).toBeTruthy();
     // Then a second daemon sees the address as full
-    expect(await createConnectionCaps({ redis: ctx.commands, key: ctx.redis.key, gatewayId: 'other', logger: createLogger('silent') }, { perAddress: 1, perUser: 1, leaseMs: 30_000 })
+    expect(await createConnectionCaps({ redis: ctx.redis.commands, key: ctx.redis.factory.key, gatewayId: 'other', logger: createLogger('silent') }, { perAddress: 1, perUser: 1, leaseMs: 30_000 })
       .acquire({ connectionId: 'c2', userId: null, address: '203.0.113.9' })).toBeNull();
     // And the slot, and the key, expire by themselves within the lease
-    const replies = (await ctx.commands.multi().zscore(slot!.key, slot!.member).pttl(slot!.key).time().exec())!.map(([, v]) => v);
+    const replies = (await ctx.redis.commands.multi().zscore(slot!.key, slot!.member).pttl(slot!.key).time().exec())!.map(([, v]) => v);
     const [score, ttl, time] = replies as [string, number, [string, string]];
     const nowMs = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
     expect(Number(score) - nowMs).toBeGreaterThan(0);

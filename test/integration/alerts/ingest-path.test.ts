@@ -37,7 +37,7 @@ async function tick(code: string, price: number, volume?: number): Promise<void>
   volumes.set(code, v);
   const res = await t.request('/api/v1/admin/ticks', { method: 'POST', token: admin, json: { code, price, volume: v } });
   expect(res.status, JSON.stringify(await res.clone().json())).toBe(202);
-  await ctx.alerts.drain();
+  await ctx.realtime.alertEvaluator.drain();
 }
 
 async function createAlert(token: string, body: Record<string, unknown>): Promise<string> {
@@ -60,13 +60,13 @@ async function watcher(token: string): Promise<{ c: TestClient; sessionId: strin
 beforeAll(async () => {
   t = await startTestDaemon('alerts-ingest', { feed: 'ingest', market_clock: 'always-open', admin_email: ADMIN.email, admin_password: ADMIN.password }, { clock });
   ctx = t.daemon.context();
-  await ctx.market.apply({
+  await ctx.store.marketData.apply({
     stocks: CODES.map((c) => stock(c, `Stock ${c}`, 'KOSPI', 'Test')),
     bars: CODES.flatMap((c) => DATES.map((d) => bar(c, d, 10_000, 1_000))),
     halts: [], financials: [], index: [],
   });
-  await ctx.snapshot.refresh();
-  await ctx.feed.refreshStocks();
+  await ctx.screening.snapshot.refresh();
+  await ctx.realtime.feed.refreshStocks();
   admin = (await json(await t.request('/api/v1/auth/login', { method: 'POST', json: ADMIN }))).access_token;
   alice = await t.login();
   bob = await t.login();
@@ -163,10 +163,10 @@ describe('missed alerts on session restore', () => {
     const saved = new Promise<void>((resolve) => {
       const on = (conn: { sessionId: string; finished: Promise<void> }) => {
         if (conn.sessionId !== sessionId) return;
-        ctx.gateway.events.off('close', on);
+        ctx.realtime.gateway.events.off('close', on);
         void conn.finished.then(resolve);
       };
-      ctx.gateway.events.on('close', on);
+      ctx.realtime.gateway.events.on('close', on);
     });
     await c.close();
     await saved;

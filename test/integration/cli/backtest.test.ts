@@ -20,7 +20,7 @@ describe('stockscreen backtest and screen --as-of', () => {
     const admin = ((await login.json()) as { access_token: string }).access_token;
     const job = await t.request('/api/v1/admin/jobs', { method: 'POST', token: admin, json: { type: 'load-sample', seed: 3, stocks: 30, days: 200 } });
     await waitForJob(t.daemon, ((await job.json()) as { data: { id: string } }).data.id);
-    dates = (await t.daemon.context().asOf.history()).dates;
+    dates = (await t.daemon.context().screening.asOf.history()).dates;
     e = await tempEnv();
     expect((await cli(['register', '--email', USER.email, '--password-stdin'], fakeIO({ stdin: USER.password }))).code).toBe(0);
     expect((await cli(['login', '--email', USER.email, '--password-stdin'], fakeIO({ stdin: USER.password }))).code).toBe(0);

@@ -14,7 +14,7 @@ describe('stockscreen screen --live', () => {
   let h: MarketHarness;
   let volume = 1000;
   const tick = (code: string, price: number) => h.tick(code, price, (volume += 100));
-  const liveScreens = () => h.t.daemon.context().live.engine.stats().subscriptions;
+  const liveScreens = () => h.t.daemon.context().realtime.liveScreens.engine.stats().subscriptions;
 
   beforeAll(async () => {
     h = await startMarketHarness('cli-screen-live', { live_screen_limits: { free: { per_connection: 3, per_user: 10 } } });

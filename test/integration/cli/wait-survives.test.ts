@@ -59,7 +59,7 @@ describe.skipIf(!bin)('following a job through Redis hiccups', () => {
     const [id, type, state, phase, rowsOk, rejected, indicators] = io.out().trimEnd().split('\t');
     expect([type, state, phase, rejected]).toEqual(['load-sample', 'completed', 'done', '0']);
     expect(indicators).toMatch(/^40 stocks \(version /);
-    const job = await t.daemon.context().jobs.get(id!);
+    const job = await t.daemon.context().jobs.market.get(id!);
     expect(Number(rowsOk)).toBe(job.result!.rows_ok);
     expect(job.result!.rows_ok).toBeGreaterThan(40 * 110);
     // And the hiccups did happen while it ran, and the CLI said it was waiting them out

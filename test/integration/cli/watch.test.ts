@@ -23,7 +23,7 @@ describe('stockscreen watch', () => {
 
   beforeAll(async () => {
     h = await startMarketHarness('cli-watch');
-    h.t.daemon.context().gateway.events.on('connection', (c: Connection) => connections.push(c));
+    h.t.daemon.context().realtime.gateway.events.on('connection', (c: Connection) => connections.push(c));
   });
   afterAll(() => h?.close());
 
@@ -60,7 +60,7 @@ describe('stockscreen watch', () => {
     await io.waitForJson((m) => m.type === 'price_update' && m.price === before);
 
     // When the daemon closes the socket, and a tick comes while the client is away
-    const gone = new Promise((resolve) => h.t.daemon.context().gateway.events.once('close', resolve));
+    const gone = new Promise((resolve) => h.t.daemon.context().realtime.gateway.events.once('close', resolve));
     connections.at(-1)!.close(4000, 'test drop');
     await gone;
     const during = await tick(a.code, priceNear(a.close, 3));
@@ -99,7 +99,7 @@ describe('stockscreen watch', () => {
       await seen((e) => e.type === 'message' && e.message.type === 'subscribed');
       const p1 = await tick(a.code, priceNear(a.close, -1));
       await seen((e) => e.type === 'message' && e.message.price === p1);
-      const gone = new Promise((resolve) => h.t.daemon.context().gateway.events.once('close', resolve));
+      const gone = new Promise((resolve) => h.t.daemon.context().realtime.gateway.events.once('close', resolve));
       connections.at(-1)!.close(1011, 'test drop');
       await gone;
       await seen((e) => e.type === 'status' && e.status.state === 'restored');
@@ -118,7 +118,7 @@ describe('stockscreen watch', () => {
     const io = ttyIO();
     const done = h.cli(['--no-color', 'watch', a.code, b.code, '--count', '4'], io);
     // The server holds the subscription (asked right after the hello): then the tick reaches the screen.
-    const gateway = h.t.daemon.context().gateway;
+    const gateway = h.t.daemon.context().realtime.gateway;
     await vi.waitFor(() => expect(gateway.connections().flatMap((c) => c.subscriptions.stock)).toEqual([a.code, b.code]), { timeout: 10_000 });
     const price = await tick(a.code, priceNear(a.close, 2));
     expect((await done).code).toBe(0);

@@ -19,6 +19,10 @@ import { createLogger } from '../../../daemon/infra/logger.js';
 import { parseConfig } from '../../../daemon/config.js';
 import { startWorker } from '../../../daemon/worker.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
+import type { DaemonContext } from '../../../daemon/daemon.js';
+
+/** A daemon's own backtest service, queue and repository, as its part `backtests` starts its worker. */
+const workerOf = (ctx: DaemonContext) => ({ service: ctx.screening.backtestService, jobs: ctx.jobs.backtest, repo: ctx.store.backtests });
 
 const CODES = ['00000A', '00000B', '00000C'];
 /** 45 weekdays from Thu 2025-01-02: 10 weekly rebalance dates, more than the 6 answered directly. */
@@ -57,11 +61,11 @@ describe('backtest jobs across two daemons', () => {
    */
   async function victim(onFirstProgress: (stop: () => Promise<void>) => Promise<void>): Promise<{ jobs: BacktestJobs; midRun: Promise<void> }> {
     const ctx = a.daemon.context();
-    const jobs = createBacktestJobs({ redis: ctx.redis, logger: createLogger('silent'), lockMs: 1000, queueName: backtestQueueName(ctx.databaseId) });
+    const jobs = createBacktestJobs({ redis: ctx.redis.factory, logger: createLogger('silent'), lockMs: 1000, queueName: backtestQueueName(ctx.core.databaseId) });
     victims.push(jobs);
     const service = createBacktestService({
-      asOf: ctx.asOf, parseScreen: (body, caller) => ctx.screens.parse(body, caller), presetQuery: async () => undefined,
-      repo: createBacktestsRepo(ctx.db), riskFreeRate: 0.03, queue: jobs,
+      asOf: ctx.screening.asOf, parseScreen: (body, caller) => ctx.screening.screens.parse(body, caller), presetQuery: async () => undefined,
+      repo: createBacktestsRepo(ctx.store.db), riskFreeRate: 0.03, queue: jobs,
     });
     let reached: () => void;
     const midRun = new Promise<void>((r) => (reached = r));
@@ -85,13 +89,13 @@ describe('backtest jobs across two daemons', () => {
     a = await startTestDaemon('bt-jobs', limits);
     b = await startTestDaemon('bt-jobs-b', { ...limits, backtest_workers: 1, redis_prefix: a.prefix, ...a.store });
     for (const ctx of [a.daemon.context()]) {
-      await ctx.market.apply(records());
-      const run = await ctx.market.computeIndicators();
-      await ctx.snapshot.refresh(run.version);
+      await ctx.store.marketData.apply(records());
+      const run = await ctx.store.marketData.computeIndicators();
+      await ctx.screening.snapshot.refresh(run.version);
     }
-    await b.daemon.context().snapshot.refresh();
+    await b.daemon.context().screening.snapshot.refresh();
     const ctx = a.daemon.context();
-    events = new QueueEvents(backtestQueueName(ctx.databaseId), { connection: ctx.redis.connect('bullmq', 'test-events'), prefix: `${ctx.redis.prefix}bull` });
+    events = new QueueEvents(backtestQueueName(ctx.core.databaseId), { connection: ctx.redis.factory.connect('bullmq', 'test-events'), prefix: `${ctx.redis.factory.prefix}bull` });
     await events.waitUntilReady();
     token = (await a.login()).access_token;
   }, 60_000);
@@ -126,7 +130,7 @@ describe('backtest jobs across two daemons', () => {
   });
 
   it('limits queued and running runs per user and in the queue, and cancels a queued run', async () => {
-    await b.daemon.context().backtestJobs.closeWorker();
+    await b.daemon.context().jobs.backtest.closeWorker();
     const [r1, r2] = [await data(await post(a, LONG)), await data(await post(b, LONG))];
     const over = await post(a, LONG);
     expect(over.status).toBe(403);
@@ -136,7 +140,7 @@ describe('backtest jobs across two daemons', () => {
     expect((await b.request(`/api/v1/screen/backtests/${r1.id}`, { method: 'DELETE', token: other.access_token })).status).toBe(404);
     const cancelled = await data(await b.request(`/api/v1/screen/backtests/${r1.id}`, { method: 'DELETE', token }));
     expect(cancelled).toMatchObject({ id: r1.id, status: 'cancelled' });
-    expect(await a.daemon.context().backtestJobs.queue.getJob(r1.id)).toBeUndefined();
+    expect(await a.daemon.context().jobs.backtest.queue.getJob(r1.id)).toBeUndefined();
     expect((await b.request(`/api/v1/screen/backtests/${r1.id}`, { method: 'DELETE', token })).status).toBe(409);
     const r3 = await data(await post(a, LONG));
     expect(r3.status).toBe('queued');
@@ -160,28 +164,28 @@ describe('backtest jobs across two daemons', () => {
     await midRun;
     expect(await show(b, id)).toMatchObject({ status: 'running', done: 1, total: 10 });
     // Its first date's selection is kept for whoever takes the run over
-    const picks = a.daemon.context().redis.key('backtest', id, 'picks');
-    expect(await a.daemon.context().commands.llen(picks)).toBe(1);
+    const picks = a.daemon.context().redis.factory.key('backtest', id, 'picks');
+    expect(await a.daemon.context().redis.commands.llen(picks)).toBe(1);
     await jobs.closeWorker(true);
     // When daemon B's worker runs again: its stalled check takes the job back once the lock lapses
-    await startBacktestWorker({ ...b.daemon.context(), repo: createBacktestsRepo(b.daemon.context().db) }, 1);
+    await startBacktestWorker(workerOf(b.daemon.context()), 1);
     await stalled;
     await completed;
     // Then the run completed, from the start, with the same result as an uninterrupted run
     const done = await show(a, id);
     expect(done).toMatchObject({ status: 'completed', done: 10, total: 10, error: null });
     expect(done.result).toEqual(reference);
-    expect(await a.daemon.context().commands.exists(picks)).toBe(0);
+    expect(await a.daemon.context().redis.commands.exists(picks)).toBe(0);
   });
 
   it('resumes a run taken over after the last date it screened, to the same result', async () => {
     // Given a run stopped after 4 of its 10 dates, its selections kept in Redis
     const ctx = a.daemon.context();
-    const history = await ctx.asOf.history();
+    const history = await ctx.screening.asOf.history();
     const fresh = () => createAsOfService({ version: () => history.version, loadHistory: async () => history });
-    const deps = { asOf: fresh(), parseScreen: (body: unknown) => ctx.screens.parse(body, 'trusted'), riskFreeRate: 0.03 };
+    const deps = { asOf: fresh(), parseScreen: (body: unknown) => ctx.screening.screens.parse(body, 'trusted'), riskFreeRate: 0.03 };
     const p = await planBacktest(deps, backtestRequestSchema.parse(LONG), undefined, 'free');
-    const checkpoint = redisPicksCheckpoint(ctx.commands, ctx.redis.key('backtest', 'resume-test', 'picks'));
+    const checkpoint = redisPicksCheckpoint(ctx.redis.commands, ctx.redis.factory.key('backtest', 'resume-test', 'picks'));
     let done = 0;
     const hooks = (stopAt: number) => ({ stopping: () => done >= stopAt, onProgress: async (d: number) => void (done = d), checkpoint });
     await expect(executePlan(deps.asOf, p, hooks(4))).rejects.toBeInstanceOf(RunInterrupted);
@@ -194,7 +198,7 @@ describe('backtest jobs across two daemons', () => {
   });
 
   it('hands a run over to another daemon when its daemon stops mid-run', async () => {
-    await b.daemon.context().backtestJobs.closeWorker();
+    await b.daemon.context().jobs.backtest.closeWorker();
     // Given a worker whose daemon starts stopping after the run's first rebalance date
     const { jobs, midRun } = await victim(async (stop) => void stop());
     let id = '';
@@ -202,7 +206,7 @@ describe('backtest jobs across two daemons', () => {
     id = (await data(await post(a, LONG))).id;
     await midRun;
     // When another daemon's worker is there
-    await startBacktestWorker({ ...b.daemon.context(), repo: createBacktestsRepo(b.daemon.context().db) }, 1);
+    await startBacktestWorker(workerOf(b.daemon.context()), 1);
     await completed;
     await jobs.closeWorker();
     // Then it finished the run, with the same result as an uninterrupted run
@@ -213,9 +217,9 @@ describe('backtest jobs across two daemons', () => {
 
   it('runs backtests in a `stockscreend worker` process when worker_backtests is set', async () => {
     // Given no daemon worker, and a worker process sharing Redis and the database
-    await b.daemon.context().backtestJobs.closeWorker();
+    await b.daemon.context().jobs.backtest.closeWorker();
     const worker = await startWorker(parseConfig({
-      ...a.store, redis_url: a.daemon.context().redis.url, redis_prefix: a.prefix, log_level: 'silent', workers: 0, worker_backtests: 1, job_lock_ms: 1000,
+      ...a.store, redis_url: a.daemon.context().redis.factory.url, redis_prefix: a.prefix, log_level: 'silent', workers: 0, worker_backtests: 1, job_lock_ms: 1000,
     }), createLogger('silent'));
     try {
       let id = '';
@@ -233,14 +237,14 @@ describe('backtest jobs across two daemons', () => {
   it('reports a run the queue failed for good, or never heard of for a minute, as failed on any daemon', async () => {
     const ctx = a.daemon.context();
     const me = await a.login();
-    const repo = createBacktestsRepo(ctx.db);
+    const repo = createBacktestsRepo(ctx.store.db);
     const [lost, fresh, failed] = ['9d1f4c8e-0000-4000-8000-000000000001', '9d1f4c8e-0000-4000-8000-000000000002', '9d1f4c8e-0000-4000-8000-000000000003'];
     for (const id of [lost, fresh, failed]) await repo.create(me.id, id, LONG, 10, 'queued');
-    await ctx.db.run('UPDATE backtests SET created_at = ? WHERE id = ?', [new Date(Date.now() - 120_000).toISOString(), lost]);
+    await ctx.store.db.run('UPDATE backtests SET created_at = ? WHERE id = ?', [new Date(Date.now() - 120_000).toISOString(), lost]);
     // A job whose last attempt failed (no daemon worker saw it fail: taken and failed by hand)
-    await ctx.backtestJobs.queue.add('backtest', { id: failed, user_id: me.id, preset_query: null }, { jobId: failed, attempts: 1 });
-    const connection = ctx.redis.connect('bullmq', 'test-manual');
-    const manual = new Worker(backtestQueueName(ctx.databaseId), null, { connection, prefix: `${ctx.redis.prefix}bull` });
+    await ctx.jobs.backtest.queue.add('backtest', { id: failed, user_id: me.id, preset_query: null }, { jobId: failed, attempts: 1 });
+    const connection = ctx.redis.factory.connect('bullmq', 'test-manual');
+    const manual = new Worker(backtestQueueName(ctx.core.databaseId), null, { connection, prefix: `${ctx.redis.factory.prefix}bull` });
     try {
       const job = await manual.getNextJob('test-token');
       expect(job?.id).toBe(failed);

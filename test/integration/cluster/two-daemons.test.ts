@@ -31,7 +31,7 @@ describe('two daemons on one Redis and one database', () => {
     const job = await a.request('/api/v1/admin/jobs', { method: 'POST', token: admin, json: { type: 'load-sample', seed: 9, stocks: 25, days: 40 } });
     const result: any = await waitForJob(a.daemon, ((await job.json()) as any).data.id);
     // B hears about the new version over Redis pub/sub and rebuilds its own snapshot.
-    await vi.waitFor(() => expect(b.daemon.context().snapshot.current().version).toBe(result.indicators.version), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(b.daemon.context().screening.snapshot.current().version).toBe(result.indicators.version), { timeout: 10_000, interval: 20 });
     const { access_token } = await b.login();
     const res = (await (await b.request('/api/v1/screen', { method: 'POST', json: {}, token: access_token })).json()) as any;
     expect(res.meta.total).toBe(25);

@@ -45,7 +45,7 @@ describe('feed kis against the fake KIS API', () => {
     const { lower, upper } = priceLimits(s.close);
     return Math.min(upper, Math.max(lower, roundToTick(s.close * (1 + pct / 100))));
   };
-  const leaderOf = () => [a, b].find((t) => t?.daemon.context().feed.isLeader());
+  const leaderOf = () => [a, b].find((t) => t?.daemon.context().realtime.feed.isLeader());
 
   beforeAll(async () => {
     fake = await startKisFake({ appKey: KEY, appSecret: SECRET, callsPerSecond: 20, tokenIntervalMs: 1500, pingMs: 300, maxRegistrations: 41 });
@@ -204,7 +204,7 @@ describe('feed kis against the fake KIS API', () => {
     const preset = await (await a.request('/api/v1/screen/presets', { method: 'POST', token: alice.access_token, json: { name: 'Top 3', query: top } })).json() as any;
     const alertRes = await a.request('/api/v1/alerts', { method: 'POST', token: alice.access_token, json: { preset_id: preset.data.id, alert_type: 'screen_enter', dwell_s: 0 } });
     expect(alertRes.status).toBe(201);
-    await vi.waitFor(() => expect(a.daemon.context().screenAlerts.size()).toBe(1), { timeout: 5_000, interval: 20 });
+    await vi.waitFor(() => expect(a.daemon.context().realtime.screenAlertEvaluator.size()).toBe(1), { timeout: 5_000, interval: 20 });
     await vi.waitFor(() => expect(fake.registered()).toContain(s.code), { timeout: 15_000, interval: 50 });
 
     fake.silence(true);
@@ -268,7 +268,7 @@ describe('feed kis against the fake KIS API', () => {
     const connections = fake.stats.connections;
 
     await a.daemon.close();
-    await vi.waitFor(() => expect(b!.daemon.context().feed.isLeader()).toBe(true), { timeout: 15_000, interval: 50 });
+    await vi.waitFor(() => expect(b!.daemon.context().realtime.feed.isLeader()).toBe(true), { timeout: 15_000, interval: 50 });
     await vi.waitFor(() => expect(fake.registered()).toContain(s.code), { timeout: 15_000, interval: 50 });
     expect(fake.stats.connections).toBe(connections + 1);
     fake.trade(s.code, at(s, -6), 100);

@@ -18,7 +18,7 @@ async function until(what: string, check: () => boolean, timeoutMs = 60_000): Pr
 
 describe.each([true, false])('as_of_preload %s', (preload) => {
   let t: TestDaemon;
-  const stats = () => t.daemon.context().asOf.stats();
+  const stats = () => t.daemon.context().screening.asOf.stats();
 
   beforeAll(async () => {
     t = await startTestDaemon(`asof-preload-${preload}`, { workers: 1, as_of_preload: preload, admin_email: 'ops@example.com', admin_password: 'ops-password-1' });
@@ -28,12 +28,12 @@ describe.each([true, false])('as_of_preload %s', (preload) => {
     await waitForJob(t.daemon, ((await job.json()) as any).data.id);
   }, 120_000);
   afterAll(async () => {
-    if (preload) await t.daemon.context().asOf.warmed();
+    if (preload) await t.daemon.context().screening.asOf.warmed();
     await t.close();
   });
 
   it(preload ? 'holds the new data version\'s history and series before any as-of request' : 'reads no history until an as-of request', async () => {
-    const version = t.daemon.context().snapshot.current().version;
+    const version = t.daemon.context().screening.snapshot.current().version;
     if (preload) {
       await until('the new version\'s history and series', () => stats().version === version && (stats().series?.fields ?? 0) > 0);
     } else {

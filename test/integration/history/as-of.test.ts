@@ -90,7 +90,7 @@ describe('as-of screens', () => {
   });
 
   it('gives the same fundamental values from the point snapshot backtests use as from the full one', async () => {
-    const { asOf } = t.daemon.context();
+    const { asOf } = t.daemon.context().screening;
     const at = await asOf.resolve(dates[150]!);
     const full = await asOf.snapshotOf(at);
     const point = await asOf.snapshotOf(at, 'point');

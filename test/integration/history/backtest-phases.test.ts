@@ -34,8 +34,8 @@ describe('backtest phases before the first screened date', () => {
     t = await startTestDaemon('backtest-phases', { backtest_plan_wait_ms: 0, backtest_slice_dates: 0 });
     await newDataVersion(DATES);
     token = (await t.login()).access_token;
-    const { backtestJobs, redis } = t.daemon.context();
-    events = new QueueEvents(backtestJobs.queue.name, { connection: redis.connect('bullmq', 'test-events'), prefix: `${redis.prefix}bull` });
+    const { jobs, redis } = t.daemon.context();
+    events = new QueueEvents(jobs.backtest.queue.name, { connection: redis.factory.connect('bullmq', 'test-events'), prefix: `${redis.factory.prefix}bull` });
     events.on('progress', ({ jobId, data }) => {
       const list = progress.get(jobId) ?? [];
       list.push(data as Progress);

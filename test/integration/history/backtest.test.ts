@@ -46,9 +46,9 @@ describe('backtests on a hand-built market', () => {
   beforeAll(async () => {
     t = await startTestDaemon('backtest');
     const ctx = t.daemon.context();
-    await ctx.market.apply(records());
-    const run = await ctx.market.computeIndicators();
-    await ctx.snapshot.refresh(run.version);
+    await ctx.store.marketData.apply(records());
+    const run = await ctx.store.marketData.computeIndicators();
+    await ctx.screening.snapshot.refresh(run.version);
     ({ access_token: token, id: userId } = await t.login());
     other = (await t.login()).access_token;
   }, 60_000);

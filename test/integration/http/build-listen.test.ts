@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../daemon/config.js';
 import { buildDaemon, type BuiltDaemon } from '../../../daemon/daemon.js';
 import { createLogger } from '../../../daemon/infra/logger.js';
-import { SNAPSHOT_CHANNEL } from '../../../daemon/wiring/core.js';
+import { SNAPSHOT_CHANNEL } from '../../../daemon/wiring/snapshot-version.js';
 import { deleteKeys, testPrefix, testRedisUrl } from '../../helpers/test-daemon.js';
 import { freshStoreSettings } from '../../helpers/test-store.js';
 
@@ -52,7 +52,7 @@ describe('buildDaemon', () => {
     const port = await freePort();
     built = await build(port);
     // Then its parts exist and answer (the database is open) but nothing listens yet
-    expect(await built.context.stocks.count()).toBe(0);
+    expect(await built.context.store.stocks.count()).toBe(0);
     expect(await serving(port)).toBe(false);
     // When it listens
     const address = await built.listen();
@@ -69,18 +69,18 @@ describe('buildDaemon', () => {
     // Given a listening daemon whose snapshot has the empty database's version
     built = await build(0);
     await built.listen();
-    const before = built.context.snapshot.current().version;
+    const before = built.context.screening.snapshot.current().version;
     // When a worker announces a version (here: the notifier of the same deployment)
     const refreshed = new Promise<void>((resolve) => {
-      const original = built!.context.snapshot.refresh.bind(built!.context.snapshot);
-      built!.context.snapshot.refresh = async (version) => {
+      const original = built!.context.screening.snapshot.refresh.bind(built!.context.screening.snapshot);
+      built!.context.screening.snapshot.refresh = async (version) => {
         const snap = await original(version);
         if (version === 'v-announced') resolve();
         return snap;
       };
     });
-    await built.context.notifier.ready();
-    await built.context.notifier.publish(SNAPSHOT_CHANNEL, 'v-announced');
+    await built.context.redis.notifier.ready();
+    await built.context.redis.notifier.publish(SNAPSHOT_CHANNEL, 'v-announced');
     // Then the daemon asks its snapshot service for it
     await refreshed;
     expect(before).toMatch(/^none:/);

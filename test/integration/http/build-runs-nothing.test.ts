@@ -29,8 +29,8 @@ async function clients(admin: Redis): Promise<Client[]> {
 /** What of the daemon runs in Redis: subscribers, readers blocked on a stream, the job workers of its queues, gateway liveness keys. */
 async function runningInRedis(admin: Redis, built: BuiltDaemon, prefix: string) {
   const all = (await clients(admin)).filter((c) => c.name !== 'probe');
-  const { jobs, notify: { deliveryJobs }, backtestJobs } = built.context;
-  const workers = await Promise.all([jobs.queue.getWorkers(), deliveryJobs.queue.getWorkers(), backtestJobs.queue.getWorkers()]);
+  const { jobs } = built.context;
+  const workers = await Promise.all([jobs.market.queue.getWorkers(), jobs.delivery.queue.getWorkers(), jobs.backtest.queue.getWorkers()]);
   return {
     subscribers: all.filter((c) => Number(c.sub) > 0 || Number(c.psub) > 0).length,
     streamReaders: all.filter((c) => c.cmd === 'xread').length,
@@ -86,7 +86,7 @@ describe.skipIf(!bin)('a built daemon that does not listen', () => {
       // Then nothing of it runs
       expect(intervals.size).toBe(0);
       expect(await runningInRedis(admin, built, prefix)).toEqual({ subscribers: 0, streamReaders: 0, workers: [0, 0, 0], liveness: 0 });
-      expect(built.context.bus.position()).toBeNull();
+      expect(built.context.realtime.bus.position()).toBeNull();
 
       // When it listens, every part runs (the check above could fail)
       await built.listen();

@@ -38,7 +38,7 @@ describe('POST /admin/jobs with an Idempotency-Key', () => {
     expect(((await again.json()) as Json).data).toEqual(job);
     expect((await jobIds()).length).toBe(before + 1);
     // Kept for 24 h
-    const pttl = await t.daemon.context().commands.pttl((await t.daemon.context().commands.keys(`${t.prefix}idem:admin-jobs:*`))[0]!);
+    const pttl = await t.daemon.context().redis.commands.pttl((await t.daemon.context().redis.commands.keys(`${t.prefix}idem:admin-jobs:*`))[0]!);
     expect(pttl).toBeGreaterThan(IDEMPOTENCY_TTL_MS - 60_000);
     expect(pttl).toBeLessThanOrEqual(IDEMPOTENCY_TTL_MS);
   });
@@ -107,8 +107,8 @@ describe('POST /admin/jobs with an Idempotency-Key', () => {
   });
 
   it('keeps keys per user: one user\'s key never answers another\'s request', async () => {
-    const { commands, redis } = t.daemon.context();
-    const store = createIdempotencyStore(commands, (...p) => redis.key(...p), 'scope-test');
+    const { commands, factory } = t.daemon.context().redis;
+    const store = createIdempotencyStore(commands, (...p) => factory.key(...p), 'scope-test');
     const a = await store.claim('user-a', 'same-key', { x: 1 });
     expect(a.kind).toBe('new');
     if (a.kind === 'new') await a.complete({ status: 202, data: { id: 'job-a' } });

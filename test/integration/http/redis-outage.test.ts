@@ -73,7 +73,7 @@ describe('daemon with a hung Redis (accepts connections, never answers)', () => 
   });
 
   const failedOpen = async () =>
-    (await t.daemon.context().metrics.rateLimitDecisions.get()).values.find((v) => v.labels.decision === 'failed_open')?.value ?? 0;
+    (await t.daemon.context().core.metrics.rateLimitDecisions.get()).values.find((v) => v.labels.decision === 'failed_open')?.value ?? 0;
 
   it('answers a signed-in GET and a signed-in screen instead of hanging, with rate limits failing open', async () => {
     // Given a signed-in user (register and login pass the limiter by failing open)
@@ -112,7 +112,7 @@ describe('daemon started while Redis is down, once Redis is back', () => {
     expect((await t.request('/health/redis')).status).toBe(503);
     // When the link comes back
     await proxy.restore();
-    const { jobs, commands } = t.daemon.context();
+    const { jobs: { market: jobs }, redis: { commands } } = t.daemon.context();
     expect(await waitReady(commands, 15_000)).toBe(true);
     await jobs.queue.waitUntilReady();
     // Then a job is taken by this daemon's worker and completes

@@ -126,7 +126,7 @@ describe('revocation while the daemon is too busy to read its sockets on time', 
     const all = Promise.all(tries);
     for (let i = 0; i < 10; i++) await busy(60);
     expect(new Set(await all)).toEqual(new Set([401]));
-    const failedOpen = (await t.daemon.context().metrics.rateLimitDecisions.get()).values.find((v) => v.labels.decision === 'failed_open')?.value ?? 0;
+    const failedOpen = (await t.daemon.context().core.metrics.rateLimitDecisions.get()).values.find((v) => v.labels.decision === 'failed_open')?.value ?? 0;
     expect(failedOpen).toBe(0);
   });
 });

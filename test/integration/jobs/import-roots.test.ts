@@ -80,8 +80,8 @@ describe('import roots', () => {
     const result: any = await waitForJob(t.daemon, ((await res.json()) as any).data.id);
     // Then only the file inside was read
     expect(result.files.map((f: any) => f.file)).toEqual([expect.stringMatching(/root\/krx\/listing\.csv$/)]);
-    expect(await t.daemon.context().stocks.get('000660')).toBeDefined();
-    expect(await t.daemon.context().stocks.get('005930')).toBeUndefined();
+    expect(await t.daemon.context().store.stocks.get('000660')).toBeDefined();
+    expect(await t.daemon.context().store.stocks.get('005930')).toBeUndefined();
   });
 
   it('turns path loads off when no import directory is configured', async () => {

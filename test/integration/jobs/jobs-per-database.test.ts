@@ -61,7 +61,7 @@ describe('market-data jobs per database', () => {
     expect(JSON.parse(list.out), list.out).toMatchObject({ data: [] });
     const freshToken = ((await (await fresh.request('/api/v1/auth/login', { method: 'POST', json: ADMIN })).json()) as { access_token: string }).access_token;
     expect((await fresh.request(`/api/v1/admin/jobs/${job.id}`, { token: freshToken })).status).toBe(404);
-    expect(await fresh.daemon.context().stocks.count()).toBe(0);
-    expect(await a.daemon.context().stocks.count()).toBe(10);
+    expect(await fresh.daemon.context().store.stocks.count()).toBe(0);
+    expect(await a.daemon.context().store.stocks.count()).toBe(10);
   });
 });

@@ -65,7 +65,7 @@ describe('market-data jobs', () => {
     const rows = ['Date,Open,High,Low,Close,Volume'];
     for (let i = 0; i < 10; i++) rows.push(`2026-03-${String(9 + i).padStart(2, '0')},100,90,80,95,1000`); // high < open: bad
     await writeFile(file, rows.join('\n'));
-    const before = await t.daemon.context().prices.countBars();
+    const before = await t.daemon.context().store.prices.countBars();
     // (over the sample market loaded above: replacing it is part of the same, refused, transaction)
     const res = await post({ type: 'load-files', paths: [{ path: file, format: 'ohlcv', code: '005930' }], replace_sample: true });
     const { data: job } = (await res.json()) as any;
@@ -74,7 +74,7 @@ describe('market-data jobs', () => {
     const shown = (await (await t.request(`/api/v1/admin/jobs/${job.id}`, { token: admin })).json()) as any;
     expect(shown.data.failed_reason.split('\n')).toHaveLength(11);
     expect(shown.data.attempts).toBe(1);
-    expect(await t.daemon.context().prices.countBars()).toBe(before);
+    expect(await t.daemon.context().store.prices.countBars()).toBe(before);
   });
 
   it('validates job requests with field details, and only admins may enqueue', async () => {

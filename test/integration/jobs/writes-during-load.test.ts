@@ -109,7 +109,7 @@ describe.skipIf(!bin)(`writes during a market load (${testBackend()})`, () => {
       let release!: () => void;
       let holding!: () => void;
       const held = new Promise<void>((r) => (holding = r));
-      const hold = t.daemon.context().db.transaction(async () => {
+      const hold = t.daemon.context().store.db.transaction(async () => {
         holding();
         await new Promise<void>((r) => (release = r));
       });

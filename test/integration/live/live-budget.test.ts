@@ -42,7 +42,7 @@ describe('live screens within a budget', () => {
     const res = await t.request('/api/v1/admin/ticks', { method: 'POST', token: admin, json: { ticks: [{ code: s.code, price, volume: (volume += 1000) }] } });
     expect(res.status).toBe(202);
   };
-  const engine = () => t.daemon.context().live.engine;
+  const engine = () => t.daemon.context().realtime.liveScreens.engine;
   /** Subscribe `query` on `c` and wait for its `subscribed`. */
   const subscribe = async (c: TestClient, extra: Record<string, unknown>) => {
     const from = c.messages.length;
@@ -119,7 +119,7 @@ describe('live screens within a budget', () => {
     const alert = await api('/alerts', { method: 'POST', json: { alert_type: 'screen_enter', preset_id: preset.body.data.id, recurring: true, dwell_s: 0 } });
     expect(alert.status).toBe(201);
     expect(alert.body.data).toMatchObject({ membership: 'conditions', dwell_s: 0 });
-    await vi.waitFor(() => expect(t.daemon.context().screenAlerts.size()).toBe(1), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(t.daemon.context().realtime.screenAlertEvaluator.size()).toBe(1), { timeout: 10_000, interval: 20 });
     const c = await open(user.access_token);
     const live = await subscribe(c, { targets: [`preset:${preset.body.data.id}`] });
     expect(live).toMatchObject({ type: 'subscribed' });
@@ -133,7 +133,7 @@ describe('live screens within a budget', () => {
     expect(update.screen_id).toBe(live.screen_id);
     const fired = await c.next((m) => m.type === 'alert' && m.code === outsider.code, 10_000);
     expect(fired).toMatchObject({ alert_type: 'screen_enter', preset_id: preset.body.data.id });
-    await t.daemon.context().screenAlerts.drain();
+    await t.daemon.context().realtime.screenAlertEvaluator.drain();
     expect(((await api(`/alerts/${alert.body.data.id}/events`)).body.data as { code: string }[]).map((e) => e.code)).toEqual([outsider.code]);
     await c.close();
   });

@@ -162,7 +162,7 @@ describe('live screen dwell', () => {
   it('tells nothing while prices are stale; a change that went back during the hold is never told', async () => {
     const ctx = t.daemon.context();
     const freshness = (prices: 'stale' | 'fresh') =>
-      ctx.bus.publish({ type: 'market_status', market: 'KOSPI', status: 'open', ts: clock.now(), prices, ...(prices === 'stale' ? { stale_reason: 'test' } : {}) });
+      ctx.realtime.bus.publish({ type: 'market_status', market: 'KOSPI', status: 'open', ts: clock.now(), prices, ...(prices === 'stale' ? { stale_reason: 'test' } : {}) });
     const plain = await open();
     plain.send({ type: 'subscribe', subscription_type: 'screen', query: TOP3 });
     await plain.next(ofType('subscribed', { subscription_type: 'screen' }));
@@ -176,10 +176,10 @@ describe('live screen dwell', () => {
     await tick(hover!, 30);
     await plain.next(enters(hover!.code));
     await freshness('stale');
-    await vi.waitFor(() => expect(ctx.live.engine.held()).toBe(true), { timeout: 10_000 });
+    await vi.waitFor(() => expect(ctx.realtime.liveScreens.engine.held()).toBe(true), { timeout: 10_000 });
     // When its dwell passes while prices are stale, then it falls back out and prices are fresh again
     clock.advance(DWELL_S * 1000);
-    ctx.liveScreens.sweep();
+    ctx.realtime.liveScreenHook.sweep();
     await tick(hover!, -5);
     await freshness('fresh');
     await plain.next(exits(hover!.code));
@@ -187,7 +187,7 @@ describe('live screen dwell', () => {
     await tick(stay!, 30);
     await plain.next(enters(stay!.code));
     clock.advance(DWELL_S * 1000);
-    ctx.liveScreens.sweep();
+    ctx.realtime.liveScreenHook.sweep();
 
     // Then the dwelling subscriber is told the lasting entry only, never the one from before the hold
     const told = await dwelling.next(ofType('screen_update', { screen_id: sub.screen_id }), 10_000);

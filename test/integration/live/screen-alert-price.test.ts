@@ -26,7 +26,7 @@ describe('a screen alert reports the price of the tick that fired it', () => {
   beforeAll(async () => {
     t = await startTestDaemon('screen-alert-price', { workers: 1, feed: 'ingest', admin_email: ADMIN.email, admin_password: ADMIN.password } as never);
     const ctx = t.daemon.context();
-    await ctx.market.apply({
+    await ctx.store.marketData.apply({
       stocks: CODES.map((c) => stock(c, `Stock ${c}`, 'KOSPI', 'Tech')),
       bars: CODES.flatMap((c, i) => [bar(c, '2025-01-02', yesterday(i)), bar(c, '2025-01-03', today(i))]),
       halts: [], financials: [], index: [],
@@ -58,7 +58,7 @@ describe('a screen alert reports the price of the tick that fired it', () => {
     };
     const enter = await create('screen_enter');
     const exit = await create('screen_exit');
-    await vi.waitFor(() => expect(t.daemon.context().screenAlerts.size()).toBe(2), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(t.daemon.context().realtime.screenAlertEvaluator.size()).toBe(2), { timeout: 10_000, interval: 20 });
     ws = await connect(`${t.url.replace('http', 'ws')}/v1/ws?token=${user.access_token}`);
     await ws.next(ofType('connected'));
     const members = (await api('/screen?prices=live', { method: 'POST', json: TOP3 })).body.data.map((s: { code: string }) => s.code);
@@ -76,7 +76,7 @@ describe('a screen alert reports the price of the tick that fired it', () => {
     expect(byType('screen_enter').message).toContain(`at ${price.toLocaleString('en-US')}`);
     expect(byType('screen_exit')).toMatchObject({ code: CODES[17], current_price: today(17) });
     // And the firing history holds the same prices
-    await t.daemon.context().screenAlerts.drain();
+    await t.daemon.context().realtime.screenAlertEvaluator.drain();
     expect((await api(`/alerts/${enter}/events`)).body.data).toMatchObject([{ code: CODES[10], price }]);
     expect((await api(`/alerts/${exit}/events`)).body.data).toMatchObject([{ code: CODES[17], price: today(17) }]);
   });

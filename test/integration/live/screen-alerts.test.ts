@@ -45,7 +45,7 @@ describe('alerts on screens, two daemons', () => {
   const members = async () => (await api(a, '/screen?prices=live', { method: 'POST', json: TOP3 })).body.data.map((s: Stock) => s.code) as string[];
   /** Both daemons watch `n` screen alerts (B learns of A's writes over pub/sub). */
   const watching = (n: number) =>
-    vi.waitFor(() => expect([a, b].map((t) => t.daemon.context().screenAlerts.size())).toEqual([n, n]), { timeout: 10_000, interval: 20 });
+    vi.waitFor(() => expect([a, b].map((t) => t.daemon.context().realtime.screenAlertEvaluator.size())).toEqual([n, n]), { timeout: 10_000, interval: 20 });
   const history = async (id: string) => (await api(a, `/alerts/${id}/events`)).body.data as { code: string; preset_id: string; alert_type: string }[];
 
   beforeAll(async () => {
@@ -55,7 +55,7 @@ describe('alerts on screens, two daemons', () => {
     admin = ((await login.json()) as any).access_token;
     const job = await a.request('/api/v1/admin/jobs', { method: 'POST', token: admin, json: { type: 'load-sample', seed: 11, stocks: 30, days: 40 } });
     const result: any = await waitForJob(a.daemon, ((await job.json()) as any).data.id);
-    await vi.waitFor(() => expect(b.daemon.context().snapshot.current().version).toBe(result.indicators.version), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(b.daemon.context().screening.snapshot.current().version).toBe(result.indicators.version), { timeout: 10_000, interval: 20 });
     alice = await a.login();
     const all = await api(a, '/screen', { method: 'POST', json: { fields: ['change_percent'], per_page: 500, sort: [{ field: 'code', direction: 'asc' }] } });
     stocks = all.body.data.filter((s: Stock) => s.close > 0);
@@ -97,7 +97,7 @@ describe('alerts on screens, two daemons', () => {
     // 9 firings: once 1, enter 4, exit 4; each reaches both sockets once.
     const got = await onA.collect(ofType('alert'), 9);
     await onB.collect(ofType('alert'), 9);
-    for (const t of [a, b]) await t.daemon.context().screenAlerts.drain();
+    for (const t of [a, b]) await t.daemon.context().realtime.screenAlertEvaluator.drain();
     const codes = (id: string) => history(id).then((h) => h.map((e) => e.code).reverse());
     expect(await codes(once.id)).toEqual([outsider.code]);
     expect(await codes(enter.id)).toEqual([outsider.code, third, outsider.code, third]);
@@ -124,7 +124,7 @@ describe('alerts on screens, two daemons', () => {
     const before = await members();
     const outsider = stocks.find((s) => !before.includes(s.code))!;
     await tick(outsider, 29.5);
-    for (const t of [a, b]) await t.daemon.context().screenAlerts.drain();
+    for (const t of [a, b]) await t.daemon.context().realtime.screenAlertEvaluator.drain();
     const back = await open(b, alice.access_token, `&session_id=${sessionId}`);
     const replayed = await back.next((m) => m.type === 'alert' && m.code === outsider.code && m.alert_type === 'screen_enter');
     expect(replayed).toMatchObject({ preset_id: presetId });
@@ -174,7 +174,7 @@ describe('alerts on screens, two daemons', () => {
     // Then the alert fires for the one that stayed, after the dwell, and never for the one that hovered
     const fired = await c.next((m) => m.type === 'alert', 20_000);
     expect(fired).toMatchObject({ code: stay!.code, alert_type: 'screen_enter' });
-    for (const t of [a, b]) await t.daemon.context().screenAlerts.drain();
+    for (const t of [a, b]) await t.daemon.context().realtime.screenAlertEvaluator.drain();
     expect((await history(id)).map((e) => e.code)).toEqual([stay!.code]);
     expect(c.messages.filter((m) => m.type === 'alert').map((m) => m.code)).toEqual([stay!.code]);
     await api(a, `/alerts/${id}`, { method: 'DELETE' });

@@ -162,13 +162,13 @@ describe('loading the real KRX folder', () => {
 
   it('changes nothing when the same folder is loaded again', async () => {
     const ctx = t.daemon.context();
-    const bars = await ctx.prices.countBars();
-    const stocks = await ctx.stocks.count();
+    const bars = await ctx.store.prices.countBars();
+    const stocks = await ctx.store.stocks.count();
     const samsung = (await get('/stocks/005930')).body.data;
     const again: any = await load();
     expect(again.rows_ok).toBe(firstResult.rows_ok);
-    expect(await ctx.prices.countBars()).toBe(bars);
-    expect(await ctx.stocks.count()).toBe(stocks);
+    expect(await ctx.store.prices.countBars()).toBe(bars);
+    expect(await ctx.store.stocks.count()).toBe(stocks);
     const { indicators_as_of, ...rest } = (await get('/stocks/005930')).body.data;
     const { indicators_as_of: _before, ...restBefore } = samsung;
     expect(rest).toEqual(restBefore);
@@ -254,7 +254,7 @@ describe('loading the real KRX folder', () => {
 
     it('holds exactly the index files\' series as the market index used for beta and relative strength', async () => {
       // Given the KOSPI and KOSDAQ files of 2025 and 2026
-      const { index } = t.daemon.context();
+      const { index } = t.daemon.context().store;
       for (const [market, dir] of [['KOSPI', 'kospi'], ['KOSDAQ', 'kosdaq']] as const) {
         const fileRows = ['2025.csv', '2026.csv'].flatMap((f) => readCsv('index', dir, f));
         // Then the stored series is the files' closes, day by day, loaded (not computed from constituents)

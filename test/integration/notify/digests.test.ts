@@ -25,8 +25,8 @@ let version = 0;
 /** Set each stock's PER (the preset keeps per <= 10) and swap the snapshot in. */
 async function setPer(per: Record<string, number>): Promise<void> {
   const run = { version: `per-${++version}`, as_of: '2025-01-10', stocks: CODES.length, duration_ms: 1, computed_at: new Date().toISOString() };
-  await d.ctx.indicators.replaceAll(new Map(CODES.map((c) => [c, { per: per[c] ?? 50 }])), run);
-  await d.ctx.snapshot.refresh();
+  await d.ctx.store.indicators.replaceAll(new Map(CODES.map((c) => [c, { per: per[c] ?? 50 }])), run);
+  await d.ctx.screening.snapshot.refresh();
 }
 
 /** Move the clock, then wait until the digest clock has looked twice since. */

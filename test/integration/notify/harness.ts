@@ -35,15 +35,15 @@ export async function startNotifyDaemon(label: string, config: Partial<ConfigInp
     feed: 'ingest', market_clock: 'always-open', admin_email: ADMIN.email, admin_password: ADMIN.password, webhook_allow_private: true, metrics_public: true, ...config,
   }, overrides);
   const ctx = t.daemon.context();
-  if ((await ctx.stocks.count()) === 0) {
-    await ctx.market.apply({
+  if ((await ctx.store.stocks.count()) === 0) {
+    await ctx.store.marketData.apply({
       stocks: CODES.map((c) => stock(c, `Stock ${c}`, 'KOSPI', 'Test')),
       bars: CODES.flatMap((c) => DATES.map((d) => bar(c, d, 10_000, 1_000))),
       halts: [], financials: [], index: [],
     });
   }
-  await ctx.snapshot.refresh();
-  await ctx.feed.refreshStocks();
+  await ctx.screening.snapshot.refresh();
+  await ctx.realtime.feed.refreshStocks();
   const login = await t.request('/api/v1/auth/login', { method: 'POST', json: ADMIN });
   const admin = ((await login.json()) as { access_token: string }).access_token;
   const volumes = new Map<string, number>();
@@ -63,8 +63,8 @@ export async function startNotifyDaemon(label: string, config: Partial<ConfigInp
       });
       const res = await t.request('/api/v1/admin/ticks', { method: 'POST', token: admin, json: { ticks: body } });
       expect(res.status, await res.clone().text()).toBe(202);
-      await ctx.alerts.drain();
-      await ctx.screenAlerts.drain();
+      await ctx.realtime.alertEvaluator.drain();
+      await ctx.realtime.screenAlertEvaluator.drain();
     },
     close: () => t.close(),
   };

@@ -29,14 +29,14 @@ it('Given a firing recorded without its jobs queued, when the sweep runs after i
   const alert = await d.call('POST', '/alerts', user.access_token, { code: CODES[0], alert_type: 'price_above', threshold: 10_500, channels: [hook.id] }, 201);
   // The claim as the evaluator makes it (the outbox items are written in its transaction), but no job queued after it.
   const eventId = randomUUID();
-  const recorded = await d.ctx.alertsRepo.recordFiring({
+  const recorded = await d.ctx.store.alerts.recordFiring({
     id: eventId, alert_id: alert.id, user_id: user.id, generation: 0, claim: '', code: CODES[0], alert_type: 'price_above', threshold: 10_500,
     price: 10_600, change_percent: 6, volume: 10, message: `Stock ${CODES[0]} (${CODES[0]}) price 10,600 reached 10,500 or above`, fired_at: clock.now(), preset_id: null,
   });
   expect(recorded).toBe(true);
-  expect(await d.ctx.notify.deliveries.sweep()).toEqual({ items: 0, deliveries: 0 });
+  expect(await d.ctx.notify.deliveryService.sweep()).toEqual({ items: 0, deliveries: 0 });
   clock.offset += 5 * 60_000;
-  expect(await d.ctx.notify.deliveries.sweep()).toEqual({ items: 1, deliveries: 0 });
+  expect(await d.ctx.notify.deliveryService.sweep()).toEqual({ items: 1, deliveries: 0 });
   const [got] = await receiver.waitFor(1);
   expect(got!.verified).toBe(true);
   expect(got!.json.data.events).toEqual([expect.objectContaining({ event_id: eventId, alert_id: alert.id })]);

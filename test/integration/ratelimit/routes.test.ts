@@ -34,9 +34,9 @@ describe('the route table', () => {
   });
 
   it('declares a route for every configured endpoint limit', () => {
-    const { config } = t.daemon.context();
+    const { config } = t.daemon.context().core;
     expect(Object.keys(config.rate_limit.endpoints).length).toBeGreaterThanOrEqual(4);
-    expect(t.daemon.context().limiter.unusedEndpointLimits()).toEqual([]);
+    expect(t.daemon.context().http.limiter.unusedEndpointLimits()).toEqual([]);
   });
 
   it('exempts exactly the spec list (health, docs, metrics, templates list, ws stats)', () => {

@@ -100,10 +100,10 @@ describe('every indicator and template on a realistic sample market', () => {
 
   it('flags limit-up and limit-down exactly where the last close sits at the daily limit', async () => {
     // Given each stock's last two bars, as stored
-    const { prices } = t.daemon.context();
+    const { prices } = t.daemon.context().store;
     const asOf = await prices.latestDate();
     const since = await prices.nthLatestDate(10);
-    const bars = await prices.barsFor((await t.daemon.context().stocks.all()).map((s) => s.code), since ?? undefined);
+    const bars = await prices.barsFor((await t.daemon.context().store.stocks.all()).map((s) => s.code), since ?? undefined);
     const byCode = new Map<string, typeof bars>();
     for (const b of bars) byCode.set(b.stock_code, [...(byCode.get(b.stock_code) ?? []), b]);
     const expected = { limit_up: [] as string[], limit_down: [] as string[] };

@@ -39,7 +39,7 @@ describe('OpenDART daily run', () => {
   });
 
   async function runDaily(): Promise<JobResult> {
-    const job = await a.daemon.context().jobs.queue.add('source-sync', scheduledRunData('dart'));
+    const job = await a.daemon.context().jobs.market.queue.add('source-sync', scheduledRunData('dart'));
     return (await waitForJob(a.daemon, String(job.id))) as JobResult;
   }
   /** The status as an admin sees it (logged in at the clock's time: the clock jumps days). */
@@ -50,7 +50,7 @@ describe('OpenDART daily run', () => {
   }
 
   it('is one job scheduler in the evening (Asia/Seoul) for both daemons', async () => {
-    const schedulers = (await a.daemon.context().jobs.queue.getJobSchedulers()).filter((s) => s.key === 'source-daily:dart');
+    const schedulers = (await a.daemon.context().jobs.market.queue.getJobSchedulers()).filter((s) => s.key === 'source-daily:dart');
     expect(schedulers).toHaveLength(1);
     expect(schedulers[0]).toMatchObject({ pattern: '30 19 * * *', tz: 'Asia/Seoul' });
   });

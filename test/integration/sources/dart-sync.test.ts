@@ -57,7 +57,7 @@ async function harness(label: string, extra: Record<string, unknown> = {}, fakeO
       await waitForJob(t.daemon, job.id).catch(() => undefined);
       return h.job(job.id);
     },
-    rows: (sql, params = []) => t.daemon.context().db.all(sql, params),
+    rows: (sql, params = []) => t.daemon.context().store.db.all(sql, params),
     async status() {
       const body = (await (await t.request('/api/v1/admin/sources', { token })).json()) as { data: SourceStatus[] };
       return body.data.find((s) => s.name === 'dart')!;
@@ -218,7 +218,7 @@ describe('OpenDART: full statements where the key accounts are missing', () => {
 
   it('fetches a due report the key accounts left out (a financial company) from full statements, with its cash flow', async () => {
     h = await harness('dart-full');
-    await h.t.daemon.context().market.apply({ stocks: [{ code: KB.stock_code, name: 'KB금융', market: 'KOSPI', settle_month: 12 }], bars: [], halts: [], financials: [], index: [] });
+    await h.t.daemon.context().store.marketData.apply({ stocks: [{ code: KB.stock_code, name: 'KB금융', market: 'KOSPI', settle_month: 12 }], bars: [], halts: [], financials: [], index: [] });
     const job = await h.syncAndWait({});
     expect(job.state).toBe('completed');
     // The list, four key-accounts calls for the three companies, KB's three due quarters (consolidated at once)
@@ -242,7 +242,7 @@ describe('OpenDART: the daily limit (020)', () => {
     h = await harness('dart-quota', { dart_batch_size: 1, source_retries: 0 }, { dailyLimit: 9 });
     const res = await h.sync({});
     const id = ((await res.json()) as { data: JobView }).data.id;
-    const queue = h.t.daemon.context().jobs.queue;
+    const queue = h.t.daemon.context().jobs.market.queue;
     await waitForDelayed(h.t.daemon, id);
     // Waiting until one minute past midnight KST, with OpenDART's code and message as the last error
     const waiting = await h.job(id);

@@ -37,7 +37,7 @@ describe('FDR cache daily run', () => {
   }
 
   it('is a job scheduler at 19:00 Asia/Seoul', async () => {
-    const schedulers = await t.daemon.context().jobs.queue.getJobSchedulers();
+    const schedulers = await t.daemon.context().jobs.market.queue.getJobSchedulers();
     expect(schedulers.find((s) => s.key === 'source-daily:fdr')).toMatchObject({ pattern: '0 19 * * *', tz: 'Asia/Seoul' });
   });
 

@@ -73,7 +73,7 @@ describe('FDR cache backfill', () => {
       await waitForJob(other.daemon, ((await res.json()) as { data: JobView }).data.id);
       const params = (sql: string) => (sql.includes('?') ? DAYS : []);
       const synced = (sql: string) => h.rows<Record<string, unknown>>(sql, params(sql));
-      const loaded = (sql: string) => other.daemon.context().db.all<Record<string, unknown>>(sql, params(sql));
+      const loaded = (sql: string) => other.daemon.context().store.db.all<Record<string, unknown>>(sql, params(sql));
       const within = `trade_date IN (?, ?, ?)`;
       // Then every stored row of those days, and every stock, is the same in both
       for (const sql of [

@@ -38,7 +38,7 @@ describe('KRX daily run', () => {
   const runDaily = () => runDailySync(a, 'krx');
 
   it('is one job scheduler (Asia/Seoul cron) for both daemons', async () => {
-    const schedulers = await a.daemon.context().jobs.queue.getJobSchedulers();
+    const schedulers = await a.daemon.context().jobs.market.queue.getJobSchedulers();
     expect(schedulers.filter((s) => s.key === 'source-daily:krx')).toHaveLength(1);
     expect(schedulers.find((s) => s.key === 'source-daily:krx')).toMatchObject({ pattern: '30 8 * * *', tz: 'Asia/Seoul' });
   });
@@ -68,11 +68,11 @@ describe('KRX daily run', () => {
     await ctx.sources.status.countCalls('krx', 10_000);
     clock.set(kst9('2026-03-17'));
     await ctx.sources.status.countCalls('krx', 10_000);
-    const job = await ctx.jobs.queue.add('source-sync', scheduledRunData('krx'));
+    const job = await ctx.jobs.market.queue.add('source-sync', scheduledRunData('krx'));
     // Then the job is delayed to the next KST day, having made no call
     const before = fake.calls.length;
     await waitForDelayed(a.daemon, String(job.id));
-    const delayed = await ctx.jobs.queue.getJob(String(job.id));
+    const delayed = await ctx.jobs.market.queue.getJob(String(job.id));
     // Until one minute past midnight KST of 03-18
     expect((delayed?.progress as { waiting_until?: string }).waiting_until).toBe('2026-03-17T15:01:00.000Z');
     expect(fake.calls.length).toBe(before);

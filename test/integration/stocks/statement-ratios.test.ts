@@ -32,7 +32,7 @@ describe('statement ratios: the financials endpoint and the indicators agree', (
   let token: string;
   beforeAll(async () => {
     t = await startTestDaemon('statement-ratios', { workers: 1, admin_email: ADMIN.email, admin_password: ADMIN.password } as never);
-    await t.daemon.context().market.apply({
+    await t.daemon.context().store.marketData.apply({
       stocks: CODES.map((c) => stock(c, `Stock ${c}`, 'KOSPI', 'Tech', 1_000_000)),
       bars: CODES.flatMap((c) => ['2025-03-03', '2025-03-04'].map((d) => bar(c, d, 10_000))),
       halts: [], index: [],
