@@ -81,6 +81,21 @@ const REFUSED = 'ESTOCKSCREEN_REFUSED';
 
 const systemResolver: Resolver = async (host) => dnsLookup(host, { all: true, verbatim: true });
 
+/** Parse a webhook URL and check what can be checked without a lookup. @throws the refusal */
+function parse(url: string): { u: URL; scheme: 'http' | 'https' } {
+  if (url.length > MAX_URL_LENGTH) throw refused(`the URL is longer than ${MAX_URL_LENGTH} characters`);
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw refused('not a valid URL');
+  }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw refused('the URL must start with https://');
+  if (u.username || u.password) throw refused('the URL must not carry a user name or password');
+  if (!u.hostname) throw refused('the URL has no host');
+  return { u, scheme: u.protocol === 'https:' ? 'https' : 'http' };
+}
+
 /** Create the outbound client. */
 export function createOutbound(options: OutboundOptions): Outbound {
   const { policy, timeoutMs } = options;
@@ -120,21 +135,6 @@ export function createOutbound(options: OutboundOptions): Outbound {
     trusted: new Agent(agentOptions),
   };
   let closed: Promise<void> | undefined;
-
-  /** Parse and check what can be checked without a lookup. */
-  function parse(url: string): { u: URL; scheme: 'http' | 'https' } {
-    if (url.length > MAX_URL_LENGTH) throw refused(`the URL is longer than ${MAX_URL_LENGTH} characters`);
-    let u: URL;
-    try {
-      u = new URL(url);
-    } catch {
-      throw refused('not a valid URL');
-    }
-    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw refused('the URL must start with https://');
-    if (u.username || u.password) throw refused('the URL must not carry a user name or password');
-    if (!u.hostname) throw refused('the URL has no host');
-    return { u, scheme: u.protocol === 'https:' ? 'https' : 'http' };
-  }
 
   /** An IP-literal host is checked here: no lookup will run for it. */
   function checkLiteral(host: string, scheme: 'http' | 'https'): void {

@@ -68,6 +68,23 @@ function failureOf(answer: RawAnswer, service: Service): ProviderError {
   return new ProviderError('refused', code, `${service.path}: ${said}`, service.path);
 }
 
+/** The JSON and text of an answer for `service` on `date`. @throws ProviderError when refused, without OutBlock_1, or (`requireRows`) empty */
+function checkedAnswer(answer: RawAnswer, service: Service, date: string, requireRows: boolean): { json: unknown; text: string } {
+  if (answer.status !== 200) throw failureOf(answer, service);
+  const json = answerJson(answer, service.path);
+  if (typeof json === 'object' && json !== null && typeof (json as Record<string, unknown>).respCode === 'string' && !('OutBlock_1' in json)) {
+    throw failureOf({ ...answer, status: (json as Record<string, unknown>).respCode === '401' ? 401 : 400 }, service);
+  }
+  let rows: unknown[];
+  try {
+    rows = outBlock(json, service.path);
+  } catch {
+    throw new ProviderError('transient', 'BAD_ANSWER', `${service.path}: the answer has no OutBlock_1`, service.path);
+  }
+  if (requireRows && rows.length === 0) throw new ProviderError('transient', 'EMPTY', `${service.path}: no rows for ${date}, a trading day (not published yet, or an outage)`, service.path);
+  return { json, text: answer.text };
+}
+
 /** Create the KRX Open API source. */
 export function createKrxSource(options: KrxSourceOptions): SourceDriver {
   const { apiKey, baseUrl, http } = options;
@@ -80,21 +97,7 @@ export function createKrxSource(options: KrxSourceOptions): SourceDriver {
   async function call(service: Service, date: string, requireRows: boolean, signal?: AbortSignal): Promise<{ json: unknown; text: string }> {
     if (!apiKey) throw new ProviderError('auth', 'NO_KEY', 'no KRX Open API key: set STOCKSCREEN_KRX_API_KEY', service.path);
     const url = `${baseUrl}/${service.path}?basDd=${basDd(date)}`;
-    return http.get(url, { AUTH_KEY: apiKey, Accept: 'application/json' }, (answer) => {
-      if (answer.status !== 200) throw failureOf(answer, service);
-      const json = answerJson(answer, service.path);
-      if (typeof json === 'object' && json !== null && typeof (json as Record<string, unknown>).respCode === 'string' && !('OutBlock_1' in json)) {
-        throw failureOf({ ...answer, status: (json as Record<string, unknown>).respCode === '401' ? 401 : 400 }, service);
-      }
-      let rows: unknown[];
-      try {
-        rows = outBlock(json, service.path);
-      } catch {
-        throw new ProviderError('transient', 'BAD_ANSWER', `${service.path}: the answer has no OutBlock_1`, service.path);
-      }
-      if (requireRows && rows.length === 0) throw new ProviderError('transient', 'EMPTY', `${service.path}: no rows for ${date}, a trading day (not published yet, or an outage)`, service.path);
-      return { json, text: answer.text };
-    }, signal);
+    return http.get(url, { AUTH_KEY: apiKey, Accept: 'application/json' }, (answer) => checkedAnswer(answer, service, date, requireRows), signal);
   }
 
   return {

@@ -229,16 +229,23 @@ export async function runSourceSync(deps: SourceSyncDeps, job: SyncJob, token: s
   }
   // The dates are in: the run succeeded even if the extras below are refused.
   await deps.status.recordSuccess(driver.name).catch(() => undefined);
-  if (driver.fetchExtras) {
-    try {
-      const extras = await driver.fetchExtras(range.to);
-      if (extras) await deps.market.apply(extras);
-    } catch (err) {
-      // Listing dates and English names are extras: a service not approved for them is reported, the dates stay.
-      if (!(err instanceof ProviderError)) throw err;
-      await deps.status.recordError(driver.name, { code: err.code, message: err.message }).catch(() => undefined);
-      deps.logger.warn({ source: driver.name, code: err.code }, 'source extras not loaded');
-    }
+  await loadExtras(deps, driver, range.to);
+}
+
+/**
+ * Listing dates and English names as of `date`, when the source has them: a service not
+ * approved for them is reported, the dates stay.
+ * @throws what is not a ProviderError (the store failing)
+ */
+async function loadExtras(deps: SourceSyncDeps, driver: SourceDriver, date: string): Promise<void> {
+  if (!driver.fetchExtras) return;
+  try {
+    const extras = await driver.fetchExtras(date);
+    if (extras) await deps.market.apply(extras);
+  } catch (err) {
+    if (!(err instanceof ProviderError)) throw err;
+    await deps.status.recordError(driver.name, { code: err.code, message: err.message }).catch(() => undefined);
+    deps.logger.warn({ source: driver.name, code: err.code }, 'source extras not loaded');
   }
 }
 

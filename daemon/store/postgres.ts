@@ -98,6 +98,27 @@ function withDefaultUser(url: string): string {
 }
 
 /**
+ * A query function that rewrites `?` placeholders once per statement and names the first
+ * MAX_PREPARED statements (small enough parameter lists), so the server prepares them once per
+ * connection.
+ */
+function createPreparedQuery(): (client: Client, sql: string, params: Params) => Promise<pg.QueryResult> {
+  const texts = new Map<string, string>();
+  const names = new Map<string, string>();
+  return (client, sql, params) => {
+    let text = texts.get(sql);
+    if (text === undefined) {
+      text = toPositional(sql);
+      if (texts.size < 4 * MAX_PREPARED) texts.set(sql, text);
+    }
+    let name = names.get(text);
+    if (name === undefined && params.length <= MAX_PREPARED_PARAMS && names.size < MAX_PREPARED) names.set(text, (name = `s${names.size + 1}`));
+    const values = params as unknown[];
+    return client.query(name ? { name, text, values } : { text, values });
+  };
+}
+
+/**
  * Open a pool on `url` and check that the server answers.
  * @throws Error when the URL or schema name is invalid or the server cannot be reached
  */
@@ -115,19 +136,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Db> {
   });
   pool.on('error', (err) => options.onIdleError?.(err));
 
-  const texts = new Map<string, string>();
-  const names = new Map<string, string>();
-  const query = async (client: Client, sql: string, params: Params) => {
-    let text = texts.get(sql);
-    if (text === undefined) {
-      text = toPositional(sql);
-      if (texts.size < 4 * MAX_PREPARED) texts.set(sql, text);
-    }
-    let name = names.get(text);
-    if (name === undefined && params.length <= MAX_PREPARED_PARAMS && names.size < MAX_PREPARED) names.set(text, (name = `s${names.size + 1}`));
-    const values = params as unknown[];
-    return client.query(name ? { name, text, values } : { text, values });
-  };
+  const query = createPreparedQuery();
   const runner = (client: Client): Queryable => ({
     dialect: POSTGRES_DIALECT,
     run: async (sql, params = []) => ({ changes: (await query(client, sql, params)).rowCount ?? 0 }),

@@ -4,7 +4,7 @@
  *
  * States: `opening` (token checked, session restored; client messages wait) → `open`
  * → `closed`. Client messages are handled one at a time in arrival order (refresh_token
- * and reconnect are asynchronous). The session {user, subscriptions, last sequence, last
+ * and reconnect are asynchronous; see inbox.ts). The session {user, subscriptions, last sequence, last
  * stream id, alert cursor} is checkpointed in Redis while open (on subscription changes
  * and every checkpoint interval, see checkpoint.ts) and saved on close for
  * ws_session_ttl_s.
@@ -17,11 +17,12 @@ import type { Clock } from '../infra/clock.js';
 import { previousStreamId } from '../market/bus.js';
 import type { AlertEvent, MarketStatusEvent, PriceEvent } from '../kernel/events.js';
 import { advanceAlertCursor, newAlertCursor, type AlertCursor } from './alert-cursor.js';
-import { createOutbox, type FlushScheduler } from './batching.js';
+import { createOutbox, type FlushScheduler, type Outbox } from './batching.js';
 import type { CapSlot, ConnectionCaps } from './connection-caps.js';
 import { connectedInfo, type ConnectionInfo, type ConnectionSettings, type ConnectQuery } from './connection-types.js';
 import { encodeFrame } from './frame-encoder.js';
 import { createFrameWriter } from './frame-writer.js';
+import { createInbox, type Inbox } from './inbox.js';
 import { handleClientMessage, type ClientMessageTarget } from './handlers.js';
 import { topicOf, userTopic, type Hub, type HubMember } from './hub.js';
 import { statusMessages } from './market-status.js';
@@ -128,294 +129,379 @@ export interface Connection extends HubMember, ClientMessageTarget {
 
 /** Wrap an accepted socket (messages are buffered until start()). */
 export function createConnection(ws: WebSocket, deps: ConnectionDeps): Connection {
-  const { clock, settings, hub } = deps;
-  const connectedAt = clock.now();
-  let lastActivity = connectedAt;
-  let messageCount = 0;
-  let received = 0;
-  let state: 'opening' | 'open' | 'closed' = 'opening';
-  const pending: string[] = [];
-  let busy = true;
-  let resolveFinished!: () => void;
-  const finished = new Promise<void>((r) => (resolveFinished = r));
-  // Anonymous sessions that never subscribed hold nothing worth restoring: they are never written to Redis.
-  let subscribedOnce = false;
-  const worthSaving = () => user !== null || subscribedOnce;
-  // The session's state: written only by this connection's own methods.
-  let sessionId: string = randomUUID();
-  let user: AuthUser | null = null;
-  let alive = true;
-  let detached = false;
-  // Replay position while a restoration is in flight (saved instead of the live one if the socket closes meanwhile).
-  let restoringFrom: string | null | undefined;
-  let startedAt = connectedAt;
-  let alertCursor: AlertCursor = newAlertCursor(connectedAt);
-  let userSince: number | null = null;
+  return new WsConnection(ws, deps);
+}
+
+/** Alert firings remembered per connection (a restore does not replay them again). */
+const RECENT_ALERTS = 256;
+
+/** Counters behind `GET /ws/connections`. */
+interface Activity {
+  readonly connectedAt: number;
+  lastActivity: number;
+  /** Messages sent. */
+  sent: number;
+  received: number;
+}
+
+/**
+ * The session this connection writes: its id, when it began, the alert cursor and, while a
+ * restoration is in flight, the replay position saved instead of the live one if the
+ * socket closes meanwhile.
+ */
+interface SessionCursor {
+  id: string;
+  startedAt: number;
+  alerts: AlertCursor;
+  restoringFrom: string | null | undefined;
+}
+
+/** One connection; every field is written only by its own methods. */
+class WsConnection implements Connection {
+  readonly id = randomUUID();
+  readonly subscriptions: SubscriptionSet = createSubscriptionSet();
+  readonly finished: Promise<void>;
+  lastDispatch = 0;
+
+  readonly #ws: WebSocket;
+  readonly #outbox: Outbox;
+  readonly #inbox: Inbox;
+  readonly #limiter: MessageRateLimiter;
+  readonly #activity: Activity;
+  readonly #session: SessionCursor;
   // Markets whose current status was sent (market-status.ts).
-  const announcedMarkets = new Set<string>();
-  const limiter: MessageRateLimiter = createMessageRateLimiter({ limit: settings.rateLimit }, clock);
+  readonly #announcedMarkets = new Set<string>();
+  // Ids of alert firings pushed here lately, oldest first.
+  readonly #recentAlerts = new Set<string>();
+  #resolveFinished!: () => void;
+  #state: 'opening' | 'open' | 'closed' = 'opening';
+  #user: AuthUser | null = null;
+  #userSince: number | null = null;
+  #alive = true;
+  #detached = false;
+  // Anonymous sessions that never subscribed hold nothing worth restoring: they are never written to Redis.
+  #subscribedOnce = false;
   // Refused at the connection cap: nothing of it is saved.
-  let refused = false;
-  let slot: CapSlot | undefined;
-  // Ids of alert firings pushed here lately: a restore does not replay them again.
-  const recentAlerts = new Set<string>();
+  #refused = false;
+  #slot: CapSlot | undefined;
 
-  const writer = createFrameWriter(ws);
-  const outbox = createOutbox(
-    {
-      sendFrame(chunk, firstSequence, batch) {
-        if (ws.readyState === ws.OPEN) writer.write(encodeFrame(chunk, firstSequence, batch, clock.now()));
-      },
-      bufferedAmount: () => ws.bufferedAmount,
-      schedule: (o) => deps.scheduler.schedule(o),
-      onSent(messages, frames, oldest) {
-        messageCount += messages;
-        deps.observer.onSent(messages, frames, performance.now() - oldest);
-      },
-      onAlertSent(ref) {
-        alertCursor = advanceAlertCursor(alertCursor, ref);
-      },
-      onOverflow(reason, details) {
-        deps.logger.warn({ connection: conn.id, reason, ...details }, 'closing slow WebSocket consumer');
-        deps.observer.onSlowConsumer(conn, details);
-        conn.close(CLOSE_CODES.SLOW_CONSUMER, 'slow consumer');
-      },
-    },
-    {
-      batching: settings.batchIntervalMs > 0,
-      highWaterBytes: settings.highWaterBytes,
-      maxBehindFlushes: settings.maxBehindFlushes,
-      maxQueue: settings.maxQueue,
-      maxBatchSize: settings.maxBatchSize,
-      maxFrameBytes: settings.maxFrameBytes,
-    },
-  );
-
-  function pump(): void {
-    while (!busy && state === 'open' && pending.length > 0) {
-      const result = handleClientMessage(conn, pending.shift()!);
-      if (result) {
-        busy = true;
-        result
-          .catch((err: Error) => deps.logger.error({ err, connection: conn.id }, 'WebSocket message handler failed'))
-          .finally(() => {
-            busy = false;
-            pump();
-          });
-      }
-    }
+  constructor(
+    ws: WebSocket,
+    readonly deps: ConnectionDeps,
+  ) {
+    const now = deps.clock.now();
+    this.#ws = ws;
+    this.#activity = { connectedAt: now, lastActivity: now, sent: 0, received: 0 };
+    this.#session = { id: randomUUID(), startedAt: now, alerts: newAlertCursor(now), restoringFrom: undefined };
+    this.finished = new Promise<void>((r) => (this.#resolveFinished = r));
+    this.#limiter = createMessageRateLimiter({ limit: deps.settings.rateLimit }, deps.clock);
+    this.#outbox = this.#createOutbox();
+    this.#inbox = createInbox({
+      handle: (text) => handleClientMessage(this, text),
+      onError: (err) => deps.logger.error({ err, connection: this.id }, 'WebSocket message handler failed'),
+    });
+    deps.hub.addMember(this);
+    ws.on('message', (data: Buffer | ArrayBuffer | Buffer[]) => this.#onMessage(data));
+    ws.on('pong', () => void (this.#alive = true));
+    ws.on('close', () => void this.#onClose());
+    ws.on('error', (err) => deps.logger.debug({ err: err.message, connection: this.id }, 'WebSocket error'));
   }
 
-  function onMessage(data: Buffer | ArrayBuffer | Buffer[]): void {
-    if (state === 'closed') return;
-    lastActivity = clock.now();
-    received++;
-    const decision = limiter.check();
-    if (!decision.allowed) {
-      deps.observer.onRateLimit('rejected');
-      if (decision.notify) {
-        conn.error('RATE_LIMIT_EXCEEDED', `More than ${settings.rateLimit} messages per second`, {
-          rate_limit: settings.rateLimit,
-          window_ms: 1000,
-          retry_after_ms: decision.retryAfterMs,
-        });
-      }
-      if (decision.close) {
-        deps.observer.onRateLimit('closed');
-        outbox.flush();
-        conn.close(CLOSE_CODES.POLICY_VIOLATION, 'rate limit exceeded repeatedly');
-      }
-      return;
+  get sessionId(): string {
+    return this.#session.id;
+  }
+
+  get user(): AuthUser | null {
+    return this.#user;
+  }
+
+  get userSince(): number | null {
+    return this.#userSince;
+  }
+
+  get detached(): boolean {
+    return this.#detached;
+  }
+
+  detach(): void {
+    this.#detached = true;
+  }
+
+  heartbeat(): boolean {
+    if (!this.#alive) return false;
+    this.#alive = false;
+    return true;
+  }
+
+  queuedMessages(): number {
+    return this.#outbox.size();
+  }
+
+  isOpen(): boolean {
+    return this.#state !== 'closed';
+  }
+
+  hasSubscriptions(): boolean {
+    return this.subscriptions.count() > 0;
+  }
+
+  hasAlert(id: string): boolean {
+    return this.#recentAlerts.has(id);
+  }
+
+  capSlot(): CapSlot | undefined {
+    return this.#slot;
+  }
+
+  owner(): SessionOwner {
+    return { gateway: this.deps.gatewayId, connection: this.id };
+  }
+
+  checkpointable(): boolean {
+    return this.#state === 'open' && !this.#detached && this.#worthSaving();
+  }
+
+  requestCheckpoint(): void {
+    if (this.checkpointable()) this.deps.checkpoints.touch(this);
+  }
+
+  sessionState(): SessionState {
+    return {
+      user_id: this.#user?.id ?? null,
+      subscriptions: this.subscriptions.toMap(),
+      last_sequence: this.#outbox.sequence,
+      last_stream_id: this.#position(),
+      started_at: this.#session.startedAt,
+      alerts: this.#session.alerts,
+      live_screens: this.deps.liveScreens?.saved(this),
+    };
+  }
+
+  footprintBytes(): number {
+    return this.#ws.bufferedAmount + Buffer.byteLength(JSON.stringify(this.sessionState()));
+  }
+
+  send(message: OutMessage): void {
+    this.#outbox.push(message);
+  }
+
+  deliver(message: OutMessage): void {
+    if (message.alert) {
+      this.#recentAlerts.add(message.alert.id);
+      if (this.#recentAlerts.size > RECENT_ALERTS) this.#recentAlerts.delete(this.#recentAlerts.values().next().value!);
     }
+    this.#outbox.push(message);
+  }
+
+  error(code: WsErrorCode, message: string, details: Record<string, unknown> = {}): void {
+    this.#outbox.push(serverMessages.error(code, message, details, this.deps.clock.now()));
+  }
+
+  setUser(next: AuthUser): void {
+    if (!this.#user && this.#state !== 'closed') {
+      this.deps.hub.join(this, userTopic(next.id));
+      this.#userSince = this.deps.clock.now();
+    }
+    const changed = this.#user?.id !== next.id;
+    this.#user = next;
+    if (changed) this.requestCheckpoint();
+  }
+
+  joinSubscription(type: SubscriptionType, target: string): void {
+    if (!this.subscriptions.add(type, target)) return;
+    this.#subscribedOnce = true;
+    this.deps.hub.join(this, topicOf(type, target));
+    this.requestCheckpoint();
+  }
+
+  leaveSubscription(type: SubscriptionType, target: string): void {
+    if (!this.subscriptions.delete(type, target)) return;
+    this.deps.hub.leave(this, topicOf(type, target));
+    this.requestCheckpoint();
+  }
+
+  beginRestore(id: string, saved: SessionState, clientLastSequence?: number): string {
+    this.#outbox.pause();
+    const previous = this.#session.id;
+    this.#session.id = id;
+    this.#outbox.sequence = Math.max(this.#outbox.sequence, saved.last_sequence, clientLastSequence ?? 0);
+    this.#session.restoringFrom = saved.last_stream_id;
+    this.#session.startedAt = saved.started_at;
+    this.#session.alerts = saved.alerts;
+    return previous;
+  }
+
+  announceMarkets(markets: Iterable<string>, afresh: boolean): OutMessage[] {
+    if (afresh) this.#announcedMarkets.clear();
+    return statusMessages(this.deps.marketStatus, markets, this.#announcedMarkets);
+  }
+
+  finishRestore(front: readonly OutMessage[]): void {
+    this.#session.restoringFrom = undefined;
+    this.#outbox.unshift(front);
+    this.#outbox.resume();
+    this.requestCheckpoint();
+  }
+
+  async start(query: ConnectQuery): Promise<void> {
+    this.#outbox.pause();
+    if (query.token !== undefined) await this.#authenticate(query.token);
+    if (!this.isOpen() || !(await this.#admit(query.address))) return;
+    const restored = query.session_id !== undefined && (await restoreSession(this, query.session_id, query.last_sequence));
+    if (!this.isOpen()) return;
+    if (!restored) {
+      const info = connectedInfo(this.id, this.#user?.id ?? null, this.deps.settings);
+      this.#outbox.unshift([serverMessages.connected(this.#session.id, info, this.deps.clock.now())]);
+    }
+    this.#outbox.resume();
+    this.#state = 'open';
+    this.requestCheckpoint();
+    this.#inbox.open();
+  }
+
+  close(code: number, reason: string): void {
+    const ws = this.#ws;
+    if (ws.readyState === ws.CLOSED) return;
+    ws.close(code, reason);
+    setTimeout(() => ws.terminate(), this.deps.settings.closeGraceMs).unref();
+  }
+
+  info(): ConnectionInfo {
+    const activity = this.#activity;
+    return {
+      connection_id: this.id,
+      session_id: this.#session.id,
+      user_id: this.#user?.id ?? null,
+      connected_at: new Date(activity.connectedAt).toISOString(),
+      subscriptions: this.subscriptions.toMap(),
+      message_count: activity.sent,
+      messages_received: activity.received,
+      queued_messages: this.#outbox.size(),
+      last_activity: new Date(activity.lastActivity).toISOString(),
+    };
+  }
+
+  #worthSaving(): boolean {
+    return this.#user !== null || this.#subscribedOnce;
+  }
+
+  #createOutbox(): Outbox {
+    const { deps } = this;
+    const ws = this.#ws;
+    const writer = createFrameWriter(ws);
+    return createOutbox(
+      {
+        sendFrame(chunk, firstSequence, batch) {
+          if (ws.readyState === ws.OPEN) writer.write(encodeFrame(chunk, firstSequence, batch, deps.clock.now()));
+        },
+        bufferedAmount: () => ws.bufferedAmount,
+        schedule: (o) => deps.scheduler.schedule(o),
+        onSent: (messages, frames, oldest) => {
+          this.#activity.sent += messages;
+          deps.observer.onSent(messages, frames, performance.now() - oldest);
+        },
+        onAlertSent: (ref) => void (this.#session.alerts = advanceAlertCursor(this.#session.alerts, ref)),
+        onOverflow: (reason, details) => {
+          deps.logger.warn({ connection: this.id, reason, ...details }, 'closing slow WebSocket consumer');
+          deps.observer.onSlowConsumer(this, details);
+          this.close(CLOSE_CODES.SLOW_CONSUMER, 'slow consumer');
+        },
+      },
+      {
+        batching: deps.settings.batchIntervalMs > 0,
+        highWaterBytes: deps.settings.highWaterBytes,
+        maxBehindFlushes: deps.settings.maxBehindFlushes,
+        maxQueue: deps.settings.maxQueue,
+        maxBatchSize: deps.settings.maxBatchSize,
+        maxFrameBytes: deps.settings.maxFrameBytes,
+      },
+    );
+  }
+
+  #onMessage(data: Buffer | ArrayBuffer | Buffer[]): void {
+    if (this.#state === 'closed') return;
+    this.#activity.lastActivity = this.deps.clock.now();
+    this.#activity.received++;
+    if (!this.#withinRateLimit()) return;
     // Binary frames are read as UTF-8 text too: JSON is JSON whatever the opcode.
     const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
-    pending.push(bytes.toString('utf8'));
-    pump();
+    this.#inbox.push(bytes.toString('utf8'));
   }
 
-  function topics(): string[] {
-    const list = [...conn.subscriptions.entries()].map(([type, target]) => topicOf(type, target));
-    if (user) list.push(userTopic(user.id));
+  /** Whether a message just received may be handled; over the limit it is refused (and repeat offenders closed). */
+  #withinRateLimit(): boolean {
+    const { observer, settings } = this.deps;
+    const decision = this.#limiter.check();
+    if (decision.allowed) return true;
+    observer.onRateLimit('rejected');
+    if (decision.notify) {
+      this.error('RATE_LIMIT_EXCEEDED', `More than ${settings.rateLimit} messages per second`, {
+        rate_limit: settings.rateLimit,
+        window_ms: 1000,
+        retry_after_ms: decision.retryAfterMs,
+      });
+    }
+    if (decision.close) {
+      observer.onRateLimit('closed');
+      this.#outbox.flush();
+      this.close(CLOSE_CODES.POLICY_VIOLATION, 'rate limit exceeded repeatedly');
+    }
+    return false;
+  }
+
+  async #authenticate(token: string): Promise<void> {
+    try {
+      this.setUser(await this.deps.tokens.verify(token));
+    } catch (err) {
+      const reason = (err as { details?: { reason?: string } }).details?.reason ?? 'invalid';
+      this.error('INVALID_TOKEN', 'JWT validation failed; continuing as anonymous', { reason });
+    }
+  }
+
+  /** Take a connection-cap slot; false (and closed with 4029) when over the cap. */
+  async #admit(address = 'unknown'): Promise<boolean> {
+    const { caps } = this.deps;
+    const taken = await caps?.acquire({ connectionId: this.id, userId: this.#user?.id ?? null, address });
+    if (taken === null) {
+      this.#refused = true;
+      this.close(CLOSE_CODES.TOO_MANY_CONNECTIONS, this.#user ? 'too many connections for this user' : 'too many connections from this address');
+      return false;
+    }
+    this.#slot = taken;
+    // Closed while asking: onClose already ran without a slot to give back.
+    if (this.#slot && this.#state === 'closed') void caps?.release(this.#slot);
+    return this.isOpen();
+  }
+
+  #topics(): string[] {
+    const list = [...this.subscriptions.entries()].map(([type, target]) => topicOf(type, target));
+    if (this.#user) list.push(userTopic(this.#user.id));
     return list;
   }
 
   /** Every relevant event up to this id was handed to the socket (queued ones were not). */
-  function position(): string | null {
-    if (restoringFrom !== undefined) return restoringFrom;
-    const queuedFrom = outbox.oldestQueuedStreamId();
-    return queuedFrom !== undefined ? previousStreamId(queuedFrom) : deps.bus.position();
+  #position(): string | null {
+    if (this.#session.restoringFrom !== undefined) return this.#session.restoringFrom;
+    const queuedFrom = this.#outbox.oldestQueuedStreamId();
+    return queuedFrom !== undefined ? previousStreamId(queuedFrom) : this.deps.bus.position();
   }
 
-  async function onClose(): Promise<void> {
-    if (state === 'closed') return;
-    state = 'closed';
-    hub.removeMember(conn, topics());
-    const final = conn.sessionState();
-    outbox.dispose();
-    if (slot) void deps.caps?.release(slot);
+  async #onClose(): Promise<void> {
+    if (this.#state === 'closed') return;
+    this.#state = 'closed';
+    this.#inbox.close();
+    this.deps.hub.removeMember(this, this.#topics());
+    const final = this.sessionState();
+    this.#outbox.dispose();
+    if (this.#slot) void this.deps.caps?.release(this.#slot);
     try {
-      if (!detached && !refused && worthSaving() && !(await deps.sessions.save(sessionId, final, conn.owner()))) {
-        deps.logger.warn({ session: sessionId }, 'WebSocket session not saved: it was restored on another connection');
+      if (!this.#detached && !this.#refused && this.#worthSaving() && !(await this.deps.sessions.save(this.#session.id, final, this.owner()))) {
+        this.deps.logger.warn({ session: this.#session.id }, 'WebSocket session not saved: it was restored on another connection');
       }
     } catch (err) {
-      deps.logger.warn({ err: (err as Error).message, session: sessionId }, 'WebSocket session not saved');
+      this.deps.logger.warn({ err: (err as Error).message, session: this.#session.id }, 'WebSocket session not saved');
     } finally {
-      resolveFinished();
+      this.#resolveFinished();
     }
   }
-
-  const conn: Connection = {
-    id: randomUUID(),
-    get sessionId() {
-      return sessionId;
-    },
-    get user() {
-      return user;
-    },
-    get userSince() {
-      return userSince;
-    },
-    get detached() {
-      return detached;
-    },
-    lastDispatch: 0,
-    subscriptions: createSubscriptionSet(),
-    deps,
-    finished,
-    detach: () => void (detached = true),
-    heartbeat() {
-      if (!alive) return false;
-      alive = false;
-      return true;
-    },
-    queuedMessages: () => outbox.size(),
-    beginRestore(id, saved, clientLastSequence) {
-      outbox.pause();
-      const previous = sessionId;
-      sessionId = id;
-      outbox.sequence = Math.max(outbox.sequence, saved.last_sequence, clientLastSequence ?? 0);
-      restoringFrom = saved.last_stream_id;
-      startedAt = saved.started_at;
-      alertCursor = saved.alerts;
-      return previous;
-    },
-    announceMarkets(markets, afresh) {
-      if (afresh) announcedMarkets.clear();
-      return statusMessages(deps.marketStatus, markets, announcedMarkets);
-    },
-    finishRestore(front) {
-      restoringFrom = undefined;
-      outbox.unshift(front);
-      outbox.resume();
-      conn.requestCheckpoint();
-    },
-    isOpen: () => state !== 'closed',
-    hasSubscriptions: () => conn.subscriptions.count() > 0,
-    deliver(message) {
-      if (message.alert) {
-        recentAlerts.add(message.alert.id);
-        if (recentAlerts.size > 256) recentAlerts.delete(recentAlerts.values().next().value!);
-      }
-      outbox.push(message);
-    },
-    hasAlert: (id) => recentAlerts.has(id),
-    footprintBytes: () => ws.bufferedAmount + Buffer.byteLength(JSON.stringify(conn.sessionState())),
-    sessionState: () => ({
-      user_id: user?.id ?? null,
-      subscriptions: conn.subscriptions.toMap(),
-      last_sequence: outbox.sequence,
-      last_stream_id: position(),
-      started_at: startedAt,
-      alerts: alertCursor,
-      live_screens: deps.liveScreens?.saved(conn),
-    }),
-    owner: () => ({ gateway: deps.gatewayId, connection: conn.id }),
-    checkpointable: () => state === 'open' && !detached && worthSaving(),
-    requestCheckpoint() {
-      if (state === 'open' && !detached && worthSaving()) deps.checkpoints.touch(conn);
-    },
-    capSlot: () => slot,
-    send: (message) => outbox.push(message),
-    error(code, message, details = {}) {
-      outbox.push(serverMessages.error(code, message, details, clock.now()));
-    },
-    setUser(next) {
-      if (!user && state !== 'closed') {
-        hub.join(conn, userTopic(next.id));
-        userSince = clock.now();
-      }
-      const changed = user?.id !== next.id;
-      user = next;
-      if (changed) conn.requestCheckpoint();
-    },
-    joinSubscription(type, target) {
-      if (conn.subscriptions.add(type, target)) {
-        subscribedOnce = true;
-        hub.join(conn, topicOf(type, target));
-        conn.requestCheckpoint();
-      }
-    },
-    leaveSubscription(type, target) {
-      if (conn.subscriptions.delete(type, target)) {
-        hub.leave(conn, topicOf(type, target));
-        conn.requestCheckpoint();
-      }
-    },
-    async start(query) {
-      outbox.pause();
-      if (query.token !== undefined) {
-        try {
-          conn.setUser(await deps.tokens.verify(query.token));
-        } catch (err) {
-          conn.error('INVALID_TOKEN', 'JWT validation failed; continuing as anonymous', { reason: (err as { details?: { reason?: string } }).details?.reason ?? 'invalid' });
-        }
-      }
-      if (!conn.isOpen() || !(await admit(query.address))) return;
-      const restored = query.session_id !== undefined && (await restoreSession(conn, query.session_id, query.last_sequence));
-      if (!conn.isOpen()) return;
-      if (!restored) outbox.unshift([serverMessages.connected(sessionId, connectedInfo(conn.id, user?.id ?? null, settings), clock.now())]);
-      outbox.resume();
-      state = 'open';
-      conn.requestCheckpoint();
-      busy = false;
-      pump();
-    },
-    close(code, reason) {
-      if (ws.readyState === ws.CLOSED) return;
-      ws.close(code, reason);
-      setTimeout(() => ws.terminate(), settings.closeGraceMs).unref();
-    },
-    info: () => ({
-      connection_id: conn.id,
-      session_id: sessionId,
-      user_id: user?.id ?? null,
-      connected_at: new Date(connectedAt).toISOString(),
-      subscriptions: conn.subscriptions.toMap(),
-      message_count: messageCount,
-      messages_received: received,
-      queued_messages: outbox.size(),
-      last_activity: new Date(lastActivity).toISOString(),
-    }),
-  };
-
-  /** Take a connection-cap slot; false (and closed with 4029) when over the cap. */
-  async function admit(address = 'unknown'): Promise<boolean> {
-    const taken = await deps.caps?.acquire({ connectionId: conn.id, userId: user?.id ?? null, address });
-    if (taken === null) {
-      refused = true;
-      conn.close(CLOSE_CODES.TOO_MANY_CONNECTIONS, user ? 'too many connections for this user' : 'too many connections from this address');
-      return false;
-    }
-    slot = taken;
-    // Closed while asking: onClose already ran without a slot to give back.
-    if (slot && state === 'closed') void deps.caps?.release(slot);
-    return conn.isOpen();
-  }
-
-  hub.addMember(conn);
-  ws.on('message', onMessage);
-  ws.on('pong', () => void (alive = true));
-  ws.on('close', () => void onClose());
-  ws.on('error', (err) => deps.logger.debug({ err: err.message, connection: conn.id }, 'WebSocket error'));
-  return conn;
 }

@@ -1,52 +1,45 @@
 /**
  * The price feed runner. Every tick — simulated, posted to
- * `POST /admin/ticks`, or read from the `ticks:in` stream — goes through one path:
- * write the live quotes, run `onTick` (alert evaluation plugs in here), publish on the
- * market bus (which every daemon instance reads and serves).
+ * `POST /admin/ticks`, or read from the `ticks:in` stream — goes through one path
+ * (./tick-path.ts): write the live quotes, run `onTick` (alert evaluation plugs in here),
+ * publish on the market bus (which every daemon instance reads and serves).
  *
  * Modes: `simulator` — the lease holder (one daemon across instances, see ./leader-lease.ts)
  * steps the simulator every `intervalMs` while the market clock says open or closing
  * auction, and ticks are ingested as well; `ingest` — only external ticks; `off` — nothing
  * (ingest answers 503). Ticks ingested while a simulator runs are handed to the leader
- * (`<prefix>feed:ingested`) so it continues from them instead of overwriting them.
+ * (./handover.ts) so it continues from them instead of overwriting them.
  * `kis` — the lease holder runs the KIS Open API source (../feeds/kis) instead of the
  * simulator; its ticks take the same path, and ingest works beside it.
+ *
+ * This file composes the parts: the stock list, the tick path, the ingest (./tick-ingest.ts),
+ * the lease and the role its holder plays (./leader-roles.ts), the stream reader.
  */
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { AppError, isAppError } from '../../errors.js';
 import type { Clock } from '../../infra/clock.js';
 import { waitReady, type RedisFactory } from '../../infra/redis.js';
 import { parseOrThrow } from '../../validation.js';
 import type { MarketBus } from '../bus.js';
-import type { MarketEvent, MarketStatusEvent, PriceEvent } from '../../kernel/events.js';
+import type { MarketStatusEvent, PriceEvent } from '../../kernel/events.js';
 import { kstDate, type MarketClock } from '../market-clock.js';
-import { applyTicks, tickBodySchema, ticksOf, type TickBody } from './ingest.js';
+import { createHandover } from './handover.js';
+import { tickBodySchema, type TickBody } from './ingest.js';
 import { createLeaderLease, type LeaderLease } from './leader-lease.js';
+import { createSimulatorRole, createSourceRole, type FeedSourceHooks, type LeaderRole, type LeaderSource, type SimulatorRole } from './leader-roles.js';
 import type { QuoteStore } from './quote-store.js';
-import { createSimulator, type Simulator } from './simulator.js';
+import { createStockList } from './stock-list.js';
+import { createTickIngest } from './tick-ingest.js';
+import { createTickPath } from './tick-path.js';
 import { createTickStreamConsumer, type TickStreamConsumer } from './tick-stream.js';
 import type { FeedStock } from './types.js';
 
+export type { FeedSourceHooks, LeaderSource } from './leader-roles.js';
+
 /** Where prices come from (config `feed`). */
 export type FeedMode = 'simulator' | 'ingest' | 'kis' | 'off';
-
-/** What a real source the leader runs gets from the feed. */
-export interface FeedSourceHooks {
-  /** Quotes, alerts, bus: the one path of every tick. */
-  deliver(events: MarketEvent[]): Promise<void>;
-  /** The listed stocks. */
-  stocks(): Map<string, FeedStock>;
-}
-
-/** A real source the lease holder runs (mode `kis`). */
-export interface LeaderSource {
-  start(): void;
-  stop(): Promise<void>;
-}
 
 /** Collaborators and settings of the feed. */
 export interface PriceFeedOptions {
@@ -108,8 +101,6 @@ export interface PriceFeed {
   stats(): FeedStats;
 }
 
-const isPrice = (e: MarketEvent): e is PriceEvent => e.type === 'price';
-
 /**
  * The simulator's share per step: each stock trades `updatesPerStockPerSecond` times a
  * second on average whatever the step interval — 0.1 of the stocks per 100 ms step at 1/s,
@@ -118,159 +109,34 @@ const isPrice = (e: MarketEvent): e is PriceEvent => e.type === 'price';
 export function stepShare(intervalMs: number, updatesPerStockPerSecond: number): number {
   return (intervalMs / 1000) * updatesPerStockPerSecond;
 }
-const STOCK_RELOAD_MIN_MS = 5_000;
-/** Events of one step stored, evaluated and published together (each code's events stay in order: chunks go one after another). */
-const DELIVER_CHUNK = 250;
 
 /** Create the price feed (nothing runs until start()). */
 export function createPriceFeed(options: PriceFeedOptions): PriceFeed {
-  const { mode, bus, quotes, redis, commands, clock, logger } = options;
+  const { mode, redis, commands, logger } = options;
   const instanceId = options.instanceId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  const handoverKey = redis.key('feed', 'ingested');
-  const share = stepShare(options.intervalMs, options.updatesPerStockPerSecond ?? 1);
-  let stocks = new Map<string, FeedStock>();
-  let lastReload = -Infinity;
-  let sim: Simulator | undefined;
-  let simReady = false;
+  const stocks = createStockList(options.loadStocks);
+  const path = createTickPath(options);
+  const handover = createHandover(commands, redis.key('feed', 'ingested'));
+  const ingest = createTickIngest({
+    enabled: mode !== 'off', stocks, quotes: options.quotes, clock: options.clock, deliver: path.deliver,
+    handover: mode === 'simulator' ? handover : undefined,
+  });
   let lease: LeaderLease | undefined;
+  let role: LeaderRole | undefined;
+  let simulator: SimulatorRole | undefined;
   let stream: TickStreamConsumer | undefined;
-  let stepTimer: NodeJS.Timeout | undefined;
-  let stepping: Promise<void> | undefined;
-  let ingestChain: Promise<unknown> = Promise.resolve();
   let started = false;
   let stopped = false;
-  let lastStepError = '';
-  let source: LeaderSource | undefined;
-  let sourceRunning = false;
-  const counters = { steps: 0, events_published: 0, ticks_ingested: 0 };
+  const leading = () => (role?.producing() ?? false) && (lease?.isValid() ?? false);
 
-  async function refreshStocks(): Promise<void> {
-    lastReload = performance.now();
-    const list = await options.loadStocks();
-    stocks = new Map(list.map((s) => [s.code, s]));
-    sim?.setStocks(list);
-  }
-
-  /**
-   * Quotes, then alerts, then the bus, DELIVER_CHUNK events at a time: a full market's step is
-   * thousands of events, and each chunk's Redis round trips give the event loop a turn, so the
-   * requests arriving meanwhile wait for one chunk's encoding, not the whole step's.
-   */
-  async function deliver(events: MarketEvent[]): Promise<void> {
-    for (let i = 0; i < events.length; i += DELIVER_CHUNK) await deliverChunk(events.length <= DELIVER_CHUNK ? events : events.slice(i, i + DELIVER_CHUNK));
-  }
-
-  async function deliverChunk(events: MarketEvent[]): Promise<void> {
-    await quotes.put(events);
-    const prices = events.filter(isPrice);
-    if (options.onTick && prices.length) {
-      try {
-        await options.onTick(prices);
-      } catch (err) {
-        logger.error({ err }, 'onTick (alert evaluation) failed; the ticks are still published');
-      }
-    }
-    await bus.publishMany(events);
-    counters.events_published += events.length;
-  }
-
-  async function becomeLeader(): Promise<void> {
-    try {
-      await refreshStocks();
-      sim ??= createSimulator({ stocks: [...stocks.values()], seed: options.seed ?? randomInt(2 ** 31), share, volatility: options.volatility });
-      // Continue today's prices and totals from whoever produced them before (restart, old leader).
-      sim.sync(await quotes.getAll(), clock.now());
-      await commands.del(handoverKey);
-      if (!lease?.isLeader() || stopped) return;
-      simReady = true;
-      options.onLeadership?.(true);
-    } catch (err) {
-      logger.error({ err }, 'feed: could not prepare the simulator; retrying in 1 s');
-      setTimeout(() => {
-        if (!stopped && lease?.isLeader() && !simReady) void becomeLeader();
-      }, 1_000).unref();
-    }
-  }
-
-  /** Mode kis: the lease holder runs the real source; losing the lease stops it before anyone else starts. */
-  async function becomeSourceLeader(): Promise<void> {
-    await refreshStocks().catch((err: Error) => logger.warn({ err: err.message }, 'feed: stock list not loaded; the source starts with what it has'));
-    if (!lease?.isLeader() || stopped || sourceRunning) return;
-    sourceRunning = true;
-    source?.start();
-    options.onLeadership?.(true);
-  }
-
-  function onLeaseChange(leader: boolean): void {
-    if (mode === 'kis') {
-      if (leader) void becomeSourceLeader();
-      else if (sourceRunning) {
-        sourceRunning = false;
-        void source?.stop();
-        options.onLeadership?.(false);
-      }
-      return;
-    }
-    if (leader) void becomeLeader();
-    else if (simReady) {
-      simReady = false;
-      options.onLeadership?.(false);
-    }
-  }
-
-  /** Ticks ingested on any daemon since the last step: the simulator continues from them. */
-  async function adoptIngested(): Promise<void> {
-    const res = await commands.multi().hgetall(handoverKey).del(handoverKey).exec();
-    const raw = (res?.[0]?.[1] ?? {}) as Record<string, string>;
-    const events = Object.values(raw).map((v) => JSON.parse(v) as PriceEvent);
-    if (events.length) sim!.sync(events, clock.now());
-  }
-
-  async function step(): Promise<void> {
-    if (!simReady || !sim || !lease?.isValid() || !options.marketClock.isTrading()) return;
-    try {
-      if (stocks.size === 0 && performance.now() - lastReload > STOCK_RELOAD_MIN_MS) await refreshStocks();
-      await adoptIngested();
-      const events = sim.step(clock.now());
-      if (events.length) await deliver(events);
-      counters.steps++;
-      lastStepError = '';
-    } catch (err) {
-      const message = (err as Error).message;
-      if (message !== lastStepError) logger.warn({ err: message }, 'feed step failed; retrying on the next interval');
-      lastStepError = message;
-    }
-  }
-
-  async function ingestNow(body: TickBody): Promise<{ accepted: number }> {
-    const { ticks, batch } = ticksOf(body);
-    const codes = [...new Set(ticks.map((t) => t.code))];
-    try {
-      if (codes.some((c) => !stocks.has(c)) && performance.now() - lastReload > STOCK_RELOAD_MIN_MS) await refreshStocks();
-      const current = await quotes.getQuotes(codes);
-      const events = applyTicks(ticks, { lookup: (c) => stocks.get(c) ?? null, current: (c) => current.get(c) ?? null, now: clock.now() }, batch);
-      await deliver(events);
-      if (mode === 'simulator') await handOver(events);
-    } catch (err) {
-      if (isAppError(err)) throw err;
-      throw new AppError('SERVICE_UNAVAILABLE', 'The market data store is unavailable; ticks were not applied', { reason: (err as Error).message });
-    }
-    counters.ticks_ingested += ticks.length;
-    return { accepted: ticks.length };
-  }
-
-  async function handOver(events: MarketEvent[]): Promise<void> {
-    const latest = new Map<string, string>();
-    for (const e of events) if (isPrice(e)) latest.set(e.code, JSON.stringify(e));
-    await commands.multi().hset(handoverKey, latest).pexpire(handoverKey, 60_000).exec();
-  }
-
-  /** Ingests run one at a time per daemon, so two requests never validate against the same stale quote. */
-  function ingestSerial(body: TickBody): Promise<{ accepted: number }> {
-    if (mode === 'off') return Promise.reject(new AppError('SERVICE_UNAVAILABLE', 'The price feed is off; start the daemon with --feed ingest or --feed simulator', { feed: 'off' }));
-    const run = ingestChain.then(() => ingestNow(body));
-    ingestChain = run.catch(() => undefined);
-    return run;
+  function createRole(): LeaderRole {
+    const common = { stocks, deliver: path.deliver, logger, onLeadership: options.onLeadership, holding: () => !stopped && (lease?.isLeader() ?? false) };
+    if (mode === 'kis') return createSourceRole({ ...common, build: options.leaderSource });
+    const share = stepShare(options.intervalMs, options.updatesPerStockPerSecond ?? 1);
+    return (simulator = createSimulatorRole({
+      ...common, quotes: options.quotes, handover, clock: options.clock, marketClock: options.marketClock, leaseValid: () => lease?.isValid() ?? false,
+      intervalMs: options.intervalMs, share, seed: options.seed, volatility: options.volatility,
+    }));
   }
 
   return {
@@ -279,53 +145,48 @@ export function createPriceFeed(options: PriceFeedOptions): PriceFeed {
       started = true;
       // The command connection fails fast while connecting; give it a moment (never throws).
       await waitReady(commands, 2_000);
-      await refreshStocks().catch((err: Error) => logger.warn({ err: err.message }, 'feed: stock list not loaded yet'));
+      await stocks.refresh().catch((err: Error) => logger.warn({ err: err.message }, 'feed: stock list not loaded yet'));
       if (options.consumeStream ?? true) {
-        stream = createTickStreamConsumer({ redis, instanceId, logger, handle: async (raw) => void (await ingestSerial(parseOrThrow(tickBodySchema, raw))) });
+        stream = createTickStreamConsumer({ redis, instanceId, logger, handle: async (raw) => void (await ingest.ingest(parseOrThrow(tickBodySchema, raw))) });
         stream.start();
       }
-      if (mode === 'kis') {
-        source = options.leaderSource?.({ deliver, stocks: () => stocks });
-        lease = createLeaderLease({ redis: commands, key: redis.key('feed', 'leader'), instanceId, leaseMs: options.leaseMs, renewMs: options.renewMs, onChange: onLeaseChange, logger });
-        lease.start();
-        return;
-      }
-      if (mode !== 'simulator') return;
-      lease = createLeaderLease({ redis: commands, key: redis.key('feed', 'leader'), instanceId, leaseMs: options.leaseMs, renewMs: options.renewMs, onChange: onLeaseChange, logger });
+      if (mode !== 'kis' && mode !== 'simulator') return;
+      const leader = (role = createRole());
+      const onChange = (won: boolean) => void (won ? leader.lead() : leader.resign());
+      lease = createLeaderLease({ redis: commands, key: redis.key('feed', 'leader'), instanceId, leaseMs: options.leaseMs, renewMs: options.renewMs, onChange, logger });
       lease.start();
-      stepTimer = setInterval(() => {
-        stepping ??= step().finally(() => (stepping = undefined));
-      }, options.intervalMs);
-      stepTimer.unref();
+      leader.begin();
     },
     async stop() {
       if (stopped) return;
       stopped = true;
-      clearInterval(stepTimer);
-      await stepping;
-      // The source stops before the lease is released, so two daemons never feed at once.
-      if (sourceRunning) {
-        sourceRunning = false;
-        await source?.stop();
-        options.onLeadership?.(false);
-      }
+      // The role stops before the lease is released, so two daemons never feed at once.
+      await role?.stop();
       await lease?.stop();
       await stream?.stop();
-      await ingestChain.catch(() => undefined);
+      await ingest.drain();
     },
-    ingest: (body) => ingestSerial(body),
-    async publishStatus(events) {
-      const claimed: MarketStatusEvent[] = [];
-      for (const e of events) {
-        // One key per market, day and status: every daemon's clock fires, one publishes.
-        const ok = await commands.set(redis.key('feed', 'status', e.market, kstDate(e.ts), e.status), instanceId, 'PX', 2 * 86_400_000, 'NX');
-        if (ok === 'OK') claimed.push(e);
-      }
-      if (claimed.length) await bus.publishMany(claimed);
-      return claimed.length;
-    },
-    refreshStocks,
-    isLeader: () => (simReady || sourceRunning) && (lease?.isValid() ?? false),
-    stats: () => ({ mode, instance_id: instanceId, leader: (simReady || sourceRunning) && (lease?.isValid() ?? false), stocks: stocks.size, ...counters }),
+    ingest: (body) => ingest.ingest(body),
+    publishStatus: (events) => publishStatusOnce({ commands, redis, instanceId, bus: options.bus }, events),
+    refreshStocks: () => stocks.refresh(),
+    isLeader: leading,
+    stats: () => ({
+      mode, instance_id: instanceId, leader: leading(), stocks: stocks.map().size,
+      steps: simulator?.steps() ?? 0, events_published: path.published(), ticks_ingested: ingest.ingested(),
+    }),
   };
+}
+
+/** Publish market_status events once across instances: one key per market, day and status; every daemon's clock fires, the first claim publishes. */
+async function publishStatusOnce(
+  deps: { commands: Redis; redis: RedisFactory; instanceId: string; bus: Pick<MarketBus, 'publishMany'> },
+  events: MarketStatusEvent[],
+): Promise<number> {
+  const claimed: MarketStatusEvent[] = [];
+  for (const e of events) {
+    const ok = await deps.commands.set(deps.redis.key('feed', 'status', e.market, kstDate(e.ts), e.status), deps.instanceId, 'PX', 2 * 86_400_000, 'NX');
+    if (ok === 'OK') claimed.push(e);
+  }
+  if (claimed.length) await deps.bus.publishMany(claimed);
+  return claimed.length;
 }

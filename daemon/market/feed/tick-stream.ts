@@ -46,6 +46,15 @@ export interface TickStreamConsumer {
 
 type Entry = [id: string, fields: string[]];
 
+/** Create the consumer group of stream `key` (with the stream) unless it exists. */
+async function ensureGroup(c: Redis, key: string): Promise<void> {
+  try {
+    await c.xgroup('CREATE', key, TICK_STREAM_GROUP, '$', 'MKSTREAM');
+  } catch (err) {
+    if (!/BUSYGROUP/.test((err as Error).message)) throw err;
+  }
+}
+
 /** Create the consumer of `<prefix>ticks:in`. */
 export function createTickStreamConsumer(options: TickStreamOptions): TickStreamConsumer {
   const { redis, instanceId, logger } = options;
@@ -70,14 +79,6 @@ export function createTickStreamConsumer(options: TickStreamOptions): TickStream
     options.onEntry?.(id, ok);
   }
 
-  async function ensureGroup(c: Redis): Promise<void> {
-    try {
-      await c.xgroup('CREATE', key, TICK_STREAM_GROUP, '$', 'MKSTREAM');
-    } catch (err) {
-      if (!/BUSYGROUP/.test((err as Error).message)) throw err;
-    }
-  }
-
   async function claimStale(c: Redis): Promise<void> {
     let cursor = '0-0';
     for (let round = 0; round < 10; round++) {
@@ -95,7 +96,7 @@ export function createTickStreamConsumer(options: TickStreamOptions): TickStream
     while (!stopped) {
       try {
         if (!groupReady) {
-          await ensureGroup(c);
+          await ensureGroup(c, key);
           groupReady = true;
         }
         if (performance.now() - lastClaim >= claimIdleMs) {

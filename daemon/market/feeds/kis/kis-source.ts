@@ -15,22 +15,25 @@
  *   any kind came for `silenceMs` (the socket is then recycled). A change is published as a
  *   `market_status` message with `prices: "stale" | "fresh"`, and the state is written to
  *   Redis for every daemon's /health and source status.
+ *
+ * The parts: ./sweep.ts (the REST sweep), ./quote-path.ts (rows and frames into feed events),
+ * ./heartbeat.ts (freshness and the status record); this file runs them and the socket.
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { MarketEvent, MarketStatus, MarketStatusEvent, OrderBookEvent, PriceEvent } from '../../../kernel/events.js';
-import { MARKETS } from '../../../kernel/records.js';
-import { priceLimits } from '../../../kernel/tick-size.js';
-import { kstDate, type TradingSession } from '../../market-clock.js';
+import type { MarketEvent, MarketStatus, MarketStatusEvent, PriceEvent } from '../../../kernel/events.js';
+import type { TradingSession } from '../../market-clock.js';
 import type { FeedStock } from '../../feed/types.js';
+import { newFeedState } from './feed-state.js';
+import { createKisHeartbeat } from './heartbeat.js';
 import type { InterestBoard } from './interest.js';
-import { createPacer, type Pacer } from './pacer.js';
-import { KIS, parseBookRecord, parseMultiPriceRow, parseTradeRecords, type KisRejectReason } from './protocol.js';
-import { KisApiError, type KisRest } from './rest-client.js';
+import { KIS, parseBookRecord, parseTradeRecords, type KisRejectReason } from './protocol.js';
+import { createKisQuotePath } from './quote-path.js';
+import type { KisRest } from './rest-client.js';
 import { createKisSocket, type KisSocket, type KisSocketOptions, type Registration } from './socket.js';
+import { createKisSweep } from './sweep.js';
 import type { KisCredentials } from './token-cache.js';
-import { toPriceEvent } from './to-event.js';
-import { statusKey, type KisFeedStatus } from './status-record.js';
+import type { KisFeedStatus } from './status-record.js';
 
 /** Counters the source reports to /metrics. */
 export interface KisCounters {
@@ -75,213 +78,46 @@ export interface KisSource {
   status(): KisFeedStatus;
 }
 
-// Retries of one multi-price call after EGW00201 / an expired token before the sweep moves on.
-const MAX_CALL_RETRIES = 3;
-const RATE_LIMIT_BACKOFF_MS = 1_000;
 const INTEREST_EVERY_MS = 3_000;
-const CALLS_IN_FLIGHT = 4;
+
+/** An unreferenced timer running `work` every `ms`. */
+function every(ms: number, work: () => void): NodeJS.Timeout {
+  const timer = setInterval(work, ms);
+  timer.unref();
+  return timer;
+}
 
 /** Create the source (nothing runs until start()). */
 export function createKisSource(options: KisSourceOptions): KisSource {
   const { logger, counters, now } = options;
-  let pacer: Pacer = createPacer(options.callsPerSecond);
+  const state = newFeedState();
   let running = false;
   let socket: KisSocket | undefined;
   let sweeping: Promise<void> | undefined;
-  let beat: NodeJS.Timeout | undefined;
-  let interestTimer: NodeJS.Timeout | undefined;
-  let chain: Promise<unknown> = Promise.resolve();
+  let timers: NodeJS.Timeout[] = [];
   let startedAt = 0;
-  let callsUnflushed = 0;
   let registrationsWanted = 0;
-  // The first heartbeat of a leader always announces the freshness: a takeover after a silent death releases held screens.
-  let announced = false;
-  // When the socket was found silent (Date.now() ms): it stays silent until a message arrives after that, whatever reconnects in between.
-  let silentSince: number | null = null;
-  let lastRecycle = 0;
-  const state: Omit<KisFeedStatus, 'leader' | 'at' | 'session' | 'socket'> = {
-    stale: false, stale_reason: null, stale_since: null, last_sweep_ok_at: null, last_sweep: null,
-    last_frame_at: null, last_error: null, last_success_at: null,
-  };
-
-  /** One path at a time: each batch reads the live quotes it builds on after the previous batch wrote its own. */
-  function serial(work: () => Promise<void>): Promise<void> {
-    const run = chain.then(work);
-    chain = run.catch(() => undefined);
-    return run;
-  }
-
-  function fail(err: unknown): void {
-    if (!(err instanceof KisApiError)) {
-      state.last_error = { at: now(), code: 'STORE_UNAVAILABLE', message: `quotes not stored: ${(err as Error).message}` };
-      return;
-    }
-    state.last_error = { at: now(), code: err.code ?? (err.status ? `HTTP_${err.status}` : 'UNREACHABLE'), message: err.message };
-  }
-
-  /** Price events of quotes against the live quotes; rejects counted. */
-  async function apply(quotes: ReturnType<typeof parseMultiPriceRow>[], source: 'tick' | 'sweep', session: TradingSession): Promise<number> {
-    let changes = 0;
-    await serial(async () => {
-      const good = quotes.filter((q): q is Exclude<typeof q, string> => typeof q !== 'string');
-      for (const q of quotes) if (typeof q === 'string') counters.rejected(q);
-      if (!good.length) return;
-      const stocks = options.stocks();
-      const current = await options.current([...new Set(good.map((q) => q.code))]);
-      const events: PriceEvent[] = [];
-      const t = now();
-      for (const q of good) {
-        const e = toPriceEvent(q, { stock: stocks.get(q.code) ?? null, prev: current.get(q.code) ?? null, now: t, source, session });
-        if (typeof e === 'string') counters.rejected(e);
-        else if (e) {
-          events.push(e);
-          current.set(e.code, e);
-        }
-      }
-      changes = events.length;
-      if (events.length) await options.deliver(events);
-    });
-    return changes;
-  }
-
-  /** One multi-price call with its retries; the rows, or null when it failed for good. */
-  async function call(codes: string[]): Promise<unknown[] | null> {
-    for (let attempt = 0; attempt <= MAX_CALL_RETRIES; attempt++) {
-      if (!(await pacer.wait())) return null;
-      let token: string;
-      try {
-        token = await options.credentials.token();
-      } catch (err) {
-        fail(err);
-        return null;
-      }
-      callsUnflushed++;
-      try {
-        const rows = await options.rest.multiPrice(token, codes);
-        counters.calls('multi_price', 'ok');
-        return rows;
-      } catch (err) {
-        fail(err);
-        if (err instanceof KisApiError && err.rateLimited) {
-          counters.calls('multi_price', 'rate_limited');
-          pacer.penalize(RATE_LIMIT_BACKOFF_MS);
-          continue;
-        }
-        if (err instanceof KisApiError && err.tokenExpired) {
-          counters.calls('multi_price', 'token_expired');
-          await options.credentials.dropToken(token);
-          continue;
-        }
-        counters.calls('multi_price', 'error');
-        return null;
-      }
-    }
-    return null;
-  }
-
-  async function sweepOnce(session: TradingSession): Promise<void> {
-    const codes = [...options.stocks().keys()].sort();
-    if (!codes.length) {
-      // Nothing listed yet (no market data loaded): nothing can be stale either.
-      state.last_sweep_ok_at = now();
-      await pacer.sleep(1_000);
-      return;
-    }
-    const t0 = performance.now();
-    let changes = 0;
-    let failed = 0;
-    let calls = 0;
-    const chunks: string[][] = [];
-    for (let i = 0; i < codes.length; i += KIS.multiPriceMax) chunks.push(codes.slice(i, i + KIS.multiPriceMax));
-    let next = 0;
-    // A few calls in flight, each in its paced slot: a slow answer does not hold the next slot back.
-    const worker = async () => {
-      while (running && next < chunks.length) {
-        const chunk = chunks[next++]!;
-        calls++;
-        const rows = await call(chunk);
-        if (!rows) {
-          failed++;
-          continue;
-        }
-        const asked = new Set(chunk);
-        // A row for a code not asked for is not trusted: it could price the wrong stock.
-        const quotes = rows.map((r) => {
-          const q = parseMultiPriceRow(r);
-          return typeof q !== 'string' && !asked.has(q.code) ? ('unknown_code' as const) : q;
-        });
-        try {
-          // Read the total after the await: workers run side by side.
-          const changed = await apply(quotes, 'sweep', session);
-          changes += changed;
-        } catch (err) {
-          // The store did not take them (Redis slow or down): this call's rows count as failed, the sweep goes on.
-          fail(err);
-          failed++;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(CALLS_IN_FLIGHT, chunks.length) }, worker));
-    if (!running) return;
-    const ms = Math.round(performance.now() - t0);
-    counters.sweep(ms, changes);
-    state.last_sweep = { at: now(), calls, failed_calls: failed, ms, changes, codes: codes.length };
-    if (failed === 0) {
-      state.last_sweep_ok_at = now();
-      state.last_success_at = now();
-    }
-    if (options.sweepPauseMs > 0) await pacer.sleep(options.sweepPauseMs);
-  }
-
-  async function sweepLoop(): Promise<void> {
-    while (running) {
-      const session = options.marketClock.session();
-      if (!session) {
-        await pacer.sleep(1_000);
-        continue;
-      }
-      try {
-        await sweepOnce(session);
-      } catch (err) {
-        fail(err);
-        logger.warn({ err: (err as Error).message }, 'KIS sweep failed; the next one starts after a pause');
-        await pacer.sleep(1_000);
-      }
-    }
-  }
+  const quotes = createKisQuotePath({ ...options, rejected: (reason) => counters.rejected(reason) });
+  const sweep = createKisSweep({ ...options, session: () => options.marketClock.session(), quotes, state });
+  const heartbeat = createKisHeartbeat({
+    ...options, state, socket: () => socket, registrationsWanted: () => registrationsWanted, startedAt: () => startedAt, takeCalls: () => sweep.takeCalls(),
+  });
 
   function onData(trId: string, count: number, body: string, encrypted: boolean): void {
     state.last_frame_at = now();
     if (encrypted) return counters.rejected('undecryptable');
     const session = options.marketClock.session() ?? 'regular';
     if (trId === KIS.trade) {
-      void apply(parseTradeRecords(body, count), 'tick', session).then(() => (state.last_success_at = now())).catch((err: Error) => logger.warn({ err: err.message }, 'KIS ticks not applied'));
+      void quotes.apply(parseTradeRecords(body, count), 'tick', session).then(() => (state.last_success_at = now())).catch((err: Error) => logger.warn({ err: err.message }, 'KIS ticks not applied'));
       return;
     }
     if (trId === KIS.book) {
       const book = parseBookRecord(body, count);
       if (typeof book === 'string') return counters.rejected(book);
-      void deliverBook(book).catch((err: Error) => logger.warn({ err: err.message }, 'KIS order book not applied'));
+      void quotes.deliverBook(book).catch((err: Error) => logger.warn({ err: err.message }, 'KIS order book not applied'));
       return;
     }
     counters.rejected('bad_layout');
-  }
-
-  async function deliverBook(book: Exclude<ReturnType<typeof parseBookRecord>, string>): Promise<void> {
-    const stock = options.stocks().get(book.code);
-    if (!stock) return counters.rejected('unknown_code');
-    await serial(async () => {
-      const prev = (await options.current([book.code])).get(book.code);
-      const base = prev && kstDate(prev.ts) === kstDate(now()) ? prev.prev_close : stock.prev_close;
-      const limits = priceLimits(base);
-      const levels = [...book.bids, ...book.asks];
-      if (levels.some((l) => l.price > limits.upper || l.price < limits.lower)) return counters.rejected('outside_limit');
-      const ordered = book.bids.every((l, i) => i === 0 || l.price < book.bids[i - 1]!.price) && book.asks.every((l, i) => i === 0 || l.price > book.asks[i - 1]!.price);
-      const crossed = book.bids[0] && book.asks[0] && book.bids[0].price >= book.asks[0].price;
-      if (!ordered || crossed) return counters.rejected('bad_layout');
-      const event: OrderBookEvent = { type: 'orderbook', code: stock.code, market: stock.market, sector: stock.sector, bids: book.bids, asks: book.asks, ts: now() };
-      await options.deliver([event]);
-    });
   }
 
   /** Trades for the top codes; order books for the most-watched with what is left of the limit. */
@@ -296,96 +132,34 @@ export function createKisSource(options: KisSourceOptions): KisSource {
     socket.want([...trades, ...books]);
   }
 
-  function expectedSweepMs(): number {
-    const calls = Math.ceil(options.stocks().size / KIS.multiPriceMax);
-    return Math.max(2_000, (calls * 1000) / options.callsPerSecond + options.sweepPauseMs);
-  }
-
-  /** Staleness now: a reason, or null when fresh (or when no session trades). */
-  function staleReason(session: TradingSession | null): string | null {
-    if (!session) return null;
-    const t = now();
-    const since = state.last_sweep_ok_at ?? startedAt;
-    const limit = 2 * expectedSweepMs();
-    if (t - since > limit) {
-      return state.last_error ? `no successful sweep for ${Math.round((t - since) / 1000)} s (last error: ${state.last_error.code})` : `no successful sweep for ${Math.round((t - since) / 1000)} s`;
-    }
-    const s = socket?.stats();
-    const wall = Date.now();
-    if (silentSince !== null && s && s.last_message_at > silentSince) silentSince = null;
-    if (silentSince === null && s?.connected && registrationsWanted > 0 && wall - Math.max(s.last_message_at, s.connected_at) > options.silenceMs) silentSince = wall;
-    if (silentSince !== null && registrationsWanted > 0) {
-      const quiet = wall - Math.max(s?.last_message_at ?? 0, silentSince - options.silenceMs);
-      return `the real-time socket is connected but silent for ${Math.round(quiet / 1000)} s`;
-    }
-    return null;
-  }
-
-  function snapshot(session: TradingSession | null): KisFeedStatus {
-    const s = socket?.stats();
-    return {
-      ...state, leader: options.instanceId, at: now(), session,
-      socket: s ? { connected: s.connected, registered: s.registered, wanted: s.wanted, reconnects: s.reconnects, pingpongs: s.pingpongs, refused_over_limit: s.refused_over_limit } : null,
-    };
-  }
-
-  async function heartbeat(): Promise<void> {
-    const session = options.marketClock.session();
-    const reason = staleReason(session);
-    const stale = reason !== null;
-    // A silent session is dropped and reconnected (after the socket's backoff), at most every few silence periods.
-    if (silentSince !== null && Date.now() - lastRecycle > 4 * options.silenceMs) {
-      lastRecycle = Date.now();
-      socket?.recycle(reason ?? 'silent');
-    }
-    if (stale !== state.stale || !announced) {
-      announced = true;
-      state.stale = stale;
-      state.stale_reason = reason;
-      state.stale_since = stale ? now() : null;
-      if (stale !== state.stale || stale) logger.warn({ stale, reason }, stale ? 'KIS prices are stale' : 'KIS prices are fresh again');
-      const status = options.marketClock.status();
-      await options.publish(MARKETS.map((market) => ({ type: 'market_status', market, status, ts: now(), prices: stale ? 'stale' : 'fresh', ...(reason ? { stale_reason: reason } : {}) })));
-    } else if (stale) state.stale_reason = reason;
-    const calls = callsUnflushed;
-    callsUnflushed = 0;
-    const day = options.key('kis', 'calls', kstDate(now()));
-    await options.redis.multi()
-      .set(options.key(...statusKey), JSON.stringify(snapshot(session)), 'PX', 10_000)
-      .incrby(day, calls).pexpire(day, 2 * 86_400_000)
-      .exec();
-  }
-
   return {
     start() {
       if (running) return;
       running = true;
       startedAt = now();
-      announced = false;
-      pacer = createPacer(options.callsPerSecond);
+      heartbeat.reset();
       socket = createKisSocket({
         url: options.wsUrl, approvalKey: () => options.credentials.approvalKey(), dropApprovalKey: (k) => options.credentials.dropApprovalKey(k),
         onData, onBadFrame: () => counters.rejected('bad_layout'), logger, ...options.socket,
       });
       if (options.maxRegistrations > 0) socket.start();
-      sweeping = sweepLoop();
-      beat = setInterval(() => void heartbeat().catch((err: Error) => logger.warn({ err: err.message }, 'KIS status not written')), 1_000);
-      beat.unref();
-      const choose = () => void chooseRegistrations().catch((err: Error) => logger.warn({ err: err.message }, 'KIS registrations not chosen'));
-      interestTimer = setInterval(choose, INTEREST_EVERY_MS);
-      interestTimer.unref();
+      sweeping = sweep.run();
+      const warn = (failure: string) => (err: Error) => logger.warn({ err: err.message }, failure);
+      timers.push(every(1_000, () => void heartbeat.beat().catch(warn('KIS status not written'))));
+      const choose = () => void chooseRegistrations().catch(warn('KIS registrations not chosen'));
+      timers.push(every(INTEREST_EVERY_MS, choose));
       choose();
     },
     async stop() {
       if (!running) return;
       running = false;
-      clearInterval(beat);
-      clearInterval(interestTimer);
-      pacer.stop();
+      for (const timer of timers) clearInterval(timer);
+      timers = [];
+      sweep.stop();
       await socket?.stop();
       await sweeping;
-      await chain;
+      await quotes.drain();
     },
-    status: () => snapshot(options.marketClock.session()),
+    status: () => heartbeat.snapshot(options.marketClock.session()),
   };
 }
