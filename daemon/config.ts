@@ -195,7 +195,7 @@ const pacingSchema = z
   })
   .prefault({});
 
-/** The most one request of a tier may cost (daemon/screening/cost.ts); a bound left out keeps its default. */
+/** The most one request of a tier may cost (daemon/screening/engine/cost.ts); a bound left out keeps its default. */
 const budgetTier = (units: number, nodes: number, historyFields: number, cells: number, backtestUnits: number) =>
   z
     .strictObject({
@@ -362,7 +362,7 @@ export const configSchema = z.object({
    */
   as_of_preload: bool.default(false),
   /**
-   * MB the daemon's screening caches hold together (screening/memory-budget.ts): the indicator
+   * MB the daemon's screening caches hold together (screening/engine/memory-budget.ts): the indicator
    * series of as-of screens and backtests, the as-of snapshots, the formula and rank memo, the
    * answers kept in process, and the series being built; the entry last used longest ago goes
    * first, whichever cache holds it. The process holds this plus the market history and requests.

@@ -17,7 +17,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Snapshot } from '../daemon/screening/snapshot.js';
+import type { Snapshot } from '../daemon/screening/engine/snapshot.js';
 import { liveDeliveryRows, runLiveDeliveryBench } from './bench/live-delivery.js';
 import { liveScreenRows, runLiveScreenBench, type EngineFactory } from './bench/live-screens.js';
 import { runMarketBench } from './bench/market-load.js';

@@ -5,9 +5,9 @@
  */
 import { AppError, invalidRequest, isAppError } from '../errors.js';
 import type { AsOfService } from '../history/as-of-service.js';
-import type { ScreenCaller } from '../screening/cost.js';
-import { expressionOf, type ScreenQuery } from '../screening/query.js';
-import { applyTemplateOverrides, getTemplate, listTemplates } from '../screening/templates.js';
+import type { ScreenCaller } from '../screening/engine/cost.js';
+import { expressionOf, type ScreenQuery } from '../screening/engine/query.js';
+import { applyTemplateOverrides, getTemplate, listTemplates } from '../screening/templates/templates.js';
 import { addDays } from '../kernel/krx-calendar.js';
 import { signalDays } from './calendar.js';
 import type { BacktestRequest } from './request.js';

@@ -12,8 +12,8 @@
 import type { BacktestPhase } from '../contract/backtests.js';
 import type { AsOfService } from '../history/as-of-service.js';
 import { depthFor } from '../history/point-indicators.js';
-import { matchAll } from '../screening/query.js';
-import { valueAt } from '../screening/snapshot.js';
+import { matchAll } from '../screening/engine/query.js';
+import { valueAt } from '../screening/engine/snapshot.js';
 import { queryFields, type BacktestPlan } from './plan.js';
 import { simulate } from './simulate.js';
 import type { BacktestResult, Selected } from './types.js';

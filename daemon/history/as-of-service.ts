@@ -7,13 +7,13 @@
  * computed on its own, as-of-snapshot.ts seriesPay); each snapshot is kept in an LRU keyed by (date, fields, data version), so a
  * warm as-of screen costs what a screen of the live snapshot costs. Concurrent requests for one
  * date share one build. The series and the snapshots count against one memory budget
- * (screening/memory-budget.ts, shared with the screen service's caches when the daemon passes
+ * (screening/engine/memory-budget.ts, shared with the screen service's caches when the daemon passes
  * its own), so neither grows the process past it whatever dates and fields are asked for.
  */
 import { invalidRequest } from '../errors.js';
-import type { Snapshot } from '../screening/snapshot.js';
-import { createMemoryBudget, type MemoryBudget } from '../screening/memory-budget.js';
-import { createTimeSlicer } from '../screening/time-slicer.js';
+import type { Snapshot } from '../screening/engine/snapshot.js';
+import { createMemoryBudget, type MemoryBudget } from '../screening/engine/memory-budget.js';
+import { createTimeSlicer } from '../screening/engine/time-slicer.js';
 import { INDICATOR_IDS } from '../indicators/registry.js';
 import { buildAsOfSnapshot, seriesPay } from './as-of-snapshot.js';
 import { createSeriesStore, SERIES_FIELDS, type SeriesStore } from './field-series.js';

@@ -14,7 +14,7 @@
 import { COMPOSITE_SCORES } from '../indicators/cross-section.js';
 import { applyCrossSectionalScoresAsync, type IndicatorValues } from '../indicators/compute.js';
 import { INDICATOR_IDS } from '../indicators/registry.js';
-import { buildSnapshotSliced, type Snapshot, type SnapshotRow } from '../screening/snapshot.js';
+import { buildSnapshotSliced, type Snapshot, type SnapshotRow } from '../screening/engine/snapshot.js';
 import { stockIndicatorsAsOf } from './as-of-inputs.js';
 import { SERIES_FIELDS, type SeriesStore } from './field-series.js';
 import { designationOn, isListedOn, type MarketHistory, type StockHistory } from './market-history.js';

@@ -10,7 +10,7 @@
  * cells of a listed stock (a halt record, or no bar that day) come from the daily code itself
  * (computeStockIndicators over seriesAsOf), memoised per stock-day: few, and equal by
  * construction. Memory: 8 bytes × dates × stocks a field (≈11 MB on 2,700 × 520). The fields
- * kept count against the daemon's one memory budget (screening/memory-budget.ts), which drops
+ * kept count against the daemon's one memory budget (screening/engine/memory-budget.ts), which drops
  * the least recently used entry of whichever cache when full; a build reserves its bytes in that
  * budget before allocating them, and one build runs at a time per store (the work is CPU on the
  * one thread anyway: two at once would only hold twice the arrays in flight).
@@ -21,7 +21,7 @@ import { PRICE_FIELDS, PRICE_KERNELS } from '../indicators/price-kernels.js';
 import { FUNDAMENTAL_FIELDS, fundamentalSeries } from './fundamental-series.js';
 import { isListedOn, type MarketHistory, type StockHistory } from './market-history.js';
 import { seriesAsOf } from './as-of-inputs.js';
-import { createMemoryBudget, type MemoryBudget } from '../screening/memory-budget.js';
+import { createMemoryBudget, type MemoryBudget } from '../screening/engine/memory-budget.js';
 import { pointIndicators } from './point-indicators.js';
 
 /** Default bytes of series kept by a store given no shared budget (≈45 fields of a 2,700 × 520 market). */

@@ -22,9 +22,9 @@
  *   change against its members when the hold began.
  */
 import type { PriceEvent } from '../kernel/events.js';
-import { buildItem, expressionOf, type ScreenItem, type ScreenQuery } from '../screening/query.js';
-import { normalizeQuery } from '../screening/request.js';
-import type { Snapshot } from '../screening/snapshot.js';
+import { buildItem, expressionOf, type ScreenItem, type ScreenQuery } from '../screening/engine/query.js';
+import { normalizeQuery } from '../screening/request/request.js';
+import type { Snapshot } from '../screening/engine/snapshot.js';
 import { createLiveScreen, type LiveScreen, type MembershipDiff } from './live-screen.js';
 import { createLiveView, type LiveView } from './price-overlay.js';
 import { createListIndex, type ListGroup, type ListIndexTuning } from './list-index.js';

@@ -10,9 +10,9 @@
  *   most a fifth of a core however many lists exist, a list at most every 25 ms. Reading a
  *   screen never re-runs anything: a whole list's members are those of its last re-run.
  */
-import { expressionOf, type ScreenQuery } from '../screening/query.js';
-import { normalizeQuery } from '../screening/request.js';
-import type { Snapshot } from '../screening/snapshot.js';
+import { expressionOf, type ScreenQuery } from '../screening/engine/query.js';
+import { normalizeQuery } from '../screening/request/request.js';
+import type { Snapshot } from '../screening/engine/snapshot.js';
 import { queryFields, type ScreenList } from './live-screen.js';
 import { createMatchList, type ListMove, type MatchList } from './match-list.js';
 import { PRICE_DEPENDENT_FIELDS } from './price-overlay.js';

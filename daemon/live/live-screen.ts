@@ -4,8 +4,8 @@
  * per_page, exactly what `POST /screen` returns. The list says how a tick moved it; the screen
  * turns that into its membership diff: rows that entered the page and stocks that left it.
  */
-import { expressionOf, itemColumns, type ScreenQuery } from '../screening/query.js';
-import type { Snapshot } from '../screening/snapshot.js';
+import { expressionOf, itemColumns, type ScreenQuery } from '../screening/engine/query.js';
+import type { Snapshot } from '../screening/engine/snapshot.js';
 import type { ListMove, MatchList } from './match-list.js';
 import { wholeListFields, type WholeList } from './whole-list.js';
 

@@ -13,13 +13,13 @@
  * invalid_query, live_screen_limit, sign_in_required) and the field details of the parser; the WebSocket edge
  * turns them into SUBSCRIPTION_FAILED.
  */
-import type { ScreenCaller } from '../screening/cost.js';
+import type { ScreenCaller } from '../screening/engine/cost.js';
 import { randomUUID } from 'node:crypto';
 import type { Tier } from '../kernel/roles.js';
 import { AppError, isAppError } from '../errors.js';
-import type { ScreenQuery } from '../screening/query.js';
-import { normalizeQuery } from '../screening/request.js';
-import { applyTemplateOverrides, getTemplate } from '../screening/templates.js';
+import type { ScreenQuery } from '../screening/engine/query.js';
+import { normalizeQuery } from '../screening/request/request.js';
+import { applyTemplateOverrides, getTemplate } from '../screening/templates/templates.js';
 import type { LiveMemberRow, LiveScreenEngine, LiveScreenListener } from './engine.js';
 import type { LiveRegistry, LiveScreenEntry } from './registry.js';
 

@@ -13,11 +13,11 @@
  * the tick is written into the view), `update` re-checks it under the new ones and moves it,
  * answering where it went (`ListMove`), or null when the sorted part did not change.
  */
-import type { ParsedExpression } from '../screening/expression.js';
-import type { ScreenQuery } from '../screening/query.js';
-import type { Snapshot } from '../screening/snapshot.js';
-import { filterRows } from '../screening/select.js';
-import { sortRows } from '../screening/sort-rows.js';
+import type { ParsedExpression } from '../screening/language/expression.js';
+import type { ScreenQuery } from '../screening/engine/query.js';
+import type { Snapshot } from '../screening/engine/snapshot.js';
+import { filterRows } from '../screening/engine/select.js';
+import { sortRows } from '../screening/engine/sort-rows.js';
 import { compileRowComparator, compileRowMatcher, compileStaticMatcher, type RowComparator, type RowMatcher } from './row-matcher.js';
 import { createSortedRows, type SortedRows } from './sorted-rows.js';
 

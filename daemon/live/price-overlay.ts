@@ -17,7 +17,7 @@
  * writes into them, so expressions compiled against the view read live values.
  */
 import type { PriceEvent } from '../kernel/events.js';
-import { isNullAt, type Column, type Snapshot } from '../screening/snapshot.js';
+import { isNullAt, type Column, type Snapshot } from '../screening/engine/snapshot.js';
 
 /** Fields taken from the tick as they are. */
 const DIRECT_FIELDS = ['close', 'change', 'change_percent', 'volume', 'trading_value', 'open', 'high', 'low'] as const;

@@ -7,10 +7,10 @@
  * directions, ties by stock code (= row order).
  */
 import { MARKETS } from '../kernel/records.js';
-import { compileExpression, type ParsedExpression } from '../screening/expression.js';
-import type { ScreenQuery, SortKey } from '../screening/query.js';
-import { dictMask } from '../screening/select.js';
-import { FLAG_BITS, type Snapshot } from '../screening/snapshot.js';
+import { compileExpression, type ParsedExpression } from '../screening/language/expression.js';
+import type { ScreenQuery, SortKey } from '../screening/engine/query.js';
+import { dictMask } from '../screening/engine/select.js';
+import { FLAG_BITS, type Snapshot } from '../screening/engine/snapshot.js';
 import { PRICE_DEPENDENT_FIELDS } from './price-overlay.js';
 
 /** Row → matches the screen, on the snapshot it was compiled for. */

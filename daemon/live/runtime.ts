@@ -4,13 +4,13 @@
  * connections), swapped onto each new indicator snapshot when the snapshot swaps (no polling),
  * seeded with the live quotes known at start, the registry leases renewed, and an idempotent close.
  */
-import type { ScreenCaller } from '../screening/cost.js';
+import type { ScreenCaller } from '../screening/engine/cost.js';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Tier } from '../kernel/roles.js';
 import type { MarketEvent, PriceEvent } from '../kernel/events.js';
-import type { ScreenQuery } from '../screening/query.js';
-import type { Snapshot } from '../screening/snapshot.js';
+import type { ScreenQuery } from '../screening/engine/query.js';
+import type { Snapshot } from '../screening/engine/snapshot.js';
 import { createLiveScreenEngine, type LiveScreenEngine } from './engine.js';
 import { createLiveService, type LiveScreenLimit, type LiveService } from './live-service.js';
 import { createLiveRegistry, type LiveRegistry } from './registry.js';

@@ -7,12 +7,12 @@
  * so `score` and the formula columns carry their values.
  */
 import { INDICATOR_IDS } from '../indicators/registry.js';
-import { createCrossSectionMemo, filteredMemo, type CrossSectionMemo } from '../screening/cross-section.js';
-import { countCrossTerms, FLAG_FIELDS, FUNCTIONS, TEXT_FIELDS, type ParsedExpression } from '../screening/expression.js';
-import { CROSS_FUNCTIONS } from '../screening/expression-functions.js';
-import { formulasOf } from '../screening/formula-columns.js';
-import { matchingRows, type ScreenQuery } from '../screening/query.js';
-import type { Snapshot } from '../screening/snapshot.js';
+import { createCrossSectionMemo, filteredMemo, type CrossSectionMemo } from '../screening/language/cross-section.js';
+import { countCrossTerms, FLAG_FIELDS, FUNCTIONS, TEXT_FIELDS, type ParsedExpression } from '../screening/language/expression.js';
+import { CROSS_FUNCTIONS } from '../screening/language/expression-functions.js';
+import { formulasOf } from '../screening/language/formula-columns.js';
+import { matchingRows, type ScreenQuery } from '../screening/engine/query.js';
+import type { Snapshot } from '../screening/engine/snapshot.js';
 import { PRICE_DEPENDENT_FIELDS } from './price-overlay.js';
 
 /** A list re-run whole. */

@@ -9,8 +9,8 @@ import { loadMarketHistory, type HistorySources } from '../history/history-loade
 import { INDICATOR_IDS } from '../indicators/registry.js';
 import type { PartList } from '../infra/parts.js';
 import { backtestQueueName, createBacktestJobs, type BacktestJobs, type BacktestRunner } from '../jobs/backtest-jobs.js';
-import { parseScreenRequest } from '../screening/request.js';
-import { createMemoryBudget } from '../screening/memory-budget.js';
+import { parseScreenRequest } from '../screening/request/request.js';
+import { createMemoryBudget } from '../screening/engine/memory-budget.js';
 import { createBacktestsRepo, type BacktestsRepo } from '../store/backtests-repo.js';
 import type { IndicatorsRepo } from '../store/indicators-repo.js';
 import type { CoreParts } from './core.js';

@@ -26,7 +26,7 @@ import { createSnapshotUniverse } from '../ws/snapshot-universe.js';
 import type { DaemonContext, RealtimeContext } from './context.js';
 import { buildKis, type KisParts } from './kis.js';
 import type { AlertEvent } from '../kernel/events.js';
-import { quoteAt } from '../screening/snapshot.js';
+import { quoteAt } from '../screening/engine/snapshot.js';
 import { createTickPipeline, type TickPipeline } from './tick-pipeline.js';
 
 /** The roles the real-time parts are built over. */

@@ -10,8 +10,8 @@
  */
 import type { Logger } from 'pino';
 import type { Notifier } from '../infra/notifier.js';
-import type { Snapshot } from '../screening/snapshot.js';
-import type { SnapshotService } from '../screening/snapshot-service.js';
+import type { Snapshot } from '../screening/engine/snapshot.js';
+import type { SnapshotService } from '../screening/engine/snapshot-service.js';
 
 /** Redis pub/sub channel announcing a new indicator snapshot version. */
 export const SNAPSHOT_CHANNEL = 'snapshot';

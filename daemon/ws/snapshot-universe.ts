@@ -5,7 +5,7 @@
  * whole when indicators are recomputed).
  */
 import { MARKETS } from '../kernel/records.js';
-import type { Snapshot } from '../screening/snapshot.js';
+import type { Snapshot } from '../screening/engine/snapshot.js';
 import type { Universe } from './subscriptions.js';
 
 interface Members {

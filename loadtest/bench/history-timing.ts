@@ -15,8 +15,8 @@ import { createAsOfService, type AsOfService } from '../../daemon/history/as-of-
 import { loadMarketHistory } from '../../daemon/history/history-loader.js';
 import type { MarketHistory } from '../../daemon/history/market-history.js';
 import { INDICATOR_IDS } from '../../daemon/indicators/registry.js';
-import { executeQuery, indicatorFieldsOf, type ScreenQuery } from '../../daemon/screening/query.js';
-import { parseScreenRequest } from '../../daemon/screening/request.js';
+import { executeQuery, indicatorFieldsOf, type ScreenQuery } from '../../daemon/screening/engine/query.js';
+import { parseScreenRequest } from '../../daemon/screening/request/request.js';
 import type { BacktestsRepo, StoredBacktest } from '../../daemon/store/backtests-repo.js';
 import { openSqlite } from '../../daemon/store/sqlite.js';
 import { Histogram } from '../histogram.js';

@@ -8,10 +8,10 @@
  * keeps everything (the same screen again). Target: ≤ 1 ms added at p50, judged on "new screen"
  * and "warm"; "cold" is reported (it happens once per argument per snapshot).
  */
-import { createCrossSectionMemo, filteredMemo, type CrossSectionMemo } from '../../daemon/screening/cross-section.js';
-import { executeQuery, type ExecuteOptions } from '../../daemon/screening/query.js';
-import { parseScreenRequest } from '../../daemon/screening/request.js';
-import type { Snapshot } from '../../daemon/screening/snapshot.js';
+import { createCrossSectionMemo, filteredMemo, type CrossSectionMemo } from '../../daemon/screening/language/cross-section.js';
+import { executeQuery, type ExecuteOptions } from '../../daemon/screening/engine/query.js';
+import { parseScreenRequest } from '../../daemon/screening/request/request.js';
+import type { Snapshot } from '../../daemon/screening/engine/snapshot.js';
 import { Histogram } from '../histogram.js';
 import { ISSUE_TARGETS, makeRow } from '../targets.js';
 import type { ReportRow } from '../types.js';

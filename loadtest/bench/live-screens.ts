@@ -25,10 +25,10 @@ import type { ListIndexTuning } from '../../daemon/live/list-index.js';
 import { RERUN_DEFAULTS } from '../../daemon/live/rerun-scheduler.js';
 
 import type { PriceEvent } from '../../daemon/kernel/events.js';
-import { parseScreenRequest } from '../../daemon/screening/request.js';
-import { executeQuery, type ScreenQuery } from '../../daemon/screening/query.js';
-import { buildSnapshot, type Snapshot } from '../../daemon/screening/snapshot.js';
-import { applyTemplateOverrides, listTemplates } from '../../daemon/screening/templates.js';
+import { parseScreenRequest } from '../../daemon/screening/request/request.js';
+import { executeQuery, type ScreenQuery } from '../../daemon/screening/engine/query.js';
+import { buildSnapshot, type Snapshot } from '../../daemon/screening/engine/snapshot.js';
+import { applyTemplateOverrides, listTemplates } from '../../daemon/screening/templates/templates.js';
 import { openStore, type StoreSettings } from '../../daemon/store/open.js';
 import { makeRow } from '../targets.js';
 import type { ReportRow } from '../types.js';

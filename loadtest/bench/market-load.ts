@@ -19,7 +19,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadSnapshotRows } from '../../daemon/wiring/market.js';
 import { createMarketStore } from '../../daemon/wiring/store.js';
 import { INDICATOR_IDS } from '../../daemon/indicators/registry.js';
-import { buildSnapshot } from '../../daemon/screening/snapshot.js';
+import { buildSnapshot } from '../../daemon/screening/engine/snapshot.js';
 import { openStore } from '../../daemon/store/open.js';
 import { planFolder } from '../../loaders/folder.js';
 import { loadFileChunks } from '../../loaders/registry.js';

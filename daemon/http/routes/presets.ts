@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { AppError, notFound } from '../../errors.js';
 import type { Tier } from '../../kernel/roles.js';
-import type { ScreenService } from '../../screening/screen-service.js';
+import type { ScreenService } from '../../screening/engine/screen-service.js';
 import type { Preset, PresetsRepo, PresetWrite } from '../../store/presets-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';

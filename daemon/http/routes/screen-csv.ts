@@ -4,7 +4,7 @@
  * for `drain` whenever the socket's buffer is full, so a slow client holds at
  * most one chunk in memory instead of the whole market.
  */
-import type { ScreenMatches } from '../../screening/query.js';
+import type { ScreenMatches } from '../../screening/engine/query.js';
 
 /** Rows per written chunk (~50 KB of CSV on a full-width export). */
 export const CSV_CHUNK_ROWS = 500;

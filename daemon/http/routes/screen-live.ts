@@ -7,11 +7,11 @@
 import type { Response } from 'express';
 import { z } from 'zod';
 import type { LiveRegistry } from '../../live/registry.js';
-import type { CompiledScreen } from '../../screening/compiled-screen.js';
-import { describeFiltersApplied } from '../../screening/request.js';
-import { executeQuery } from '../../screening/query.js';
-import type { ScreenAnswer } from '../../screening/screen-service.js';
-import type { Snapshot } from '../../screening/snapshot.js';
+import type { CompiledScreen } from '../../screening/request/compiled-screen.js';
+import { describeFiltersApplied } from '../../screening/request/request.js';
+import { executeQuery } from '../../screening/engine/query.js';
+import type { ScreenAnswer } from '../../screening/engine/screen-service.js';
+import type { Snapshot } from '../../screening/engine/snapshot.js';
 import type { ApiBuilder, ValidRequest } from '../api.js';
 import { sendSuccess } from '../envelope.js';
 

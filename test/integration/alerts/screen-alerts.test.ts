@@ -15,9 +15,9 @@ import { createManualClock, type ManualClock } from '../../../daemon/infra/clock
 import { createLogger } from '../../../daemon/infra/logger.js';
 import type { AlertEvent } from '../../../daemon/kernel/events.js';
 import { createLiveScreenEngine, hasConditions, membershipQuery, membershipWatch, type LiveScreenEngine } from '../../../daemon/live/engine.js';
-import { parseScreenRequest } from '../../../daemon/screening/request.js';
-import type { Snapshot, SnapshotRow } from '../../../daemon/screening/snapshot.js';
-import { quoteAt } from '../../../daemon/screening/snapshot.js';
+import { parseScreenRequest } from '../../../daemon/screening/request/request.js';
+import type { Snapshot, SnapshotRow } from '../../../daemon/screening/engine/snapshot.js';
+import { quoteAt } from '../../../daemon/screening/engine/snapshot.js';
 import { createAlertsRepo, type AlertsRepo } from '../../../daemon/store/alerts-repo.js';
 import { createPresetsRepo, type PresetsRepo } from '../../../daemon/store/presets-repo.js';
 import { createStocksRepo } from '../../../daemon/store/stocks-repo.js';

@@ -23,7 +23,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INDICATORS, type IndicatorDefinition } from '../../../daemon/indicators/registry.js';
 import { priceLimits } from '../../../daemon/kernel/tick-size.js';
-import { listTemplates } from '../../../daemon/screening/templates.js';
+import { listTemplates } from '../../../daemon/screening/templates/templates.js';
 import { waitForJob } from '../../helpers/jobs.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 

@@ -6,9 +6,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseConfig } from '../../../daemon/config.js';
-import { createScreenService, type ResultCache, type ScreenService } from '../../../daemon/screening/screen-service.js';
-import type { SnapshotService } from '../../../daemon/screening/snapshot-service.js';
-import { buildItem } from '../../../daemon/screening/query.js';
+import { createScreenService, type ResultCache, type ScreenService } from '../../../daemon/screening/engine/screen-service.js';
+import type { SnapshotService } from '../../../daemon/screening/engine/snapshot-service.js';
+import { buildItem } from '../../../daemon/screening/engine/query.js';
 import { deleteKeys, testPrefix } from '../../helpers/test-daemon.js';
 import { fixtureSnapshot, KNOWN } from '../../unit/daemon/screening/fixture.js';
 

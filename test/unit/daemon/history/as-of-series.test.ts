@@ -11,8 +11,8 @@ import { createHistoryBuilder } from '../../../../daemon/history/history-loader.
 import type { MarketHistory } from '../../../../daemon/history/market-history.js';
 import { INDICATOR_IDS } from '../../../../daemon/indicators/registry.js';
 import type { DailyBar, FinancialQuarter, HaltRecord, IndexBar } from '../../../../daemon/kernel/records.js';
-import { createMemoryBudget } from '../../../../daemon/screening/memory-budget.js';
-import { buildSnapshot, valueAt, type Snapshot } from '../../../../daemon/screening/snapshot.js';
+import { createMemoryBudget } from '../../../../daemon/screening/engine/memory-budget.js';
+import { buildSnapshot, valueAt, type Snapshot } from '../../../../daemon/screening/engine/snapshot.js';
 import type { AsOfDepth } from '../../../../daemon/history/point-indicators.js';
 import { createSampleMarket } from '../../../../loaders/sample-market.js';
 

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { csvCell, csvChunks, writeChunks, type ChunkSink } from '../../../../daemon/http/routes/screen-csv.js';
-import { matchAll } from '../../../../daemon/screening/query.js';
+import { matchAll } from '../../../../daemon/screening/engine/query.js';
 import { fixtureSnapshot } from '../screening/fixture.js';
 
 /** A sink whose buffer is "full" after every write until the test emits drain. */

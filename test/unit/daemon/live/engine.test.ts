@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createLiveScreenEngine, type LiveScreenChange } from '../../../../daemon/live/engine.js';
 import { createLiveView } from '../../../../daemon/live/price-overlay.js';
-import type { ParsedExpression } from '../../../../daemon/screening/expression.js';
-import { executeQuery, expressionOf, keepParsed, type ScreenQuery } from '../../../../daemon/screening/query.js';
-import { parseScreenRequest } from '../../../../daemon/screening/request.js';
-import { valueAt } from '../../../../daemon/screening/snapshot.js';
+import type { ParsedExpression } from '../../../../daemon/screening/language/expression.js';
+import { executeQuery, expressionOf, keepParsed, type ScreenQuery } from '../../../../daemon/screening/engine/query.js';
+import { parseScreenRequest } from '../../../../daemon/screening/request/request.js';
+import { valueAt } from '../../../../daemon/screening/engine/snapshot.js';
 import { LIVE_FIELDS, randomRows, rng, snapshotOf, tickOf } from './market.js';
 
 const KNOWN = new Set<string>(LIVE_FIELDS);

@@ -9,8 +9,8 @@
 import { describe, expect, it } from 'vitest';
 import { createLiveScreenEngine, type LiveScreenChange, type LiveScreenHandle } from '../../../../daemon/live/engine.js';
 import { isStaticMemoKey } from '../../../../daemon/live/whole-list.js';
-import { executeQuery, type ScreenQuery } from '../../../../daemon/screening/query.js';
-import { parseScreenRequest } from '../../../../daemon/screening/request.js';
+import { executeQuery, type ScreenQuery } from '../../../../daemon/screening/engine/query.js';
+import { parseScreenRequest } from '../../../../daemon/screening/request/request.js';
 import { LIVE_FIELDS, randomRows, rng, snapshotOf, tickOf } from './market.js';
 
 const KNOWN = new Set<string>(LIVE_FIELDS);

@@ -1,6 +1,6 @@
 /** A seeded random market for the live-screen tests: rows, a snapshot, and ticks that move prices. */
 import type { PriceEvent } from '../../../../daemon/kernel/events.js';
-import { buildSnapshot, type Snapshot, type SnapshotRow } from '../../../../daemon/screening/snapshot.js';
+import { buildSnapshot, type Snapshot, type SnapshotRow } from '../../../../daemon/screening/engine/snapshot.js';
 import { seededRandom } from '../../../../loadtest/bench/alerts.js';
 
 export const LIVE_FIELDS = ['close', 'change', 'change_percent', 'volume', 'trading_value', 'market_cap', 'per', 'pbr', 'dividend_yield', 'roe', 'rsi_14', 'shares_outstanding', 'turnover'] as const;

@@ -15,8 +15,8 @@
  * Code order (= snapshot row order): 000010 000020 000030 000040 000045 000050 000080 0126Z0.
  */
 
-import { buildSnapshot } from '../../../../daemon/screening/snapshot.js';
-import type { Snapshot, SnapshotRow } from '../../../../daemon/screening/snapshot.js';
+import { buildSnapshot } from '../../../../daemon/screening/engine/snapshot.js';
+import type { Snapshot, SnapshotRow } from '../../../../daemon/screening/engine/snapshot.js';
 
 export const FIELDS = ['close', 'change_percent', 'market_cap', 'per', 'pbr', 'roe', 'rsi_14', 'sma_200', 'dividend_yield', 'volume'] as const;
 export const KNOWN: ReadonlySet<string> = new Set(FIELDS);

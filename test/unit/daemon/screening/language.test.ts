@@ -4,9 +4,9 @@
  * formula columns in filters and sort, and the score against a hand computation.
  */
 import { describe, expect, it } from 'vitest';
-import { createCrossSectionMemo, type CrossSectionMemo } from '../../../../daemon/screening/cross-section.js';
-import { executeAll, executeQuery, type ScreenQuery } from '../../../../daemon/screening/query.js';
-import { buildSnapshot, type SnapshotRow } from '../../../../daemon/screening/snapshot.js';
+import { createCrossSectionMemo, type CrossSectionMemo } from '../../../../daemon/screening/language/cross-section.js';
+import { executeAll, executeQuery, type ScreenQuery } from '../../../../daemon/screening/engine/query.js';
+import { buildSnapshot, type SnapshotRow } from '../../../../daemon/screening/engine/snapshot.js';
 import { refPctRank, refRank, refZscore, type Obs } from '../../../helpers/cross-section-reference.js';
 import { fixtureSnapshot, ROWS } from './fixture.js';
 

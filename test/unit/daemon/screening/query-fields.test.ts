@@ -4,8 +4,8 @@
  * and the score read, and requested fields — formula names and text attributes left out.
  */
 import { describe, expect, it } from 'vitest';
-import { indicatorFieldsOf } from '../../../../daemon/screening/query.js';
-import { parseScreenRequest } from '../../../../daemon/screening/request.js';
+import { indicatorFieldsOf } from '../../../../daemon/screening/engine/query.js';
+import { parseScreenRequest } from '../../../../daemon/screening/request/request.js';
 import { INDICATOR_IDS } from '../../../../daemon/indicators/registry.js';
 
 const KNOWN: ReadonlySet<string> = new Set(INDICATOR_IDS);

@@ -8,7 +8,7 @@
 import { buildAsOfSnapshot } from '../../../../daemon/history/as-of-snapshot.js';
 import { createHistoryBuilder } from '../../../../daemon/history/history-loader.js';
 import type { DailyBar, FinancialQuarter, HaltRecord, IndexBar } from '../../../../daemon/kernel/records.js';
-import type { Snapshot } from '../../../../daemon/screening/snapshot.js';
+import type { Snapshot } from '../../../../daemon/screening/engine/snapshot.js';
 import { createSampleMarket } from '../../../../loaders/sample-market.js';
 
 /** The snapshot of a sample market of `stocks` issues (the largest listed) over `days` trading days. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { INDICATORS } from '../../../../../daemon/indicators/registry.js';
-import { parseScreenRequest } from '../../../../../daemon/screening/request.js';
+import { parseScreenRequest } from '../../../../../daemon/screening/request/request.js';
 import { usageOf } from '../../../../helpers/cli-errors.js';
-import { STOCK_FLAGS } from '../../../../../daemon/screening/snapshot.js';
+import { STOCK_FLAGS } from '../../../../../daemon/screening/engine/snapshot.js';
 import {
   applyOverrides, buildScreenBody, EXCLUDE_FLAGS, mergeFilters, overridesFrom, parseAmount, parseExclude, parseFilterFlag, parseSortFlags,
 } from '../../../../../cli/services/screening/screen-flags.js';

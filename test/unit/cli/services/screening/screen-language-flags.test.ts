@@ -1,7 +1,7 @@
 /** The screening-language flags of `stockscreen screen`: --column, --score, --score-by. */
 import { describe, expect, it } from 'vitest';
 import { INDICATORS } from '../../../../../daemon/indicators/registry.js';
-import { parseScreenRequest } from '../../../../../daemon/screening/request.js';
+import { parseScreenRequest } from '../../../../../daemon/screening/request/request.js';
 import { usageOf } from '../../../../helpers/cli-errors.js';
 import { buildScreenBody, hasQueryFlags, parseColumnFlags, parseScoreFlags } from '../../../../../cli/services/screening/screen-flags.js';
 

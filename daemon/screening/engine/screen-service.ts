@@ -1,0 +1,390 @@
+/**
+ * Runs screens: parse either request shape once into a compiled screen (compiled-screen.ts:
+ * the query with its expression, formulas, cost and cache key) that the cache and the engine
+ * both take, answer identical requests from the 5-minute result cache
+ * (keyed by the snapshot version, so a recomputation invalidates it), otherwise execute on the
+ * in-memory snapshot. Answers are serialised once: the page of stocks is one UTF-8 JSON array,
+ * assembled from the snapshot's pre-serialised rows (row-json.ts), kept as such in the cache
+ * and spliced into the response.
+ *
+ * Two cache layers: Redis, shared by every daemon, and in front of it a bounded in-process
+ * copy of recent answers (with their encoded bytes), so a hot screen costs no Redis read and
+ * no re-encoding. Both are keyed by the snapshot version, so a recomputation invalidates both.
+ */
+import { createCrossSectionMemo, CROSS_SECTION_MEMO_BYTES } from '../language/cross-section.js';
+import { explainEmpty, type ScreenExplanation } from './explain.js';
+import { invalidRequest } from '../../errors.js';
+import { compileScreen, type CompiledScreen } from '../request/compiled-screen.js';
+import { checkBudget, type BudgetTier, type CostBudget, type QueryCost, type ScreenCaller } from './cost.js';
+import { createFairShare } from './fair-share.js';
+import type { MemoryBudget } from './memory-budget.js';
+import { countCrossTerms, type ParsedExpression } from '../language/expression.js';
+import { buildItem, executePageSliced, indicatorFieldsOf, matchAllSliced, type ScreenMatches, type ScreenPage, type ScreenQuery } from './query.js';
+import { rowsJson } from './row-json.js';
+import { createWorkGuard } from './work-guard.js';
+import { describeFiltersApplied, parseScreenRequest } from '../request/request.js';
+import type { FiltersApplied } from '../request/query-normalize.js';
+import type { SnapshotService } from './snapshot-service.js';
+import type { Snapshot } from './snapshot.js';
+
+/**
+ * A result cache (Redis in the daemon); failures must not fail the screen. Values are bytes
+ * (UTF-8 text), so an answer goes in and out without being encoded or decoded again.
+ */
+export interface ResultCache {
+  get(key: string): Promise<Buffer | null>;
+  set(key: string, value: Buffer, ttlSeconds: number): Promise<void>;
+  /**
+   * The Redis keys of `key`'s answer and of its request count, for a caller that reads them in a
+   * Redis call of its own (the rate limiter, in the same call as its counters). Absent: no such caller.
+   */
+  redisKeys?(key: string): CacheKeys;
+}
+
+/** Where an answer lives in Redis, and the counter of how often it was asked for while it could be cached. */
+export interface CacheKeys {
+  value: string;
+  asked: string;
+}
+
+/**
+ * How the rate limiter looks a query's answer up in its own Redis call: the answer is already
+ * in process, or these keys are read (the answer, kept `ttlMs`), or there is no cache.
+ */
+export type CacheProbe = { answer: ScreenAnswer } | { keys: CacheKeys; ttlMs: number } | null;
+
+/**
+ * What a lookup made outside the service found: the answer (null: none), and whether an answer
+ * computed now goes to the shared layer too (false for a query nobody asked for before, see run).
+ */
+export interface CacheFound {
+  answer: ScreenAnswer | null;
+  share: boolean;
+}
+
+/** Everything about a screen's answer but its rows. */
+export interface ScreenSummary {
+  total: number;
+  page: number;
+  per_page: number;
+  total_pages: number;
+  query_time_ms: number;
+  filters_applied: FiltersApplied;
+  snapshot_version: string;
+  /** The trading date an as-of screen used (the last on or before the query's as_of). */
+  as_of?: string;
+  /** Names of required inputs that no stock has (templates on data without financials). */
+  missing_inputs?: string[];
+  message?: string;
+  /** The request's formula columns and score with their definitions (sent in meta). */
+  columns?: { name: string; expression: string }[];
+  /** Why nothing matched (sent in meta; only when `total` is 0). */
+  explain?: ScreenExplanation;
+}
+
+/** A screen's answer, ready for either response shape: the page of stocks already serialised. */
+export interface ScreenAnswer extends ScreenSummary {
+  /** The page's stocks (ScreenItem[]) as a UTF-8 JSON array: what the response splices in. */
+  stocks: Buffer;
+  cached: boolean;
+}
+
+/** Bytes of answers the in-process layer keeps (oldest dropped first). */
+export const LOCAL_CACHE_BYTES = 64 * 1024 * 1024;
+
+/** Collaborators of the screen service. */
+export interface ScreenServiceDeps {
+  snapshot: SnapshotService;
+  cache: ResultCache;
+  ttlSeconds: number;
+  knownFields: ReadonlySet<string>;
+  /**
+   * The snapshot selector of as-of screens: the snapshot of the market as known on
+   * `date` (holding at least `fields`, the indicators the query reads) and the trading date
+   * used. @throws AppError INVALID_REQUEST for a date out of range
+   */
+  asOf?: (date: string, fields: readonly string[]) => Promise<{ snapshot: Snapshot; date: string }>;
+  /** Milliseconds now (for the in-process layer's expiry); default Date.now. */
+  now?: () => number;
+  /** Budgets, deadline and fair share (the `screen_limits` config). */
+  limits: ScreenLimits;
+  /** The daemon's memory budget the memo and the answers kept count against (default: only their own caps). */
+  memory?: MemoryBudget;
+}
+
+/** Cost budgets by tier, the CPU deadline of one request, and the fair share of expensive work. */
+export type ScreenLimits = Readonly<Record<BudgetTier, CostBudget>> & {
+  readonly deadline_ms: number;
+  readonly per_user_concurrency: number;
+  readonly concurrency: number;
+  readonly per_user_queue: number;
+  /** A request's rate-limit weight: 1 + floor(units / weight_unit), at most max_weight. */
+  readonly weight_unit: number;
+  /** A refused request's weight: 1 + floor(body bytes / weight_body_bytes), at most max_weight. */
+  readonly weight_body_bytes: number;
+  readonly max_weight: number;
+};
+
+export type { ScreenCaller } from './cost.js';
+
+/** Who runs a screen (fair share) and whether they are still there (stops the work when aborted). */
+export interface ScreenWork {
+  /** The user (or client address) the work is counted against. */
+  user: string;
+  /** Aborted when the client disconnected. */
+  signal?: AbortSignal;
+}
+
+/** The screening use cases. */
+export interface ScreenService {
+  /**
+   * Parses a body and checks its cost against `caller`'s budget, before any work.
+   * @throws AppError INVALID_REQUEST for a bad body or one over the budget (field-level details)
+   */
+  parse(body: unknown, caller: ScreenCaller): ScreenQuery;
+  /**
+   * Parses a body, compiles it (expression, formulas, cost, cache key) and checks its cost
+   * against `caller`'s budget, before any work: the value the request path hands on.
+   * @throws AppError INVALID_REQUEST for a bad body or one over the budget (field-level details)
+   */
+  compile(body: unknown, caller: ScreenCaller): CompiledScreen;
+  /** Compiles a query the daemon built or already validated (a template, a preset). @throws AppError INVALID_REQUEST */
+  compileQuery(query: ScreenQuery): CompiledScreen;
+  /** Checks a compiled screen against `caller`'s budget. @throws AppError INVALID_REQUEST naming the limit */
+  check(screen: CompiledScreen, caller: ScreenCaller): void;
+  /** The budgets, deadline and fair-share settings in force. */
+  readonly limits: ScreenLimits;
+  /** Bytes held by the service's caches (each bounded by bytes) and the expensive work running and waiting. */
+  stats(): { memo_bytes: number; memo_max_bytes: number; answers_bytes: number; answers_max_bytes: number; running: number; waiting: number };
+  /** The cached answer to `screen`, or null (also when the cache cannot be read). */
+  lookup(screen: CompiledScreen): Promise<ScreenAnswer | null>;
+  /** How another Redis call can look `screen` up (see CacheProbe). */
+  cacheProbe(screen: CompiledScreen): CacheProbe;
+  /** Decode what such a call read under the probe's keys (null: nothing), keeping it in process. */
+  cacheFound(screen: CompiledScreen, value: Buffer | null): ScreenAnswer | null;
+  /**
+   * The answer to `screen`: the one `found` by a lookup already made, else from the cache or the
+   * engine. A computed answer is kept in process and, unless `found.share` is false, in Redis. Expensive work (columns, ranks, as_of) waits for `work.user`'s fair share, yields to
+   * the event loop as it runs and stops at the CPU deadline or when `work.signal` aborts.
+   * @throws AppError QUERY_TIMEOUT at the deadline, RATE_LIMIT_EXCEEDED when the user has too many waiting; ClientGoneError
+   */
+  run(screen: CompiledScreen, extra?: Pick<ScreenSummary, 'missing_inputs' | 'message'>, found?: CacheFound, work?: ScreenWork): Promise<ScreenAnswer>;
+  /**
+   * Every match of `screen` on its snapshot, items built lazily.
+   * @throws AppError INVALID_REQUEST like parse, QUERY_TIMEOUT, RATE_LIMIT_EXCEEDED (see run)
+   */
+  exportAll(screen: CompiledScreen, work?: ScreenWork): Promise<ScreenMatches>;
+  /** The snapshot `query` runs on: the live one, or its as-of date's (with the date used). @throws AppError INVALID_REQUEST */
+  snapshotFor(query: ScreenQuery): Promise<{ snapshot: Snapshot; as_of?: string }>;
+}
+
+const NEWLINE = 0x0a;
+
+/** Start of a cache value: the summary's JSON and a newline; the stocks' JSON follows (JSON text never holds a raw newline). */
+function cacheHead(summary: ScreenSummary): Buffer {
+  return Buffer.from(`${JSON.stringify(summary)}\n`);
+}
+
+function decode(value: Buffer): ScreenAnswer | null {
+  const cut = value.indexOf(NEWLINE);
+  if (cut < 0) return null;
+  try {
+    return { ...(JSON.parse(value.toString('utf8', 0, cut)) as ScreenSummary), stocks: value.subarray(cut + 1), cached: true };
+  } catch {
+    return null;
+  }
+}
+
+/** Create the screen service. */
+export function createScreenService(deps: ScreenServiceDeps): ScreenService {
+  /** The cache key of `screen` on the current snapshot. */
+  const keyOf = (screen: CompiledScreen): string => `a2:${deps.snapshot.current().version}:${screen.key}`;
+
+  const local = createLocalCache(deps.now ?? Date.now, deps.ttlSeconds * 1000, deps.memory);
+  // Cross-sectional columns of the current snapshot, shared by every screen.
+  const memo = createCrossSectionMemo(CROSS_SECTION_MEMO_BYTES, deps.memory);
+  const { limits } = deps;
+  const fair = createFairShare({ concurrency: limits.concurrency, perUser: limits.per_user_concurrency, perUserQueue: limits.per_user_queue });
+
+  const check = (screen: CompiledScreen, caller: ScreenCaller): void => {
+    if (caller !== 'trusted') checkBudget(screen.query, screen.cost, limits[caller], caller);
+  };
+  const compileQuery = (query: ScreenQuery): CompiledScreen => compileScreen(query, deps.knownFields);
+  const compile = (body: unknown, caller: ScreenCaller): CompiledScreen => {
+    const screen = compileQuery(parseScreenRequest(body, deps.knownFields));
+    check(screen, caller);
+    return screen;
+  };
+
+  /** Runs `work` on the query's snapshot, sliced and guarded; expensive work waits for its user's turn. */
+  async function guarded<T>(query: ScreenQuery, work: ScreenWork | undefined, expensive: boolean, task: (snapshot: Snapshot, checkpoint: () => Promise<void>, as_of?: string) => Promise<T>): Promise<T> {
+    const start = async (): Promise<T> => {
+      const guard = createWorkGuard({ deadlineMs: limits.deadline_ms, ...(work?.signal ? { signal: work.signal } : {}) });
+      await guard.checkpoint();
+      // An as-of snapshot is built under a slicer of its own, and may be shared with other
+      // requests of its date: the time it takes is bounded by how it is built (as-of-snapshot.ts
+      // computes a date on its own when its fields' series would not pay), not by this deadline,
+      // which counts the screen's own evaluation.
+      const { snapshot, as_of } = await guard.wait(() => snapshotFor(query));
+      return task(snapshot, () => guard.checkpoint(), as_of);
+    };
+    return expensive && work !== undefined ? fair.run(work.user, start) : start();
+  }
+
+  async function snapshotFor(query: ScreenQuery): Promise<{ snapshot: Snapshot; as_of?: string }> {
+    if (query.as_of === undefined) return { snapshot: deps.snapshot.current() };
+    if (!deps.asOf) throw invalidRequest('as-of screens are not available here', { as_of: 'not supported by this service' });
+    const { snapshot, date } = await deps.asOf(query.as_of, indicatorFieldsOf(query, deps.knownFields));
+    return { snapshot, as_of: date };
+  }
+
+  async function lookup(screen: CompiledScreen): Promise<ScreenAnswer | null> {
+    if (deps.ttlSeconds === 0) return null;
+    const key = keyOf(screen);
+    const near = local.get(key);
+    if (near) return near;
+    return cacheFound(screen, await deps.cache.get(key).catch(() => null));
+  }
+
+  function cacheFound(screen: CompiledScreen, value: Buffer | null): ScreenAnswer | null {
+    const answer = value === null ? null : decode(value);
+    if (answer) local.set(keyOf(screen), answer);
+    return answer;
+  }
+
+  function cacheProbe(screen: CompiledScreen): CacheProbe {
+    if (deps.ttlSeconds === 0 || !deps.cache.redisKeys) return null;
+    const key = keyOf(screen);
+    const near = local.get(key);
+    return near ? { answer: near } : { keys: deps.cache.redisKeys(key), ttlMs: deps.ttlSeconds * 1000 };
+  }
+
+  return {
+    parse: (body, caller) => compile(body, caller).query,
+    compile,
+    compileQuery,
+    check,
+    limits,
+    stats: () => ({ memo_bytes: memo.bytes(), memo_max_bytes: CROSS_SECTION_MEMO_BYTES, answers_bytes: local.bytes(), answers_max_bytes: LOCAL_CACHE_BYTES, ...fair.stats() }),
+    lookup,
+    cacheProbe,
+    cacheFound,
+    async run(screen, extra = {}, found, work) {
+      const { query } = screen;
+      // The cache is keyed by the query alone, so a template's note (missing_inputs) is added
+      // per call, never stored: /screen with the same query must not inherit it, nor lose it.
+      const hit = found === undefined ? await lookup(screen) : found.answer;
+      if (hit) return { ...hit, ...extra };
+      // An answer goes to Redis (shared by every daemon) once a second request asked for it: most
+      // computed screens are asked for once (a slider moved, a one-off script), and a repeat on
+      // this daemon is answered from the in-process layer anyway. Writing each one to Redis cost
+      // a large share of a miss's CPU (the command, the write of the page's bytes, the reply).
+      const share = deps.ttlSeconds > 0 && found?.share !== false;
+      const { summary, head, value } = await guarded(query, work, isExpensive(screen), async (snap, checkpoint, as_of) => {
+        // Plain screens of the current snapshot are read off its presorted orders (built once per
+        // snapshot). As-of snapshots are cached by bytes that would not count the orders, and an
+        // as-of screen's cost is its history, not its sort: they take the general path.
+        const result = await executePageSliced(snap, query, { memo, presorted: query.as_of === undefined, ...parsedOf(screen) }, checkpoint);
+        const summary: ScreenSummary = {
+          total: result.total,
+          page: result.page,
+          per_page: result.per_page,
+          total_pages: result.total_pages,
+          query_time_ms: result.query_time_ms,
+          filters_applied: describeFiltersApplied(query),
+          snapshot_version: snap.version,
+          ...describeColumns(screen),
+          ...(as_of !== undefined ? { as_of } : {}),
+          ...(result.total === 0 ? { explain: explainEmpty(snap, query, deps.knownFields) } : {}),
+        };
+        // Shared, the stocks are written after the cache value's head in one buffer.
+        const head = share ? cacheHead(summary) : undefined;
+        return { summary, head, value: await pageBytes(snap, result, query.as_of === undefined, head, checkpoint) };
+      });
+      const answer: ScreenAnswer = { ...summary, stocks: head === undefined ? value : value.subarray(head.length), cached: true };
+      if (deps.ttlSeconds > 0) {
+        const key = keyOf(screen);
+        local.set(key, answer);
+        if (share) await deps.cache.set(key, value, deps.ttlSeconds).catch(() => undefined);
+      }
+      return { ...answer, ...extra, cached: false };
+    },
+    exportAll: (screen, work) => guarded(screen.query, work, true, (snapshot, checkpoint) => matchAllSliced(snapshot, screen.query, { memo, ...parsedOf(screen) }, checkpoint)),
+    snapshotFor,
+  };
+}
+
+/** Rows serialised between two checkpoints (a row of every field is ≈3 KB of JSON). */
+const ENCODE_ROWS = 25;
+
+/**
+ * The page's stocks as UTF-8 JSON, after `prefix` when given. Rows of the current snapshot itself are joined from its
+ * pre-serialised rows; as-of snapshots (cached by bytes that would not count the fragments) and
+ * views with formula columns (one request's) are serialised here, a few rows at a time with a
+ * checkpoint between (500 rows of every field are 1.4 MB of JSON: tens of ms at once). The text
+ * is JSON.stringify's of the whole array: its items joined by commas in brackets.
+ */
+async function pageBytes(snap: Snapshot, page: ScreenPage, current: boolean, prefix: Buffer | undefined, checkpoint: () => Promise<void>): Promise<Buffer> {
+  if (current && page.view === snap) return rowsJson(snap, page.rows, page.columns, prefix);
+  const parts: string[] = [];
+  for (let i = 0; i < page.rows.length; i += ENCODE_ROWS) {
+    if (i > 0) await checkpoint();
+    const end = Math.min(page.rows.length, i + ENCODE_ROWS);
+    for (let k = i; k < end; k++) parts.push(JSON.stringify(buildItem(page.view, page.rows[k] as number, page.columns)));
+  }
+  const stocks = Buffer.from(`[${parts.join(',')}]`);
+  return prefix === undefined ? stocks : Buffer.concat([prefix, stocks], prefix.length + stocks.length);
+}
+
+/** True when a query's evaluation is more than one pass over the snapshot: it takes a fair-share turn. */
+function isExpensive({ query, formulas, expression }: CompiledScreen): boolean {
+  if (query.as_of !== undefined || formulas.length > 0) return true;
+  return expression !== undefined && countCrossTerms(expression.ast) > 0;
+}
+
+/** The engine's option that skips parsing the expression again. */
+function parsedOf(screen: CompiledScreen): { parsedExpression?: ParsedExpression } {
+  return screen.expression === undefined ? {} : { parsedExpression: screen.expression };
+}
+
+/** `columns` of a summary: each formula column (and the score) with its definition; nothing when there are none. */
+function describeColumns({ formulas }: CompiledScreen): Pick<ScreenSummary, 'columns'> {
+  return formulas.length === 0 ? {} : { columns: formulas.map((f) => ({ name: f.name, expression: f.parsed.source })) };
+}
+
+/** The in-process layer: answers by key, each kept `ttlMs`, at most LOCAL_CACHE_BYTES of them. */
+function createLocalCache(now: () => number, ttlMs: number, memory?: MemoryBudget) {
+  // Insertion order is the drop order (an answer expires a fixed time after it was kept).
+  const entries = new Map<string, { answer: ScreenAnswer; expires: number; bytes: number; used: number }>();
+  let bytes = 0;
+  const drop = (key: string) => {
+    const e = entries.get(key);
+    if (!e) return;
+    bytes -= e.bytes;
+    entries.delete(key);
+  };
+  memory?.hold('answers', {
+    bytes: () => bytes,
+    oldest: () => entries.values().next().value?.used,
+    dropOldest: () => drop(entries.keys().next().value as string),
+  });
+  return {
+    get(key: string): ScreenAnswer | undefined {
+      const e = entries.get(key);
+      if (!e) return undefined;
+      if (e.expires <= now()) return void drop(key);
+      return e.answer;
+    },
+    set(key: string, answer: ScreenAnswer): void {
+      if (ttlMs <= 0) return;
+      drop(key);
+      const size = answer.stocks.length + 1024;
+      if (size > LOCAL_CACHE_BYTES / 4) return;
+      while (bytes + size > LOCAL_CACHE_BYTES) drop(entries.keys().next().value as string);
+      entries.set(key, { answer, expires: now() + ttlMs, bytes: size, used: memory?.stamp() ?? 0 });
+      bytes += size;
+      memory?.fit();
+    },
+    bytes: () => bytes,
+  };
+}
