@@ -88,10 +88,19 @@ async function benchDaemon(redisUrl: string, extra: Record<string, unknown>) {
   };
 
   /** Run `work` while a user creates and deletes a preset in a loop; the writes' latencies. */
-  const withWrites = async <T>(work: () => Promise<T>): Promise<{ value: T; latencies: number[]; errors: number }> => {
+  const withWrites = async <T>(work: () => Promise<T>): Promise<{ value: T; latencies: number[]; errors: number; failures: Map<string, number> }> => {
     let writing = true;
     const latencies: number[] = [];
     let errors = 0;
+    // What each failed write answered (status and error code, or the network error): a 503 with
+    // Retry-After is the documented answer of a writer that waited its bounded time.
+    const failures = new Map<string, number>();
+    const failed = async (what: string, res: Response | null) => {
+      errors++;
+      const code = res ? ((await res.json().catch(() => null)) as { error?: { code?: string } } | null)?.error?.code : undefined;
+      const key = res ? `${what} ${res.status}${code ? ` ${code}` : ''}` : `${what} no answer`;
+      failures.set(key, (failures.get(key) ?? 0) + 1);
+    };
     const writes = (async () => {
       for (let i = 0; writing; i++) {
         const t0 = performance.now();
@@ -99,16 +108,15 @@ async function benchDaemon(redisUrl: string, extra: Record<string, unknown>) {
         if (created?.status === 201) {
           const id = ((await created.json()) as { data: { id: string } }).data.id;
           const deleted = await call(`/api/v1/screen/presets/${id}`, { method: 'DELETE', token: writer }).catch(() => null);
-          if (deleted?.status !== 204) errors++;
+          if (deleted?.status !== 204) await failed('delete', deleted);
         } else {
-          errors++;
-          await created?.text();
+          await failed('create', created);
         }
         latencies.push(performance.now() - t0);
       }
     })();
     try {
-      return { value: await work(), latencies: latencies.sort((a, b) => a - b), errors };
+      return { value: await work(), latencies: latencies.sort((a, b) => a - b), errors, failures };
     } finally {
       writing = false;
       await writes;
@@ -142,8 +150,8 @@ await runBenchProgram(async (io, env) => {
   const daily = days.at(-1)!;
   const redis = await ensureBenchRedis(env);
   const row = (k: string, v: string) => io.out(`${k.padEnd(36)} ${v}\n`);
-  const writesRow = (w: { latencies: number[]; errors: number }) =>
-    `${w.latencies.length} (create+delete pairs), ${w.errors} errors, p50 ${pct(w.latencies, 50).toFixed(0)} ms, p99 ${pct(w.latencies, 99).toFixed(0)} ms, max ${(w.latencies.at(-1) ?? 0).toFixed(0)} ms`;
+  const writesRow = (w: { latencies: number[]; errors: number; failures: Map<string, number> }) =>
+    `${w.latencies.length} (create+delete pairs), ${w.errors} errors${w.failures.size ? ` (${[...w.failures].map(([k, n]) => `${k}: ${n}`).join(', ')})` : ''}, p50 ${pct(w.latencies, 50).toFixed(0)} ms, p99 ${pct(w.latencies, 99).toFixed(0)} ms, max ${(w.latencies.at(-1) ?? 0).toFixed(0)} ms`;
 
   for (const source of sources.filter((s) => s === 'krx' || s === 'fdr')) {
     const key = randomUUID();
