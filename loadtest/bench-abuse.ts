@@ -41,12 +41,11 @@
  * the daemons, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). Loopback only; every loop is
  * bounded by the attack's duration; a daemon that ignores SIGTERM is killed after 15 s.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
 import type { ProbeResult, ProbeStart } from './bench/abuse-probe.js';
 import { startChild, type BenchChild } from './bench/children.js';
@@ -54,6 +53,7 @@ import { runMarketBench } from './bench/market-load.js';
 import { packageRoot } from './bench/paths.js';
 import { deletePrefix } from './bench/redis.js';
 import { processCpuMs } from './proc-cpu.js';
+import { startDaemon } from './bench/spawned-daemon.js';
 
 const ROOT = packageRoot();
 const SECONDS = Number(process.env.BENCH_ABUSE_SECONDS ?? 30);
@@ -110,54 +110,6 @@ function rssMb(pid: number): number {
   } catch {
     return 0;
   }
-}
-
-interface Daemon {
-  url: string;
-  pid: number;
-  /** SIGTERM, then SIGKILL after 15 s; true when SIGKILL was needed. */
-  stop(): Promise<boolean>;
-}
-
-async function startDaemon(build: string, dataDir: string, prefix: string): Promise<Daemon> {
-  const file = join(dataDir, 'bench.json');
-  await writeFile(file, JSON.stringify({
-    host: '127.0.0.1', port: 0, data_dir: dataDir, redis_url: REDIS, redis_prefix: prefix, jwt_secret: 'bench-secret-bench-secret-bench-secret-0123',
-    admin_email: 'ops@example.com', admin_password: 'ops-password-1', log_level: 'warn', log_format: 'json', feed: 'simulator', market_clock: 'always-open',
-    workers: 1, password_scrypt_log_n: 10, rate_limit: { enabled: true },
-  }));
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(STOCKSCREEN_|REDIS_URL$|DATABASE_URL$)/.test(k)));
-  // BENCH_ABUSE_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the daemons.
-  const nodeArgs = process.env.BENCH_ABUSE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(build, 'bin/stockscreend'), '--config', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const url = await new Promise<string>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error('daemon not ready in 120 s')), 120_000);
-    // The ready line on stderr (daemon/ready-line.ts): `ready at http://… — N stocks, …`.
-    const onLine = (line: string) => {
-      const m = /ready at (http:\/\/\S+)/.exec(line);
-      if (m) {
-        clearTimeout(timer);
-        ok(m[1]!);
-      }
-    };
-    createInterface({ input: child.stdout! }).on('line', onLine);
-    createInterface({ input: child.stderr! }).on('line', onLine);
-    void exited.then(() => fail(new Error('daemon exited before it was ready')));
-  });
-  return {
-    url,
-    pid: child.pid!,
-    async stop() {
-      child.kill('SIGTERM');
-      const killed = await Promise.race([exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 15_000))]);
-      if (killed) {
-        child.kill('SIGKILL');
-        await exited;
-      }
-      return killed;
-    },
-  };
 }
 
 /** One HTTP call that never throws: status 0 for a timeout or a refused connection. */
@@ -459,7 +411,7 @@ async function runAttack(attack: number, build: { name: string; dir: string }, b
   const dataDir = await mkdtemp(join(tmpdir(), 'stockscreen-abuse-'));
   await cp(base, dataDir, { recursive: true });
   const prefix = `bench-abuse:${attack}:${build.name}:${process.pid}:`;
-  const daemon = await startDaemon(build.dir, dataDir, prefix);
+  const daemon = await startDaemon(build.dir, dataDir, { redisUrl: REDIS, prefix, rateLimit: true, nodeArgs: process.env.BENCH_ABUSE_NODE_ARGS?.split(' ').filter(Boolean) ?? [] });
   try {
     const admin = await call(daemon.url, '/api/v1/auth/login', { method: 'POST', json: { email: 'ops@example.com', password: 'ops-password-1' } });
     const adminToken = (admin.body.data?.access_token ?? admin.body.access_token) as string;

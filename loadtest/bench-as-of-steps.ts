@@ -16,16 +16,15 @@
  * one), so another build can be measured the same way. BENCH_ABUSE_STOCKS (2,700),
  * BENCH_ABUSE_DAYS (500), REDIS_URL.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { runMarketBench } from './bench/market-load.js';
 import { packageRoot } from './bench/paths.js';
 import { deletePrefix } from './bench/redis.js';
 import { processCpuMs } from './proc-cpu.js';
+import { startDaemon } from './bench/spawned-daemon.js';
 import { INDICATOR_IDS } from '../daemon/indicators/registry.js';
 
 const BUILD = resolve(process.env.BENCH_AS_OF_STEPS_BUILD ?? packageRoot());
@@ -37,28 +36,9 @@ type Json = Record<string, any>;
 
 const dir = await mkdtemp(join(tmpdir(), 'stockscreen-as-of-steps-'));
 await runMarketBench({ stocks: Number(process.env.BENCH_ABUSE_STOCKS ?? 2700), days: Number(process.env.BENCH_ABUSE_DAYS ?? 500), seed: 42, sampleDataDir: dir });
-const file = join(dir, 'bench.json');
-await writeFile(file, JSON.stringify({
-  host: '127.0.0.1', port: 0, data_dir: dir, redis_url: REDIS, redis_prefix: prefix, jwt_secret: 'bench-secret-bench-secret-bench-secret-0123',
-  admin_email: 'ops@example.com', admin_password: 'ops-password-1', log_level: 'warn', log_format: 'json', feed: 'simulator', market_clock: 'always-open',
-  workers: 1, password_scrypt_log_n: 10, rate_limit: { enabled: false },
-}));
-const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(STOCKSCREEN_|REDIS_URL$|DATABASE_URL$)/.test(k)));
-const child = spawn(process.execPath, [join(BUILD, 'bin/stockscreend'), '--config', file], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-const pid = child.pid as number;
+const daemon = await startDaemon(BUILD, dir, { redisUrl: REDIS, prefix, rateLimit: false });
+const { url, pid } = daemon;
 try {
-  const url = await new Promise<string>((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error('daemon not ready in 120 s')), 120_000);
-    const onLine = (line: string) => {
-      const m = /ready at (http:\/\/\S+)/.exec(line);
-      if (m) {
-        clearTimeout(timer);
-        ok(m[1] as string);
-      }
-    };
-    createInterface({ input: child.stdout! }).on('line', onLine);
-    createInterface({ input: child.stderr! }).on('line', onLine);
-  });
   const call = async (path: string, init: { method?: string; token?: string; json?: unknown } = {}): Promise<{ status: number; body: Json }> => {
     const res = await fetch(url + path, {
       method: init.method ?? 'GET',
@@ -116,7 +96,7 @@ try {
   probing = false;
   await prober;
 } finally {
-  child.kill('SIGKILL');
+  await daemon.stop();
   await deletePrefix(REDIS, prefix).catch(() => undefined);
   await rm(dir, { recursive: true, force: true });
 }
