@@ -21,6 +21,7 @@ import { RunInterrupted, RunYielded } from '../backtest/backtest-service.js';
 import type { Selected } from '../backtest/types.js';
 import { dropRedis, type RedisFactory } from '../infra/redis.js';
 import { settledWithin } from '../infra/shutdown.js';
+import { closeAfterHandshake, trackHandshake } from './worker-handshake.js';
 import type { BacktestPhase, BacktestStatus } from '../store/backtests-repo.js';
 
 /** The backtest queue's name (a database's queue adds its identity: backtestQueueName). */
@@ -157,9 +158,9 @@ export function createBacktestJobs(options: BacktestJobsOptions): BacktestJobs {
       connection.once('end', () => resolve(false));
     });
     if (!up || closing) return null;
-    const w = new Worker<BacktestJob, BacktestStatus>(queueName, processorOf(runner), {
+    const w = trackHandshake(new Worker<BacktestJob, BacktestStatus>(queueName, processorOf(runner), {
       connection, prefix, concurrency, lockDuration: lockMs, stalledInterval: lockMs, maxStalledCount: Math.max(1, attempts - 1),
-    });
+    }));
     w.on('error', (err) => logger.warn({ err: err.message }, 'backtest worker error'));
     w.on('failed', (job, err) => {
       if (!job) return;
@@ -204,12 +205,12 @@ export function createBacktestJobs(options: BacktestJobsOptions): BacktestJobs {
       const [w, c] = [worker, workerConnection];
       worker = workerConnection = undefined;
       // Redis gone: a polite close would wait for it (QUIT queued for a reconnect that never comes).
-      await w?.close(abandon || c?.status !== 'ready');
+      if (w) await closeAfterHandshake(w, c?.status === 'ready', abandon);
       if (c) dropRedis(c);
     },
     close() {
       closing ??= (async () => {
-        await settledWithin(worker?.close(workerConnection?.status !== 'ready') ?? Promise.resolve(), 10_000);
+        await settledWithin(worker ? closeAfterHandshake(worker, workerConnection?.status === 'ready') : Promise.resolve(), 10_000);
         // Redis unreachable: no handshake to wait for (its wait is left pending, see below).
         if (queueConnection.status === 'ready') {
           await settledWithin(handshake, 2000);

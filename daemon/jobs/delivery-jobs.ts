@@ -20,6 +20,7 @@ import { AppError, isAppError } from '../errors.js';
 import type { Clock } from '../infra/clock.js';
 import { dropRedis, type RedisFactory } from '../infra/redis.js';
 import { settledWithin } from '../infra/shutdown.js';
+import { closeAfterHandshake, trackHandshake } from './worker-handshake.js';
 import type { DeliveryQueuePort, StepResult } from '../notify/delivery-service.js';
 
 /** The delivery queue's name. */
@@ -117,10 +118,10 @@ export function createDeliveryJobs(options: DeliveryJobsOptions): DeliveryJobs {
       conn.once('end', () => resolve(false));
     });
     if (!up || closing) return;
-    const w = new Worker<DeliveryJobData>(DELIVERY_QUEUE, processor, {
+    const w = trackHandshake(new Worker<DeliveryJobData>(DELIVERY_QUEUE, processor, {
       connection: conn, prefix, concurrency, lockDuration: options.lockMs, stalledInterval: options.lockMs, maxStalledCount: 1_000_000,
       settings: { backoffStrategy: (attemptsMade: number) => capped(attemptsMade) },
-    });
+    }));
     w.on('error', (err) => logger.warn({ err: err.message }, 'delivery worker error'));
     w.on('failed', (job, err) => {
       if (job && !(err instanceof DelayedError)) logger.warn({ job: job.id, name: job.name, err: err.message }, 'delivery job failed (retried)');
@@ -168,7 +169,7 @@ export function createDeliveryJobs(options: DeliveryJobsOptions): DeliveryJobs {
     close(abandon = false) {
       closing ??= (async () => {
         // Redis gone: a polite close would wait for it (QUIT queued for a reconnect that never comes).
-        await settledWithin(worker?.close(abandon || workerConnection?.status !== 'ready') ?? Promise.resolve(), 10_000);
+        await settledWithin(worker ? closeAfterHandshake(worker, workerConnection?.status === 'ready', abandon) : Promise.resolve(), 10_000);
         if (connection.status === 'ready') {
           await settledWithin(handshake, 2000);
           await settledWithin(queue.close(), 2000);

@@ -18,6 +18,7 @@ import type { Logger } from 'pino';
 import { AppError, isAppError, notFound } from '../errors.js';
 import { dropRedis, type RedisFactory } from '../infra/redis.js';
 import { settledWithin } from '../infra/shutdown.js';
+import { closeAfterHandshake, trackHandshake } from './worker-handshake.js';
 import { createMarketProcessor, type MarketProcessorDeps } from './processors/market-processor.js';
 import type { JobView } from '../contract/jobs.js';
 import { MARKET_QUEUE, type JobProgress, type JobRequest, type JobResult } from './types.js';
@@ -169,7 +170,7 @@ export function createMarketJobs(options: MarketJobsOptions): MarketJobs {
         return run;
       };
       const spawn = (connection: ReturnType<RedisFactory['connect']>): Worker => {
-        const worker = new Worker<JobData, JobResult>(queueName, processor, {
+        const worker = trackHandshake(new Worker<JobData, JobResult>(queueName, processor, {
           connection,
           prefix,
           concurrency: 1,
@@ -179,7 +180,7 @@ export function createMarketJobs(options: MarketJobsOptions): MarketJobs {
           stalledInterval: lockMs,
           // A job whose worker died counts as an attempt: it runs at most `attempts` times in all.
           maxStalledCount: Math.max(1, retry.attempts - 1),
-        });
+        }));
         worker.on('error', (err) => logger.warn({ err: err.message }, 'market worker error'));
         worker.on('failed', (job, err) => logger.warn({ job: job?.id, err: err.message }, 'market job failed'));
         workers.push(worker);
@@ -222,7 +223,7 @@ export function createMarketJobs(options: MarketJobsOptions): MarketJobs {
         if (!handedBack) logger.warn('a running job did not stop in time (the database or Redis not answering); it runs again once its lock lapses');
         // Redis gone: a polite close would wait for it (QUIT queued for a reconnect that never comes).
         const connected = workerConnections.every((c) => c.status === 'ready');
-        await settledWithin(Promise.all(workers.map((w) => w.close(!handedBack || !connected))), (until - Date.now()) * 0.7);
+        await settledWithin(Promise.all(workers.map((w) => closeAfterHandshake(w, connected, !handedBack))), (until - Date.now()) * 0.7);
         if (queueConnection.status === 'ready') await settledWithin(queue.close(), until - Date.now());
         for (const c of [queueConnection, ...workerConnections]) {
           // Redis never reached: BullMQ is still waiting for this connection, and on its 'end' that wait
