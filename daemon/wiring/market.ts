@@ -55,9 +55,10 @@ export async function buildScreening(ctx: Pick<DaemonContext, 'core' | 'redis' |
   const memory = createMemoryBudget(config.memory_budget_mb * 1024 * 1024);
   registerMemoryBudget(metrics.registry, () => memory.stats());
   const asOf = createAsOfService({ version: () => snapshot.current().version, loadHistory: (v) => loadMarketHistory(store, v), memory });
-  // The result cache's commands come one or two per request, never many in one tick: written at
-  // once, they skip the auto-pipeline's batch object and its extra turn of the event loop (measured
-  // as about a tenth of a cache miss's CPU on the shared command connection).
+  // The result cache's own commands (its reads with rate limits off, writes of shared answers; with
+  // limits on the limiter's call reads it) come one or two per request, never many in one tick:
+  // written at once, they skip the auto-pipeline's batch object and its extra turn of the event loop
+  // (measured as about a tenth of a cache miss's CPU on the shared command connection).
   const cacheConnection = ctx.redis.factory.connect('command', 'screen-cache', { autoPipelining: false });
   list.add({ name: 'redis screen cache', stop: () => closeRedis(cacheConnection) });
   const screens = createScreenService({

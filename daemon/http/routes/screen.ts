@@ -174,7 +174,7 @@ export function freeWhenCached(screens: ScreenService): (req: ScreenRequest) => 
       return true;
     }
     return {
-      keys: { value: probe.keys.value, asked: probe.keys.asked, ttlMs: probe.ttlMs },
+      keys: probe.keys,
       found: (value, asked) => {
         const answer = screens.cacheFound(run.screen, value);
         // Asked for before (on any daemon) while it could be cached: worth sharing.

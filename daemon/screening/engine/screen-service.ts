@@ -51,7 +51,7 @@ export interface CacheKeys {
  * How the rate limiter looks a query's answer up in its own Redis call: the answer is already
  * in process, or these keys are read (the answer, kept `ttlMs`), or there is no cache.
  */
-export type CacheProbe = { answer: ScreenAnswer } | { keys: CacheKeys; ttlMs: number } | null;
+export type CacheProbe = { answer: ScreenAnswer } | { keys: CacheKeys & { ttlMs: number } } | null;
 
 /**
  * What a lookup made outside the service found: the answer (null: none), and whether an answer
@@ -256,7 +256,7 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
     if (deps.ttlSeconds === 0 || !deps.cache.redisKeys) return null;
     const key = keyOf(screen);
     const near = local.get(key);
-    return near ? { answer: near } : { keys: deps.cache.redisKeys(key), ttlMs: deps.ttlSeconds * 1000 };
+    return near ? { answer: near } : { keys: { ...deps.cache.redisKeys(key), ttlMs: deps.ttlSeconds * 1000 } };
   }
 
   return {
