@@ -66,14 +66,6 @@ export const jobRequestSchema = z.discriminatedUnion('type', [
 /** A job request after defaults: what POST /admin/jobs takes, or a data-source run (POST /admin/sources/{source}/sync, the daily schedule). */
 export type JobRequest = z.output<typeof jobRequestSchema> | SourceSyncRequest;
 
-/** Body of POST /admin/sources/{source}/sync (dates YYYY-MM-DD; `to` defaults to the last published trading day). */
-export const sourceSyncBodySchema = z.strictObject({
-  from: calendarDate().optional(),
-  to: calendarDate().optional(),
-  compute: z.boolean().default(true),
-  replace_sample: z.boolean().default(false),
-});
-
 /** Progress, file outcomes and results are wire types (daemon/contract/jobs.ts). */
 export type { FileOutcome, JobProgress, JobResult } from '../contract/jobs.js';
 
