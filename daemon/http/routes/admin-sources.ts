@@ -5,6 +5,7 @@
  * No answer ever carries a key.
  */
 import { z } from 'zod';
+import { JobView } from '../../contract/jobs.js';
 import { SourceStatus, SourceSyncBody, SourceTestResult } from '../../contract/sources.js';
 import { AppError, invalidRequest, notFound } from '../../errors.js';
 import { isValidDate } from '../../kernel/krx-calendar.js';
@@ -63,7 +64,7 @@ export function registerAdminSourceRoutes(api: ApiBuilder, deps: AdminSourceDeps
   );
   api.route(
     {
-      method: 'post', path: '/admin/sources/:source/sync', summary: 'Backfill a source from `from` to `to` as a market-data job', tags, access: 'admin', params: sourceParams, body: SourceSyncBody, status: 202, errors: [404, 409, 503],
+      method: 'post', path: '/admin/sources/:source/sync', summary: 'Backfill a source from `from` to `to` as a market-data job', tags, access: 'admin', params: sourceParams, body: SourceSyncBody, status: 202, response: JobView, errors: [404, 409, 503],
       description: 'Answers 202 with the job; follow it with GET /admin/jobs/{id} (progress: dates done/total, rows, calls). Each trading date commits on its own; a date fetched again with the same content writes nothing, a changed one (a correction) replaces it. '
         + '`to` defaults to the last trading day the provider has published (KRX: the previous trading day, the next morning; FDR cache: the same day, in the evening); `from` defaults to `to`. 409 when the source is not configured, or over the sample market without `replace_sample`. '
         + 'OpenDART (`dart`): the units are the listed companies the daemon holds (progress: companies done/total), each committed on its own with its statements of the four most recent quarters that ended before `to` (default today, KST) and of every quarter ending from `from` on, each quarter dated by its report\'s receipt date (as-of screens use it only from then on). An empty body fetches the four most recent quarters of every listed company. It needs the market\'s stocks loaded from files or a market source first (409 over the sample market or an empty one; `replace_sample` is 400). '
