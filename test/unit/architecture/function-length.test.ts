@@ -41,7 +41,6 @@ const REMAINING = new Map<string, number>([
   ['daemon/notify/delivery-service.ts#createDeliveryService', 110],
   ['daemon/auth/auth-service.ts#createAuthService', 107],
   ['daemon/notify/channel-service.ts#createChannelService', 106],
-  ['daemon/http/routes/stocks.ts#registerStockRoutes', 103],
   ['daemon/portfolio/portfolio-service.ts#createPortfolioService', 102],
   ['daemon/screening/engine/screen-service.ts#createScreenService', 117],
   ['daemon/http/middleware/rate-limit.ts#createRateLimiter', 111],
