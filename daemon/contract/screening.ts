@@ -1,4 +1,4 @@
-/** Screening endpoints on the wire: POST /screen (and its aliases), GET /screen/fields, GET /screen/templates. */
+/** Screening endpoints on the wire: POST /screen (and its aliases), GET /screen/fields, GET /screen/templates, GET /screen/live. */
 import { z } from 'zod';
 
 /** Largest page of a screen (`per_page`). */
@@ -94,3 +94,24 @@ export const ScreenBody = z
   })
   .meta({ id: 'ScreenBody' });
 export type ScreenBody = z.output<typeof ScreenBody>;
+
+/** Query of POST /screen (and /screening): which prices to screen on, and CSV instead of JSON. */
+export const ScreenRunQuery = z.object({
+  prices: z
+    .enum(['snapshot', 'live'])
+    .optional()
+    .describe('snapshot (default): the latest indicator snapshot, cached. live: the snapshot with price-dependent fields at live prices (what live screens see); never cached.'),
+  format: z.enum(['json', 'csv']).optional().describe('csv: stream every match as CSV'),
+});
+export type ScreenRunQuery = z.output<typeof ScreenRunQuery>;
+
+/** One of the caller's live screens (GET /screen/live): opened over the WebSocket, listed until unsubscribed or its connection closes. */
+export const LiveScreen = z.object({
+  screen_id: z.string(),
+  source: z.string().describe('preset:<id>, template:<id> or query'),
+  query: z.record(z.string(), z.unknown()).describe('The normalised query the screen evaluates'),
+  daemon: z.string().describe('Instance id of the daemon evaluating it'),
+  connection_id: z.string(),
+  created_at: z.string(),
+});
+export type LiveScreen = z.output<typeof LiveScreen>;

@@ -18,10 +18,10 @@ import { listTemplates, applyTemplateOverrides, missingInputs, requireTemplate, 
 import { FUNCTION_DOCS, GROUP_BY, MAX_CROSS_TERMS } from '../../screening/language/expression-functions.js';
 import { MAX_COLUMNS, MAX_SCORE_FACTORS } from '../../screening/language/formula-columns.js';
 import type { ApiBuilder, CachedAnswerLookup, ValidRequest } from '../api.js';
-import { ScreenBody, ScreenField, ScreenTemplate } from '../../contract/screening.js';
+import { ScreenBody, ScreenField, ScreenRunQuery, ScreenTemplate } from '../../contract/screening.js';
 import { meta, sendSuccess } from '../envelope.js';
 import { csvChunks, writeChunks } from './screen-csv.js';
-import { answerLiveScreen, screenQueryParams, wantsLivePrices } from './screen-live.js';
+import { answerLiveScreen, wantsLivePrices } from './screen-live.js';
 
 /** Collaborators of the screening routes. */
 export interface ScreenRoutesDeps {
@@ -277,7 +277,7 @@ function registerScreenRuns(api: ApiBuilder, deps: ScreenRoutesDeps): void {
     api.route(
       {
         ...screeningSpec(deps.screens), method: 'post', path, summary: path === '/screen' ? 'Screen stocks' : 'Screen stocks (alias of /screen)', description: SCREEN_DESCRIPTION,
-        body: screenBody, parseBody: parseScreenBody, query: screenQueryParams,
+        body: screenBody, parseBody: parseScreenBody, query: ScreenRunQuery,
         // A live-prices answer is never cached, so it always counts.
         freeWhen: (req) => (wantsLivePrices(req) ? false : cachedFree(req)),
         // The spec names /screening an alias of /screen, so it shares the endpoint limit.
