@@ -106,7 +106,7 @@ export const ScreenRunQuery = z.object({
 export type ScreenRunQuery = z.output<typeof ScreenRunQuery>;
 
 /** One of the caller's live screens (GET /screen/live): opened over the WebSocket, listed until unsubscribed or its connection closes. */
-export const LiveScreen = z.object({
+export const LiveScreenEntry = z.object({
   screen_id: z.string(),
   source: z.string().describe('preset:<id>, template:<id> or query'),
   query: z.record(z.string(), z.unknown()).describe('The normalised query the screen evaluates'),
@@ -114,4 +114,4 @@ export const LiveScreen = z.object({
   connection_id: z.string(),
   created_at: z.string(),
 });
-export type LiveScreen = z.output<typeof LiveScreen>;
+export type LiveScreenEntry = z.output<typeof LiveScreenEntry>;

@@ -6,7 +6,7 @@
  */
 import type { Response } from 'express';
 import { z } from 'zod';
-import { LiveScreen, type ScreenRunQuery } from '../../contract/screening.js';
+import { LiveScreenEntry, type ScreenRunQuery } from '../../contract/screening.js';
 import type { LiveRegistry } from '../../live/registry.js';
 import type { CompiledScreen } from '../../screening/request/compiled-screen.js';
 import { describeFiltersApplied } from '../../screening/request/request.js';
@@ -39,11 +39,11 @@ export function registerLiveScreenRoutes(api: ApiBuilder, deps: { registry: Pick
       method: 'get', path: '/screen/live', tags: ['screening'], access: 'user',
       summary: "The caller's active live screens (WebSocket subscription_type screen), on every daemon",
       description: 'Live screens are opened over the WebSocket (subscribe with subscription_type "screen"); each is listed until it is unsubscribed or its connection closes.',
-      response: z.array(LiveScreen),
+      response: z.array(LiveScreenEntry),
     },
     async (req, res) => {
       const entries = await deps.registry.list(req.user!.id);
-      sendSuccess<LiveScreen[]>(req, res, entries, { meta: { total: entries.length } });
+      sendSuccess<LiveScreenEntry[]>(req, res, entries, { meta: { total: entries.length } });
     },
   );
 }
