@@ -4,6 +4,7 @@ import { AppError, notFound } from '../../errors.js';
 import type { Tier } from '../../kernel/roles.js';
 import type { ScreenService } from '../../screening/engine/screen-service.js';
 import { NewPreset, Preset, PresetPatch } from '../../contract/presets.js';
+import { ScreenBody } from '../../contract/screening.js';
 import type { PresetsRepo, PresetWrite } from '../../store/presets-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
@@ -71,7 +72,7 @@ export function registerPresetRoutes(
   });
   api.route(
     {
-      method: 'post', path: '/screen/presets/:id/run', summary: 'Run a saved preset', tags, access: 'user', params: idParams, errors: [404, 503],
+      method: 'post', path: '/screen/presets/:id/run', summary: 'Run a saved preset', tags, access: 'user', params: idParams, errors: [404, 503], response: ScreenBody, raw: true,
       bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(deps.screens), ...screenWeights(deps.screens),
       // The "body" of a run is the saved query: loaded and parsed once, like a /screen body.
       description: 'The body may give {as_of: "YYYY-MM-DD"} to run the preset as of that date; any other key is ignored.',
