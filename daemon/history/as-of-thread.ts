@@ -29,6 +29,9 @@ export const AS_OF_THREAD_SHARE = 0.6;
 /** Most MB of heap the thread may use before it is stopped (its series are typed arrays, outside the heap). */
 export const AS_OF_THREAD_HEAP_MB = 256;
 
+/** How much higher the thread's nice value is than the daemon's (Linux, at most 19): its request thread then gets about ten times the thread's share of a busy core. */
+export const AS_OF_THREAD_NICE = 10;
+
 /** Histories the thread keeps (the current one and the one before). */
 export const HISTORIES_KEPT = 2;
 
@@ -38,6 +41,7 @@ const STOCKS_PER_MESSAGE = 100;
 /** What the thread is started with. */
 export interface ThreadOptions {
   budgetBytes: number;
+  nice: number;
   warmFields?: readonly (readonly string[])[];
 }
 
@@ -50,6 +54,7 @@ export type ToThread =
 
 /** Messages from the thread; `held`: the bytes its budget holds. */
 export type FromThread =
+  | { type: 'started'; /** Its id and nice value, where it could lower its priority. */ thread: { tid: number; nice: number } | undefined }
   | { type: 'columns'; id: number; listed: Int32Array; names: string[]; arrays: Float64Array[]; fromSeries: boolean; held: number; series: SeriesStats | undefined }
   | { type: 'failed'; id: number; message: string; held: number; /** The thread no longer holds the history asked for: worth asking again. */ gone?: boolean }
   | { type: 'warmed'; version: string; held: number; series: SeriesStats | undefined };
@@ -74,7 +79,7 @@ function workerUrl(): URL {
 const stopped = (): AppError => new AppError('SERVICE_UNAVAILABLE', 'the as-of computation stopped before answering; try again');
 
 /** A builder whose work runs on the as-of thread (started on first use). */
-export function createAsOfThread(o: AsOfThreadOptions): AsOfBuilder {
+export function createAsOfThread(o: AsOfThreadOptions): AsOfBuilder & Pick<AsOfThread, 'thread'> {
   return new AsOfThread(o);
 }
 
@@ -92,6 +97,7 @@ class AsOfThread implements AsOfBuilder {
   private nextId = 1;
   private held = 0;
   private series: SeriesStats | undefined;
+  private started: { tid: number; nice: number } | undefined;
 
   constructor(private readonly o: AsOfThreadOptions) {
     this.budgetBytes = Math.floor(o.memory.limit * AS_OF_THREAD_SHARE);
@@ -122,6 +128,11 @@ class AsOfThread implements AsOfBuilder {
     return this.series;
   }
 
+  /** The running thread's id and nice value (Linux), once it has started. */
+  thread(): { tid: number; nice: number } | undefined {
+    return this.started;
+  }
+
   async close(): Promise<void> {
     const w = this.worker;
     if (!w) return;
@@ -131,7 +142,7 @@ class AsOfThread implements AsOfBuilder {
 
   private running(): Worker {
     if (this.worker) return this.worker;
-    const options: ThreadOptions = { budgetBytes: this.budgetBytes, ...(this.o.warmFields ? { warmFields: this.o.warmFields } : {}) };
+    const options: ThreadOptions = { budgetBytes: this.budgetBytes, nice: AS_OF_THREAD_NICE, ...(this.o.warmFields ? { warmFields: this.o.warmFields } : {}) };
     const w = new Worker(workerUrl(), { workerData: options, resourceLimits: { maxOldGenerationSizeMb: AS_OF_THREAD_HEAP_MB } });
     // Idle, it must not keep the process alive; close() ends it on shutdown.
     w.unref();
@@ -166,6 +177,10 @@ class AsOfThread implements AsOfBuilder {
   }
 
   private onMessage(m: FromThread): void {
+    if (m.type === 'started') {
+      this.started = m.thread;
+      return;
+    }
     this.held = m.held;
     if (m.type !== 'failed' && m.series) this.series = m.series;
     this.o.memory.fit();
@@ -183,6 +198,7 @@ class AsOfThread implements AsOfBuilder {
   private ended(w: Worker, err: Error | undefined): void {
     if (this.worker !== w) return;
     this.worker = undefined;
+    this.started = undefined;
     this.sent.clear();
     this.held = 0;
     this.series = undefined;

@@ -4,6 +4,8 @@
  * columns as transferred buffers (no copy) and what the thread's budget holds, so the daemon
  * counts it against the daemon's own.
  */
+import { readlinkSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { IndexBar, Market } from '../kernel/records.js';
 import { createMemoryBudget } from '../screening/engine/memory-budget.js';
@@ -22,6 +24,24 @@ let receiving: { version: string; dates: readonly string[]; index: Record<Market
 const histories = new Map<string, MarketHistory>();
 
 const send = (message: FromThread, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
+
+/**
+ * Lower this thread's CPU priority (Linux: a thread id set apart from its process's), so on a
+ * busy machine the as-of work gets what the daemon's request thread leaves instead of an equal
+ * share. Elsewhere, or when the system refuses, it runs at the daemon's priority.
+ */
+function lowerPriority(by: number): { tid: number; nice: number } | undefined {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (!Number.isInteger(tid) || tid <= 0) return undefined;
+    setPriority(tid, Math.min(19, getPriority(tid) + by));
+    return { tid, nice: getPriority(tid) };
+  } catch {
+    return undefined;
+  }
+}
+
+send({ type: 'started', thread: lowerPriority(options.nice) });
 const held = (): number => memory.stats().used;
 
 function receive(message: ToThread): void {

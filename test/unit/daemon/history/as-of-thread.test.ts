@@ -2,11 +2,13 @@
  * The as-of thread: as-of snapshots computed on a worker thread (the built module, as the daemon
  * runs it) are the snapshots the daemon's own thread computes, on both paths (picked from series,
  * computed for the date); the market's bars reach the thread without a copy; a build cut short by
- * closing the thread answers 503, and the next one starts a thread again.
+ * closing the thread answers 503, and the next one starts a thread again; on Linux the thread
+ * runs at a lower CPU priority than the daemon's own.
  */
+import { getPriority } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAsOfService, type AsOfService } from '../../../../daemon/history/as-of-service.js';
-import { createAsOfThread } from '../../../../daemon/history/as-of-thread.js';
+import { AS_OF_THREAD_NICE, createAsOfThread } from '../../../../daemon/history/as-of-thread.js';
 import { INDICATOR_IDS } from '../../../../daemon/indicators/registry.js';
 import { createMemoryBudget } from '../../../../daemon/screening/engine/memory-budget.js';
 import { valueAt, type Snapshot } from '../../../../daemon/screening/engine/snapshot.js';
@@ -91,5 +93,18 @@ describe('the as-of thread', () => {
     const here = service(false, 40);
     const reference = await here.snapshotOf(await here.resolve(history.dates[201]!), 'full', ['per', 'rsi_14']);
     expect(differences(reference, next, ['per', 'rsi_14'])).toEqual([]);
+  });
+
+  it.runIf(process.platform === 'linux')('runs at a lower CPU priority than the thread that answers requests', async () => {
+    const memory = createMemoryBudget(perField * 10);
+    const thread = createAsOfThread({ memory, warmFields: [] });
+    const there = createAsOfService({ version: () => history.version, loadHistory: async () => history, memory, builder: thread });
+    services.push(there);
+    await there.snapshotOf(await there.resolve(history.dates[300]!), 'full', ['per']);
+    const info = thread.thread();
+    expect(info).toBeDefined();
+    // The system's own reading of that thread's nice value, not the thread's word for it
+    expect(getPriority(info!.tid)).toBe(Math.min(19, getPriority() + AS_OF_THREAD_NICE));
+    expect(getPriority(info!.tid)).toBeGreaterThan(getPriority());
   });
 });
