@@ -19,7 +19,6 @@ const REMAINING = new Map<string, number>([
   ['daemon/market/market-data-service.ts#createMarketDataService', 209],
   ['daemon/backtest/backtest-service.ts#createBacktestService', 190],
   ['daemon/store/deliveries-repo.ts#createDeliveriesRepo', 177],
-  ['daemon/alerts/screen-alert-evaluator.ts#createScreenAlertEvaluator', 174],
   ['daemon/sources/opendart.ts#createDartSource', 179],
   ['daemon/market/feeds/kis/socket.ts#createKisSocket', 170],
   ['daemon/history/field-series.ts#createSeriesStore', 169],
