@@ -22,7 +22,6 @@ const REMAINING = new Map<string, number>([
   ['daemon/sources/opendart.ts#createDartSource', 179],
   ['daemon/market/feeds/kis/socket.ts#createKisSocket', 170],
   ['daemon/history/field-series.ts#createSeriesStore', 169],
-  ['daemon/ws/gateway.ts#createWsGateway', 153],
   ['daemon/market/feed/simulator.ts#createSimulator', 150],
   ['daemon/alerts/alert-service.ts#createAlertService', 142],
   ['daemon/market/bus.ts#createMarketBus', 140],
