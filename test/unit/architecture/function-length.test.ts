@@ -23,7 +23,6 @@ const REMAINING = new Map<string, number>([
   ['daemon/market/feeds/kis/socket.ts#createKisSocket', 170],
   ['daemon/history/field-series.ts#createSeriesStore', 169],
   ['daemon/market/feed/simulator.ts#createSimulator', 150],
-  ['daemon/alerts/alert-service.ts#createAlertService', 142],
   ['daemon/market/bus.ts#createMarketBus', 140],
   ['daemon/history/as-of-service.ts#createAsOfService', 138],
   ['daemon/jobs/market-jobs.ts#createMarketJobs', 133],
