@@ -27,7 +27,6 @@ const REMAINING = new Map<string, number>([
   ['daemon/history/as-of-service.ts#createAsOfService', 138],
   ['daemon/jobs/market-jobs.ts#createMarketJobs', 133],
   ['daemon/store/alerts-repo.ts#createAlertsRepo', 130],
-  ['daemon/ws/batching.ts#createOutbox', 127],
   ['daemon/jobs/delivery-jobs.ts#createDeliveryJobs', 125],
   ['daemon/live/match-list.ts#createMatchList', 125],
   ['daemon/jobs/backtest-jobs.ts#createBacktestJobs', 121],
