@@ -28,7 +28,6 @@ const REMAINING = new Map<string, number>([
   ['daemon/jobs/market-jobs.ts#createMarketJobs', 133],
   ['daemon/store/alerts-repo.ts#createAlertsRepo', 130],
   ['daemon/jobs/delivery-jobs.ts#createDeliveryJobs', 125],
-  ['daemon/live/match-list.ts#createMatchList', 125],
   ['daemon/jobs/backtest-jobs.ts#createBacktestJobs', 121],
   ['daemon/store/prices-repo.ts#createPricesRepo', 119],
   ['daemon/notify/delivery-service.ts#createDeliveryService', 110],
