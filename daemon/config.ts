@@ -362,6 +362,11 @@ export const configSchema = z.object({
    */
   as_of_preload: bool.default(false),
   /**
+   * Compute as-of dates and their indicator series on a thread of their own (history/as-of-thread.ts),
+   * so that work never pauses the daemon's requests (off: on the daemon's thread, time-sliced).
+   */
+  as_of_thread: bool.default(true),
+  /**
    * MB the daemon's screening caches hold together (screening/engine/memory-budget.ts): the indicator
    * series of as-of screens and backtests, the as-of snapshots, the formula and rank memo, the
    * answers kept in process, and the series being built; the entry last used longest ago goes

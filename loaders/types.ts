@@ -3,6 +3,7 @@
  * per-file load result and the loader contract. See loaders/README.md.
  */
 import type { ReportedAmount } from '../daemon/kernel/financial-reports.js';
+import type { LoaderFormat } from '../daemon/kernel/loader-formats.js';
 import type { DailyBar, DesignationRecord, FinancialQuarter, HaltRecord, IndexBar, Market, StockRecord } from '../daemon/kernel/records.js';
 
 /**
@@ -38,21 +39,8 @@ export interface MarketRecords {
   designations?: DesignationRecord[];
 }
 
-/** The identifiers of the supported file formats. */
-export const LOADER_FORMATS = [
-  'fdr-listing',
-  'fdr-desc',
-  'fdr-index',
-  'krx-quotes',
-  'krx-openapi',
-  'ohlcv',
-  'listing-csv',
-  'dart-json',
-  'financials-csv',
-  'ndjson',
-] as const;
-/** One supported file format. */
-export type LoaderFormat = (typeof LOADER_FORMATS)[number];
+/** The identifiers of the supported file formats (kept in the kernel: a load request names one on the wire). */
+export { LOADER_FORMATS, type LoaderFormat } from '../daemon/kernel/loader-formats.js';
 
 /**
  * The source line of each record (1-based, as in `rejected`), index-aligned with

@@ -38,7 +38,8 @@
  * default this one), so a build of main and this branch are measured in the same run, attack by
  * attack, interleaved. BENCH_ABUSE_SECONDS (30), BENCH_ABUSE_ATTACKS (0,1,2,3,4,5),
  * BENCH_ABUSE_STOCKS (2,700), BENCH_ABUSE_DAYS (500), REDIS_URL, BENCH_ABUSE_NODE_ARGS (node flags of
- * the daemons, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`). Loopback only; every loop is
+ * the daemons, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_ABUSE_DAEMON_LOG (a file that gets
+ * every line the daemons print, e.g. with `--trace-gc`). Loopback only; every loop is
  * bounded by the attack's duration; a daemon that ignores SIGTERM is killed after 15 s.
  */
 import { fork } from 'node:child_process';
@@ -411,7 +412,7 @@ async function runAttack(attack: number, build: { name: string; dir: string }, b
   const dataDir = await mkdtemp(join(tmpdir(), 'stockscreen-abuse-'));
   await cp(base, dataDir, { recursive: true });
   const prefix = `bench-abuse:${attack}:${build.name}:${process.pid}:`;
-  const daemon = await startDaemon(build.dir, dataDir, { redisUrl: REDIS, prefix, rateLimit: true, nodeArgs: process.env.BENCH_ABUSE_NODE_ARGS?.split(' ').filter(Boolean) ?? [] });
+  const daemon = await startDaemon(build.dir, dataDir, { redisUrl: REDIS, prefix, rateLimit: true, nodeArgs: process.env.BENCH_ABUSE_NODE_ARGS?.split(' ').filter(Boolean) ?? [], logFile: process.env.BENCH_ABUSE_DAEMON_LOG });
   try {
     const admin = await call(daemon.url, '/api/v1/auth/login', { method: 'POST', json: { email: 'ops@example.com', password: 'ops-password-1' } });
     const adminToken = (admin.body.data?.access_token ?? admin.body.access_token) as string;

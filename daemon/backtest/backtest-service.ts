@@ -22,7 +22,7 @@ import type { ScreenCaller } from '../screening/engine/cost.js';
 import type { ScreenQuery } from '../screening/engine/query.js';
 import type { BacktestStatus, BacktestsRepo, StoredBacktest } from '../store/backtests-repo.js';
 import { checkOneSource, planBacktest, screenOf, signalsAtMost, type PlanDeps } from './plan.js';
-import type { BacktestRequest } from './request.js';
+import type { BacktestRequest } from '../contract/backtests.js';
 import { executePlan, RunCancelled, RunInterrupted, RunYielded, type PicksCheckpoint } from './run.js';
 
 export { queryFields } from './plan.js';

@@ -10,7 +10,7 @@ import { expressionOf, type ScreenQuery } from '../screening/engine/query.js';
 import { applyTemplateOverrides, getTemplate, listTemplates } from '../screening/templates/templates.js';
 import { addDays } from '../kernel/krx-calendar.js';
 import { signalDays } from './calendar.js';
-import type { BacktestRequest } from './request.js';
+import type { BacktestRequest } from '../contract/backtests.js';
 import type { BacktestRules } from './types.js';
 
 /** A validated, resolved run. */

@@ -3,7 +3,8 @@
  * (/deliveries…) and daily digests of a preset (/schedules…). Secrets (a webhook's signing
  * secret, a Telegram bot token, the secret path of a Slack or Discord incoming-webhook URL) are
  * accepted once and never shown again; only the creation answer of a webhook carries its secret.
- * The channel shapes are zod schemas (validation, OpenAPI and types from one place).
+ * Every shape is a zod schema (validation, OpenAPI and types from one place); the webhook bodies
+ * are not validated anywhere (the daemon builds them), their schemas give their types.
  */
 import { z } from 'zod';
 
@@ -89,131 +90,102 @@ export const DELIVERY_STATUSES = ['grouping', 'pending', 'sending', 'retrying', 
 /** One of DELIVERY_STATUSES. */
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** One attempt of a delivery. */
-export interface DeliveryAttempt {
-  /** 1, 2, … in order. */
-  n: number;
-  /** ISO time the attempt started. */
-  at: string;
-  /** The receiver's HTTP status (the SMTP reply code for e-mail); null when none came (timeout, refused, network). */
-  status_code: number | null;
-  /** Why it failed (null on success). */
-  error: string | null;
-  duration_ms: number;
-}
+/** One attempt of a delivery: `at` is the ISO time it started; `status_code` the receiver's HTTP status (the SMTP reply code for e-mail), null when none came (timeout, refused, network); `error` why it failed (null on success). */
+export const DeliveryAttempt = z.object({ n: z.number(), at: z.string(), status_code: z.number().nullable(), error: z.string().nullable(), duration_ms: z.number() });
+export type DeliveryAttempt = z.output<typeof DeliveryAttempt>;
 
-/** One message to one channel: a firing, a burst of firings grouped together, a digest, or a test. */
-export interface Delivery {
-  /** Also the `webhook-id` header: the same on every attempt and redelivery (the receiver's idempotency key). */
-  id: string;
-  channel_id: string;
-  channel_type: ChannelType;
-  kind: DeliveryKind;
-  status: DeliveryStatus;
-  /** The alerts whose firings it carries (a grouped delivery: several). */
-  alert_ids: string[];
-  /** The alert firings it carries (`GET /alerts/events` ids). */
-  event_ids: string[];
-  /** The schedule of a digest. */
-  schedule_id: string | null;
-  /** The message's text (what Telegram, Slack, Discord and e-mail receivers read); null while grouping. */
-  text: string | null;
-  attempts: DeliveryAttempt[];
-  /** ISO time of the next attempt (pending, retrying). */
-  next_attempt_at: string | null;
-  created_at: string;
-  delivered_at: string | null;
-  /** The last failure (dead: why it was given up). */
-  last_error: string | null;
-}
+/**
+ * One message to one channel: a firing, a burst of firings grouped together, a digest, or a
+ * test. `alert_ids`: the alerts whose firings it carries; `schedule_id`: the schedule of a
+ * digest; `text` is null while grouping; `next_attempt_at` (ISO) is set while pending or
+ * retrying; `last_error` is the last failure (dead: why it was given up).
+ */
+export const Delivery = z
+  .object({
+    id: z.string().describe('Also the webhook-id header: the same on every attempt and redelivery'),
+    channel_id: z.string(), channel_type: z.enum(CHANNEL_TYPES), kind: z.enum(DELIVERY_KINDS), status: z.enum(DELIVERY_STATUSES),
+    alert_ids: z.array(z.string()), event_ids: z.array(z.string()).describe('The alert firings it carries (several when a burst was grouped)'),
+    schedule_id: z.string().nullable(), text: z.string().nullable().describe('The message as chat and mail receivers read it'),
+    attempts: z.array(DeliveryAttempt),
+    next_attempt_at: z.string().nullable(), created_at: z.string(), delivered_at: z.string().nullable(), last_error: z.string().nullable(),
+  })
+  .meta({ id: 'Delivery' });
+export type Delivery = z.output<typeof Delivery>;
 
-/** The body of a webhook delivery (Standard Webhooks' `{type, timestamp, data}`). */
-export interface WebhookBody {
-  type: 'alert.fired' | 'schedule.digest' | 'channel.test';
-  /** ISO time of the event (the first firing of a grouped delivery). */
-  timestamp: string;
-  data: AlertFiredData | DigestData | TestData;
-}
+const DELIVERY_STATUS_FILTERS = [...DELIVERY_STATUSES, 'failed'] as const;
+
+/** Query of GET /deliveries: filters (`status` `failed`: retrying or dead) and paging (at most 200 a page). */
+export const DeliveryListQuery = z.object({
+  channel_id: z.uuid('must be a channel id').optional(),
+  alert_id: z.uuid('must be an alert id').optional(),
+  status: z.enum(DELIVERY_STATUS_FILTERS, { error: `must be one of ${DELIVERY_STATUS_FILTERS.join(', ')}` }).optional().describe('`failed`: retrying or dead'),
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+export type DeliveryListQuery = z.output<typeof DeliveryListQuery>;
 
 /** One firing in an `alert.fired` body. */
-export interface FiredEvent {
-  event_id: string;
-  alert_id: string;
-  alert_type: string;
-  code: string;
-  name: string | null;
-  preset_id: string | null;
-  threshold: number | null;
-  current_price: number;
-  change_percent: number | null;
-  volume: number | null;
-  message: string;
-  fired_at: string;
-}
+export const FiredEvent = z.object({
+  event_id: z.string(), alert_id: z.string(), alert_type: z.string(), code: z.string(), name: z.string().nullable(), preset_id: z.string().nullable(),
+  threshold: z.number().nullable(), current_price: z.number(), change_percent: z.number().nullable(), volume: z.number().nullable(), message: z.string(), fired_at: z.string(),
+});
+export type FiredEvent = z.output<typeof FiredEvent>;
 
 /** `data` of `alert.fired`: every firing of the burst, oldest first. */
-export interface AlertFiredData {
-  delivery_id: string;
-  events: FiredEvent[];
-}
+export const AlertFiredData = z.object({ delivery_id: z.string(), events: z.array(FiredEvent) });
+export type AlertFiredData = z.output<typeof AlertFiredData>;
 
 /** A stock in a digest. */
-export interface DigestMember {
-  code: string;
-  name: string;
-}
+export const DigestMember = z.object({ code: z.string(), name: z.string() });
+export type DigestMember = z.output<typeof DigestMember>;
 
-/** `data` of `schedule.digest`. */
-export interface DigestData {
-  delivery_id: string;
-  schedule_id: string;
-  preset_id: string;
-  preset_name: string;
-  /** The trading day (Korea) of the run. */
-  trade_date: string;
-  members: DigestMember[];
-  /** In the screen now, not at the previous run (all members at the first run). */
-  entered: DigestMember[];
-  /** In the screen at the previous run, not now. */
-  left: DigestMember[];
-  /** The previous run's trading day (null at the first run). */
-  previous_trade_date: string | null;
-}
+/**
+ * `data` of `schedule.digest`: `trade_date` is the run's trading day (Korea); `entered` the
+ * members in the screen now and not at the previous run (all members at the first run), `left`
+ * those in it then and not now; `previous_trade_date` is null at the first run.
+ */
+export const DigestData = z.object({
+  delivery_id: z.string(), schedule_id: z.string(), preset_id: z.string(), preset_name: z.string(), trade_date: z.string(),
+  members: z.array(DigestMember), entered: z.array(DigestMember), left: z.array(DigestMember), previous_trade_date: z.string().nullable(),
+});
+export type DigestData = z.output<typeof DigestData>;
 
 /** `data` of `channel.test`. */
-export interface TestData {
-  delivery_id: string;
-  channel_id: string;
-  message: string;
-}
+export const TestData = z.object({ delivery_id: z.string(), channel_id: z.string(), message: z.string() });
+export type TestData = z.output<typeof TestData>;
 
-/** A daily digest of a preset. */
-export interface Schedule {
-  id: string;
-  preset_id: string;
-  preset_name: string;
-  /** `HH:MM`, Korea time; runs on KRX trading days only. */
-  at: string;
-  channels: string[];
-  /** The last run, if any. */
-  last_run: ScheduleRun | null;
-  /** ISO time of the next run (the next trading day at `at`, Korea time). */
-  next_run_at: string;
-  created_at: string;
-}
+/** The body of a webhook delivery (Standard Webhooks' `{type, timestamp, data}`); `timestamp` is the ISO time of the event (the first firing of a grouped delivery). */
+export const WebhookBody = z.object({
+  type: z.enum(['alert.fired', 'schedule.digest', 'channel.test']),
+  timestamp: z.string(),
+  data: z.union([AlertFiredData, DigestData, TestData]),
+});
+export type WebhookBody = z.output<typeof WebhookBody>;
 
 /** One run of a schedule. */
-export interface ScheduleRun {
-  trade_date: string;
-  ran_at: string;
-  members: number;
-  entered: number;
-  left: number;
-}
+export const ScheduleRun = z.object({ trade_date: z.string(), ran_at: z.string(), members: z.number(), entered: z.number(), left: z.number() });
+export type ScheduleRun = z.output<typeof ScheduleRun>;
+
+/** A daily digest of a preset: `at` is `HH:MM`, Korea time (KRX trading days only); `last_run` the last run, if any. */
+export const Schedule = z
+  .object({
+    id: z.string(), preset_id: z.string(), preset_name: z.string(), at: z.string().describe('HH:MM, Korea time'), channels: z.array(z.string()),
+    last_run: ScheduleRun.nullable(),
+    next_run_at: z.string().describe('When it runs next: the next trading day\'s `at` time, Korea time, or now when due'), created_at: z.string(),
+  })
+  .meta({ id: 'Schedule' });
+export type Schedule = z.output<typeof Schedule>;
+
+/** Most channels one schedule sends to. */
+export const MAX_SCHEDULE_CHANNELS = 10;
 
 /** Body of POST /schedules. */
-export interface NewSchedule {
-  preset_id: string;
-  at: string;
-  channels: string[];
-}
+export const NewSchedule = z.strictObject({
+  preset_id: z.uuid('must be a preset id').describe('One of your presets (GET /screen/presets)'),
+  at: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time HH:MM (24 h, Korea time), e.g. 15:40').describe('Time of day, Korea time (KST)'),
+  channels: z
+    .array(z.uuid('must be a channel id'), { error: 'must be an array of channel ids' })
+    .min(1, 'give at least one channel')
+    .max(MAX_SCHEDULE_CHANNELS, `at most ${MAX_SCHEDULE_CHANNELS} channels`),
+});
+export type NewSchedule = z.output<typeof NewSchedule>;

@@ -15,8 +15,8 @@ import type { Snapshot } from '../screening/engine/snapshot.js';
 import { createMemoryBudget, type MemoryBudget } from '../screening/engine/memory-budget.js';
 import { createTimeSlicer } from '../screening/engine/time-slicer.js';
 import { INDICATOR_IDS } from '../indicators/registry.js';
-import { buildAsOfSnapshot, seriesPay } from './as-of-snapshot.js';
-import { createSeriesStore, SERIES_FIELDS, type SeriesStore } from './field-series.js';
+import { createLocalBuilder, type AsOfBuilder, type SeriesStats } from './as-of-builder.js';
+import { snapshotOfColumns } from './as-of-snapshot.js';
 import type { MarketHistory } from './market-history.js';
 import type { AsOfDepth } from './point-indicators.js';
 import { dayOnOrBefore } from './market-history.js';
@@ -36,25 +36,16 @@ export interface AsOfServiceDeps {
   cacheBytes?: number;
   /** The memory budget the series and snapshots count against (default: one of its own, MEMORY_BUDGET_BYTES). */
   memory?: MemoryBudget;
-  /** Series built in the background once the history is read (default WARM_FIELDS; [] for none). */
+  /** Series built in the background once the history is read (default WARM_FIELDS; [] for none); for the default builder. */
   warmFields?: readonly (readonly string[])[];
+  /**
+   * Where dates' columns are computed (default: on this thread, its series counted against
+   * `memory`; the daemon passes the as-of thread, as-of-thread.ts).
+   */
+  builder?: AsOfBuilder;
 }
 
-/**
- * The series built in the background after a history read, batch by batch (a request for one
- * of them waits for its batch only): the columns every screen answers with, the common
- * filters and the inputs of the cross-sectional scores. ≈30 fields, ≈330 MB on 2,700 × 520.
- */
-export const WARM_FIELDS: readonly (readonly string[])[] = [
-  ['close', 'change_percent', 'volume'],
-  ['market_cap', 'per', 'pbr', 'psr', 'roe', 'roa', 'earnings_yield', 'dividend_yield', 'operating_margin', 'debt_ratio', 'piotroski_f_score',
-    'revenue_growth_yoy', 'operating_profit_growth_yoy', 'net_profit_growth_yoy', 'revenue_growth_qoq', 'ev_ebit', 'return_on_capital'],
-  ['return_3m', 'return_6m', 'momentum_12_1', 'dist_52w_high', 'sma_20'],
-  ['rsi_14'],
-];
-
-/** Fields built at a time in the background (≈90 MB of arrays on a full market). */
-const WARM_CHUNK = 8;
+export { WARM_FIELDS } from './as-of-builder.js';
 
 /** A resolved as-of date. */
 export interface AsOfDay {
@@ -94,10 +85,12 @@ export interface AsOfService {
     cached: number; bytes: number; builds: number;
     /** Of `builds`, the snapshots computed date by date rather than picked from the series. */
     date_builds: number;
-    version?: string; series?: ReturnType<SeriesStore['stats']>;
+    version?: string; series?: SeriesStats;
   };
   /** Settles when the background series build of the current history is done (benchmarks, tests). */
   warmed(): Promise<void>;
+  /** Let the builder go (the as-of thread ends); later calls start a new one. */
+  close(): Promise<void>;
 }
 
 /** Rough bytes of a snapshot (columns dominate: 9 bytes a value). */
@@ -127,28 +120,9 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
   });
   let builds = 0;
   let dateBuilds = 0;
-  const stores = new WeakMap<MarketHistory, SeriesStore>();
-  let current: { store: SeriesStore; warm: Promise<void> } | undefined;
-
-  function storeOf(h: MarketHistory): SeriesStore {
-    let store = stores.get(h);
-    if (!store) {
-      store = createSeriesStore(h, memory);
-      stores.set(h, store);
-    }
-    return store;
-  }
-
-  /** Build the warm series batch by batch, time-sliced, after the history is read. */
-  async function warm(h: MarketHistory, store: SeriesStore): Promise<void> {
-    for (const batch of deps.warmFields ?? WARM_FIELDS) {
-      if (loaded?.version !== h.version) return;
-      const slicer = createTimeSlicer();
-      const fields = batch.filter((f) => SERIES_FIELDS.has(f));
-      // At most WARM_CHUNK fields per build: a build allocates (and reserves) all its arrays at once.
-      for (let i = 0; i < fields.length; i += WARM_CHUNK) await store.get(fields.slice(i, i + WARM_CHUNK), () => slicer.checkpoint());
-    }
-  }
+  const builder = deps.builder ?? createLocalBuilder(memory, deps.warmFields);
+  // The history the builder was last given: stats and `warmed` describe it only while it is the current one.
+  let used: MarketHistory | undefined;
 
   function history(): Promise<MarketHistory> {
     const version = deps.version();
@@ -158,11 +132,12 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
       loaded = entry;
       const settle = () => void (entry.settled = true);
       promise.then(settle, settle);
-      current = undefined;
+      used = undefined;
       promise.then((h) => {
         if (loaded?.history !== promise) return;
-        const store = storeOf(h);
-        current = { store, warm: warm(h, store).catch(() => undefined) };
+        used = h;
+        // A builder that cannot take the history fails the builds that need it, not this read.
+        builder.use(h).catch(() => undefined);
       }, () => undefined);
       // A failed read is not kept: the next request tries again.
       promise.catch(() => {
@@ -205,12 +180,13 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
       return hit.snapshot;
     }
     builds++;
-    const slicer = createTimeSlicer();
-    const store = storeOf(at.history);
     const wanted = fields ?? INDICATOR_IDS;
-    const fromSeries = seriesPay(store, wanted, depth, dates);
-    if (!fromSeries) dateBuilds++;
-    const snapshot = buildAsOfSnapshot(at.history, at.day, () => slicer.checkpoint(), depth, wanted, fromSeries ? store : undefined);
+    const snapshot = builder.columns(at.history, at.day, depth, wanted, dates)
+      .then((built) => {
+        if (!built.fromSeries) dateBuilds++;
+        const slicer = createTimeSlicer();
+        return snapshotOfColumns(at.history, at.day, depth, wanted, built, () => slicer.checkpoint());
+      });
     const entry = { snapshot, bytes: 0, used: memory.stamp() };
     cache.set(key, entry);
     snapshot.then(
@@ -235,12 +211,16 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
       const at = await resolve(date);
       return { snapshot: await snapshotOf(at, 'full', fields), date: at.date };
     },
-    stats: () => ({ cached: cache.size, bytes, builds, date_builds: dateBuilds, ...(loaded ? { version: loaded.version } : {}), ...(current ? { series: current.store.stats() } : {}) }),
+    stats: () => {
+      const series = used ? builder.seriesStats() : undefined;
+      return { cached: cache.size, bytes, builds, date_builds: dateBuilds, ...(loaded ? { version: loaded.version } : {}), ...(series ? { series } : {}) };
+    },
     warmed: async () => {
       await history();
-      // `current` is set by the read's own continuation; give it its turn first.
+      // The builder is given the history by the read's own continuation; give it its turn first.
       await new Promise<void>((r) => setImmediate(r));
-      await current?.warm;
+      if (used) await builder.warmed();
     },
+    close: () => builder.close(),
   };
 }

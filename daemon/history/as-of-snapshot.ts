@@ -164,16 +164,23 @@ function rowOf(history: MarketHistory, stock: StockHistory, day: number, values:
 const NO_VALUES: IndicatorValues = Object.freeze({});
 
 /**
- * The as-of snapshot of date index `day`, holding `fields` (default every indicator; a screen or
- * backtest passes the few it reads, which keeps cold dates cheap). With `store`, its columns are
- * picked from the series (built when missing; the as-of service passes a store only when
- * `seriesPay`); without, every stock is computed for the date. Both give the same values.
+ * An as-of date's values before they become the engine's snapshot: the stocks listed that day
+ * (indexes into history.stocks) and a column of each field in that order (NaN = null). What the
+ * as-of thread computes and hands back (as-of-thread.ts).
  */
-export async function buildAsOfSnapshot(
-  history: MarketHistory, day: number, checkpoint: () => Promise<void>, depth: AsOfDepth = 'full',
-  fields: readonly string[] = INDICATOR_IDS, store?: SeriesStore,
-): Promise<Snapshot> {
-  const version = asOfVersion(history.dates[day] ?? '', history.version, depth);
+export interface AsOfColumns {
+  listed: readonly number[];
+  columns: Map<string, Float64Array>;
+}
+
+/**
+ * The columns of the as-of snapshot of date index `day` holding `fields`: picked from the series
+ * of `store` (built when missing) when given and every field has one, else every stock computed
+ * for the date. Both give the same values.
+ */
+export async function asOfColumns(
+  history: MarketHistory, day: number, checkpoint: () => Promise<void>, depth: AsOfDepth, fields: readonly string[], store?: SeriesStore,
+): Promise<AsOfColumns> {
   const listed: number[] = [];
   history.stocks.forEach((stock, s) => {
     if (isListedOn(history, stock, day)) listed.push(s);
@@ -184,7 +191,28 @@ export async function buildAsOfSnapshot(
     ? await columnsComputed(history, day, listed, depth, perStockFieldsOf(fields), checkpoint)
     : await columnsFromSeries(history, day, listed, seriesFieldsOf(fields), store, checkpoint);
   if (crossSection) for (const [f, c] of await crossSectionalColumns(columns, listed.length, checkpoint)) columns.set(f, c);
-  const rows = listed.map((s) => rowOf(history, history.stocks[s] as StockHistory, day, NO_VALUES));
+  return { listed, columns };
+}
+
+/** The engine's snapshot of date index `day` from its columns (`asOfColumns`). */
+export function snapshotOfColumns(
+  history: MarketHistory, day: number, depth: AsOfDepth, fields: readonly string[], values: AsOfColumns, checkpoint: () => Promise<void>,
+): Promise<Snapshot> {
+  const version = asOfVersion(history.dates[day] ?? '', history.version, depth);
+  const rows = values.listed.map((s) => rowOf(history, history.stocks[s] as StockHistory, day, NO_VALUES));
   // Column by column, yielding between them: every field of a full market is tens of ms of work.
-  return buildSnapshotSliced(rows, fields, version, checkpoint, (f) => columns.get(f));
+  return buildSnapshotSliced(rows, fields, version, checkpoint, (f) => values.columns.get(f));
+}
+
+/**
+ * The as-of snapshot of date index `day`, holding `fields` (default every indicator; a screen or
+ * backtest passes the few it reads, which keeps cold dates cheap). With `store`, its columns are
+ * picked from the series (built when missing; the as-of service passes a store only when
+ * `seriesPay`); without, every stock is computed for the date. Both give the same values.
+ */
+export async function buildAsOfSnapshot(
+  history: MarketHistory, day: number, checkpoint: () => Promise<void>, depth: AsOfDepth = 'full',
+  fields: readonly string[] = INDICATOR_IDS, store?: SeriesStore,
+): Promise<Snapshot> {
+  return snapshotOfColumns(history, day, depth, fields, await asOfColumns(history, day, checkpoint, depth, fields, store), checkpoint);
 }

@@ -24,11 +24,17 @@ export interface HistorySources {
   designations?: Pick<DesignationsRepo, 'all'>;
 }
 
-/** Growable columns of one stock while reading. */
+/**
+ * One stock's columns while reading: its first read as typed arrays (the common case, one read
+ * per stock: its bars leave the collected heap at once), anything after it in growable arrays.
+ */
 interface Builder {
+  first?: StockColumns;
   days: number[];
   cols: number[][];
 }
+
+const length = (b: Builder | undefined): number => (b?.first?.days.length ?? 0) + (b?.days.length ?? 0);
 
 const COLS = 8;
 
@@ -80,6 +86,10 @@ export function createHistoryBuilder(records: readonly StockRecord[], dates: Ite
       const builder = builders.get(c.stock_code);
       if (!builder) return;
       const sources = [c.open, c.high, c.low, c.close, c.volume, c.value, c.cap, c.shares];
+      if (length(builder) === 0) {
+        builder.first = typedColumns(c.dates.map((d) => dayOf.get(d) ?? -1), sources);
+        return;
+      }
       c.dates.forEach((date, i) => {
         const day = dayOf.get(date);
         if (day === undefined) return;
@@ -95,7 +105,8 @@ export function createHistoryBuilder(records: readonly StockRecord[], dates: Ite
         if (list) list.push(d);
         else designationsOf.set(d.stock_code, [d]);
       }
-      const stocks = records.map((r) => finish(r, builders.get(r.code), haltsOf.get(r.code), financials.get(r.code) ?? [], designationsOf.get(r.code) ?? []));
+      const columns = sharedColumns(records.map((r) => builders.get(r.code)));
+      const stocks = records.map((r, i) => finish(r, columns(i), haltsOf.get(r.code), financials.get(r.code) ?? [], designationsOf.get(r.code) ?? []));
       const series = { KOSPI: index.KOSPI ?? [], KOSDAQ: index.KOSDAQ ?? [] };
       return { version, dates: allDates, stocks, byCode: new Map(stocks.map((s) => [s.record.code, s])), index: series };
     },
@@ -112,12 +123,63 @@ function groupHalts(halts: readonly HaltRecord[], dayOf: ReadonlyMap<string, num
   return out;
 }
 
+/** One stock's bar columns: its dates (indexes into the history's dates) and the COLS value columns. */
+interface StockColumns {
+  days: Int32Array;
+  cols: Float64Array[];
+}
+
+/** The bars of `days` (-1: a date not in the history, left out) as typed columns. */
+function typedColumns(days: readonly number[], sources: readonly (readonly (number | null)[])[]): StockColumns {
+  const keep = days.reduce((n, d) => n + (d >= 0 ? 1 : 0), 0);
+  const out: StockColumns = { days: new Int32Array(keep), cols: Array.from({ length: COLS }, () => new Float64Array(keep)) };
+  let j = 0;
+  days.forEach((d, i) => {
+    if (d < 0) return;
+    out.days[j] = d;
+    out.cols.forEach((col, k) => (col[j] = sources[k]?.[i] ?? Number.NaN));
+    j++;
+  });
+  return out;
+}
+
+/**
+ * Every stock's bars in one shared buffer per column, each stock a view of its stretch: the as-of
+ * thread (as-of-thread.ts) reads the same bytes the daemon's thread does instead of a copy of
+ * the market (≈95 MB on a full one), and a column is one allocation instead of one per stock.
+ */
+function sharedColumns(builders: readonly (Builder | undefined)[]): (i: number) => StockColumns {
+  const total = builders.reduce((n, b) => n + length(b), 0);
+  const days = new Int32Array(new SharedArrayBuffer(total * Int32Array.BYTES_PER_ELEMENT));
+  const cols = Array.from({ length: COLS }, () => new Float64Array(new SharedArrayBuffer(total * Float64Array.BYTES_PER_ELEMENT)));
+  const starts: number[] = [];
+  let at = 0;
+  for (const b of builders) {
+    starts.push(at);
+    if (!b) continue;
+    if (b.first) {
+      const first = b.first;
+      days.set(first.days, at);
+      cols.forEach((c, k) => c.set(first.cols[k] as Float64Array, at));
+      at += first.days.length;
+    }
+    days.set(b.days, at);
+    cols.forEach((c, k) => c.set(b.cols[k] ?? [], at));
+    at += b.days.length;
+  }
+  return (i) => {
+    const from = starts[i] ?? 0;
+    const to = from + length(builders[i]);
+    return { days: days.subarray(from, to), cols: cols.map((c) => c.subarray(from, to)) };
+  };
+}
+
 function finish(
-  record: StockRecord, builder: Builder | undefined, halts: Map<number, HaltRecord> | undefined,
+  record: StockRecord, columns: StockColumns, halts: Map<number, HaltRecord> | undefined,
   quarters: readonly FinancialQuarter[], designations: readonly DesignationRecord[],
 ): StockHistory {
-  const col = (k: number) => Float64Array.from(builder?.cols[k] ?? []);
-  const days = Int32Array.from(builder?.days ?? []);
+  const col = (k: number) => columns.cols[k] as Float64Array;
+  const days = columns.days;
   const haltDays = [...(halts?.keys() ?? [])];
   const first = Math.min(days[0] ?? Infinity, ...haltDays);
   const last = Math.max(days[days.length - 1] ?? -1, ...haltDays);

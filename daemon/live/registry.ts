@@ -12,19 +12,10 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { LiveScreenEntry } from '../contract/screening.js';
 
-/** One live screen as listed by GET /screen/live. */
-export interface LiveScreenEntry {
-  screen_id: string;
-  /** `preset:<id>`, `template:<id>` or `query`. */
-  source: string;
-  /** The normalised query the screen evaluates. */
-  query: Record<string, unknown>;
-  /** Instance id of the daemon evaluating it. */
-  daemon: string;
-  connection_id: string;
-  created_at: string;
-}
+/** One live screen as listed by GET /screen/live: the record is the wire shape (daemon/contract/screening.ts). */
+export type { LiveScreenEntry } from '../contract/screening.js';
 
 /** Outcome of a claim: taken, or the number already live for the user. */
 export type LiveClaim = { ok: true } | { ok: false; current: number };

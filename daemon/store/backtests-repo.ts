@@ -5,26 +5,14 @@
  * taken back from a stopped daemon goes running → queued. Writes by a worker are conditional on
  * the state they expect, so a cancelled run stays cancelled whatever its worker does next.
  */
-import type { BacktestPhase, BacktestStatus } from '../contract/backtests.js';
+import type { BacktestPhase, BacktestResult, BacktestRun } from '../contract/backtests.js';
 import type { Db, Params, Queryable } from './db.js';
 
 /** The states of a run (daemon/contract/backtests.ts). */
 export type { BacktestPhase, BacktestStatus } from '../contract/backtests.js';
 
-/** A stored run. `request` is the validated request; `result` is set once completed. */
-export interface StoredBacktest {
-  id: string;
-  status: BacktestStatus;
-  /** What an active run is doing; null once it ended. */
-  phase: BacktestPhase | null;
-  done: number;
-  total: number;
-  request: Record<string, unknown>;
-  result: unknown;
-  error: string | null;
-  created_at: string;
-  finished_at: string | null;
-}
+/** A stored run: the wire's BacktestRun. `request` is the validated request; `result` is set once completed. */
+export type StoredBacktest = BacktestRun;
 
 interface Row extends Omit<StoredBacktest, 'request' | 'result'> {
   request_json: string;
@@ -58,7 +46,7 @@ export interface BacktestsRepo {
   /** Record progress; false when the run is no longer running (cancelled meanwhile). */
   progress(id: string, done: number, total: number): Promise<boolean>;
   /** Completed or failed, unless it was cancelled or already finished. */
-  finish(id: string, outcome: { result: unknown } | { error: string }): Promise<void>;
+  finish(id: string, outcome: { result: BacktestResult } | { error: string }): Promise<void>;
   /**
    * A running run given back to the queue: running → queued, progress reset (its daemon
    * stopped) or kept at `done` (its turn ended: it resumes after those dates).
@@ -74,7 +62,7 @@ export interface BacktestsRepo {
 
 const toRun = ({ request_json, result_json, ...row }: Row): StoredBacktest => ({
   ...row, done: Number(row.done), total: Number(row.total),
-  request: JSON.parse(request_json) as Record<string, unknown>, result: result_json === null ? null : (JSON.parse(result_json) as unknown),
+  request: JSON.parse(request_json) as Record<string, unknown>, result: result_json === null ? null : (JSON.parse(result_json) as BacktestResult),
 });
 
 const ACTIVE = "status IN ('queued', 'running')";

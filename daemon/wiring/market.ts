@@ -5,6 +5,7 @@
 import { createBacktestService, type BacktestService } from '../backtest/backtest-service.js';
 import type { Config } from '../config.js';
 import { createAsOfService } from '../history/as-of-service.js';
+import { createAsOfThread } from '../history/as-of-thread.js';
 import { loadMarketHistory } from '../history/history-loader.js';
 import { INDICATOR_IDS } from '../indicators/registry.js';
 import { JOB_STATES, registerJobCounts, registerMemoryBudget } from '../infra/metrics.js';
@@ -54,7 +55,12 @@ export async function buildScreening(ctx: Pick<DaemonContext, 'core' | 'redis' |
   // One byte budget for the as-of series and snapshots, the memo and the answers kept in process.
   const memory = createMemoryBudget(config.memory_budget_mb * 1024 * 1024);
   registerMemoryBudget(metrics.registry, () => memory.stats());
-  const asOf = createAsOfService({ version: () => snapshot.current().version, loadHistory: (v) => loadMarketHistory(store, v), memory });
+  const builder = config.as_of_thread
+    ? createAsOfThread({ memory, onEnded: (err) => logger.warn({ err }, 'the as-of thread stopped; the next as-of request starts it again') })
+    : undefined;
+  const asOf = createAsOfService({ version: () => snapshot.current().version, loadHistory: (v) => loadMarketHistory(store, v), memory, ...(builder ? { builder } : {}) });
+  // Stopped after the backtests (built below, so stopped before): a run under way reads it.
+  list.add({ name: 'as-of thread', stop: () => asOf.close() });
   // The result cache's own commands (its reads with rate limits off, writes of shared answers; with
   // limits on the limiter's call reads it) come one or two per request, never many in one tick:
   // written at once, they skip the auto-pipeline's batch object and its extra turn of the event loop

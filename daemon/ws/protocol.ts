@@ -1,6 +1,6 @@
 /**
- * The WebSocket wire protocol: zod schemas of client messages and
- * builders of every server message.
+ * The WebSocket wire protocol: parsing of client messages (their schemas are the wire
+ * contract's, daemon/contract/ws.ts) and builders of every server message.
  *
  * Server messages are built once and shared by every recipient, as JSON text without
  * the closing brace (`OutMessage.head`); the connection appends `,"sequence":N}` when
@@ -13,30 +13,17 @@
  * sequence 10 is `{"type":"batch","sequence":11,…,"messages":[12,13,14]}`. A client that
  * checks for gaps walks frames and their inner messages in reading order.
  */
-import { z } from 'zod';
 import {
-  SUBSCRIPTION_TYPES, type AlertMessage, type ConnectedMessage, type ErrorMessage, type MarketStatusMessage, type MessageBody, type OrderbookUpdate,
+  StreamClientMessage, type AlertMessage, type ClientMessage, type ConnectedMessage, type ErrorMessage, type MarketStatusMessage, type MessageBody, type OrderbookUpdate,
   type PongMessage, type PriceUpdate, type ReconnectedMessage, type ScreenInfo, type ScreenSubscribed, type ScreensUnsubscribed, type ScreenUpdate,
-  type SubscriptionAck, type SubscriptionMap, type SubscriptionType, type TokenRefreshedMessage,
+  type ServerMessageType, type SubscriptionAck, type SubscriptionMap, type SubscriptionType, type TokenRefreshedMessage, type WsErrorCode,
 } from '../contract/ws.js';
 import type { AlertEvent, MarketStatusEvent, OrderBookEvent, PriceEvent } from '../kernel/events.js';
 export type { ScreenInfo } from '../contract/ws.js';
-import { isScreenMessage, parseScreenMessage, type ScreenClientMessage } from './screen-protocol.js';
+import { isScreenMessage, parseScreenMessage } from './screen-protocol.js';
 
-/** The kinds of subscription and their maps are wire types (daemon/contract/ws.ts). */
-export { SUBSCRIPTION_TYPES, type SubscriptionMap, type SubscriptionType } from '../contract/ws.js';
-
-/** WebSocket error codes. */
-export const WS_ERROR_CODES = [
-  'INVALID_MESSAGE',
-  'INVALID_TOKEN',
-  'SUBSCRIPTION_FAILED',
-  'RATE_LIMIT_EXCEEDED',
-  'SESSION_RESTORATION_FAILED',
-  'TOKEN_REFRESH_ERROR',
-] as const;
-/** A WebSocket error code. */
-export type WsErrorCode = (typeof WS_ERROR_CODES)[number];
+/** The kinds of subscription and their maps, the client messages, the server message types and the error codes are wire types (daemon/contract/ws.ts). */
+export { SUBSCRIPTION_TYPES, type ClientMessage, type ServerMessageType, type SubscriptionMap, type SubscriptionType, type WsErrorCode } from '../contract/ws.js';
 
 /** Close codes the gateway uses. */
 export const CLOSE_CODES = {
@@ -51,24 +38,6 @@ export const CLOSE_CODES = {
   /** Over the per-address (anonymous) or per-user cap of open connections, across daemons (reason says which). */
   TOO_MANY_CONNECTIONS: 4029,
 } as const;
-
-const target = z.string().min(1).max(100);
-const subscriptionFields = {
-  subscription_type: z.enum(SUBSCRIPTION_TYPES),
-  targets: z.array(target).min(1),
-};
-
-/** Schema of every client message, by `type` (unknown extra fields such as `timestamp` are ignored). */
-export const clientMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('subscribe'), ...subscriptionFields }),
-  z.object({ type: z.literal('unsubscribe'), ...subscriptionFields }),
-  z.object({ type: z.literal('ping') }),
-  z.object({ type: z.literal('refresh_token'), token: z.string().min(1).max(8192) }),
-  // last_sequence (an extension): the last number the client read, so numbering continues after it (see restore.ts).
-  z.object({ type: z.literal('reconnect'), session_id: z.string().uuid(), last_sequence: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional() }),
-]);
-/** A validated client message (live screens: screen-protocol.ts). */
-export type ClientMessage = z.output<typeof clientMessageSchema> | ScreenClientMessage;
 
 const CLIENT_TYPES = new Set(['subscribe', 'unsubscribe', 'ping', 'refresh_token', 'reconnect']);
 
@@ -97,18 +66,13 @@ export function parseClientMessage(text: string): ParseResult {
     const screen = parseScreenMessage(raw);
     return screen.ok ? screen : { ok: false, message: `Invalid ${type} message`, details: { type, issues: screen.issues } };
   }
-  const parsed = clientMessageSchema.safeParse(raw);
+  const parsed = StreamClientMessage.safeParse(raw);
   if (!parsed.success) {
     const issues = parsed.error.issues.slice(0, 10).map((i) => ({ field: i.path.join('.'), message: i.message }));
     return { ok: false, message: `Invalid ${type} message`, details: { type, issues } };
   }
   return { ok: true, message: parsed.data };
 }
-
-/** Server message types. */
-export type ServerMessageType =
-  | 'connected' | 'subscribed' | 'unsubscribed' | 'price_update' | 'orderbook_update' | 'market_status'
-  | 'alert' | 'error' | 'pong' | 'batch' | 'reconnected' | 'token_refreshed' | 'screen_update';
 
 /** A server message awaiting its sequence number. */
 export interface OutMessage {

@@ -6,38 +6,12 @@
  * (admin; this instance's connections).
  */
 import { z } from 'zod';
+import { WsStats } from '../contract/ws.js';
 import type { ApiBuilder } from '../http/api.js';
 import { sendSuccess } from '../http/envelope.js';
 import type { WsGateway } from './gateway.js';
 
 const subscriptionMap = z.object({ stock: z.array(z.string()), market: z.array(z.string()), sector: z.array(z.string()) });
-const latency = z.object({ p50: z.number().nullable(), p95: z.number().nullable(), p99: z.number().nullable(), max: z.number().nullable(), samples: z.number().int() });
-
-const statsSchema = z
-  .object({
-    active_connections: z.number().int(),
-    total_subscriptions: z.number().int(),
-    subscriptions_by_type: z.object({ stock: z.number().int(), market: z.number().int(), sector: z.number().int() }),
-    messages_sent: z.number().int(),
-    saved_sessions: z.number().int().nullable().describe('Saved sessions in Redis (all instances); null when Redis is unreachable'),
-    batching_enabled: z.boolean(),
-    batch_interval_ms: z.number().int(),
-    queued_messages: z.number().int(),
-    rate_limiting_enabled: z.boolean(),
-    rate_limit: z.number().int(),
-    frames_sent: z.number().int(),
-    messages_per_second: z.number().describe('Delivered messages per second over the last 10 s'),
-    send_latency_ms: latency.describe('Message age when its frame is handed to the socket (last 2048 flushes)'),
-    memory: z.object({ rss: z.number(), heap_used: z.number(), heap_total: z.number(), external: z.number(), array_buffers: z.number() }),
-    bytes_per_connection: z.number().nullable().describe('Mean per connection of its socket send buffer plus its session state as saved (bytes); null without connections'),
-    topics: z.number().int(),
-    compression: z
-      .object({ contexts: z.number().int(), busy: z.number().int(), queued: z.number().int() })
-      .nullable()
-      .describe('Shared per-message-deflate contexts; null when compression is off'),
-  })
-  .meta({ id: 'WsStats' });
-
 const connectionSchema = z
   .object({
     connection_id: z.string().uuid(),
@@ -65,11 +39,11 @@ export function registerWsRoutes(api: ApiBuilder, deps: { gateway: WsGateway }):
       tags: ['websocket'],
       access: 'user',
       rateLimitExempt: true,
-      response: statsSchema,
+      response: WsStats,
     },
     async (req, res) => {
       const stats = await deps.gateway.stats();
-      sendSuccess(req, res, stats, { top: { ...stats } });
+      sendSuccess<WsStats>(req, res, stats, { top: { ...stats } });
     },
   );
   api.route(

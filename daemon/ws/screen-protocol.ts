@@ -10,40 +10,10 @@
  * A subscribe may add `"dwell_s": <0–3600>`: an entry or exit reaches this subscriber only once
  * it has held that long (live-screens.ts).
  */
-import { z } from 'zod';
+import { ScreenSubscribeMessage, ScreenUnsubscribeMessage, type ScreenClientMessage } from '../contract/ws.js';
 
-/** Most screens named in one subscribe. */
-export const MAX_SCREEN_TARGETS = 10;
-
-// Bounded only: a target that names nothing is a SUBSCRIPTION_FAILED (unknown_targets), like other subscriptions.
-const screenTarget = z.string().min(1).max(100);
-
-/** A screen subscribe: named screens or one inline query (either request shape of POST /screen). */
-export const screenSubscribeSchema = z
-  .object({
-    type: z.literal('subscribe'),
-    subscription_type: z.literal('screen'),
-    targets: z.array(screenTarget).min(1).max(MAX_SCREEN_TARGETS).optional(),
-    query: z.record(z.string(), z.unknown()).optional(),
-    // Checked by the live-screen hook, so a bad value is a SUBSCRIPTION_FAILED naming the field
-    // like the screen's other refusals, not a malformed message.
-    dwell_s: z.unknown().optional(),
-  })
-  .refine((m) => (m.targets === undefined) !== (m.query === undefined), { message: 'give either targets or query', path: ['targets'] });
-
-/** A screen unsubscribe: screen ids or the targets they were subscribed with. */
-export const screenUnsubscribeSchema = z.object({
-  type: z.literal('unsubscribe'),
-  subscription_type: z.literal('screen'),
-  targets: z.array(z.string().min(1).max(100)).min(1).max(100),
-});
-
-/** A validated screen subscribe. */
-export type ScreenSubscribeMessage = z.output<typeof screenSubscribeSchema>;
-/** A validated screen unsubscribe. */
-export type ScreenUnsubscribeMessage = z.output<typeof screenUnsubscribeSchema>;
-/** Either screen message. */
-export type ScreenClientMessage = ScreenSubscribeMessage | ScreenUnsubscribeMessage;
+/** The live-screen client messages are wire shapes (daemon/contract/ws.ts). */
+export { MAX_SCREEN_TARGETS, type ScreenClientMessage, type ScreenSubscribeMessage, type ScreenUnsubscribeMessage } from '../contract/ws.js';
 
 /** True when a raw client object is a screen (un)subscription. */
 export function isScreenMessage(raw: object): boolean {
@@ -53,7 +23,7 @@ export function isScreenMessage(raw: object): boolean {
 
 /** Validate a screen (un)subscription; issues like protocol.ts's other messages. */
 export function parseScreenMessage(raw: object): { ok: true; message: ScreenClientMessage } | { ok: false; issues: { field: string; message: string }[] } {
-  const schema = (raw as { type?: unknown }).type === 'subscribe' ? screenSubscribeSchema : screenUnsubscribeSchema;
+  const schema = (raw as { type?: unknown }).type === 'subscribe' ? ScreenSubscribeMessage : ScreenUnsubscribeMessage;
   const parsed = schema.safeParse(raw);
   if (parsed.success) return { ok: true, message: parsed.data };
   return { ok: false, issues: parsed.error.issues.slice(0, 10).map((i) => ({ field: i.path.join('.'), message: i.message })) };

@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import { createBacktestService } from '../../daemon/backtest/backtest-service.js';
-import { backtestRequestSchema } from '../../daemon/backtest/request.js';
+import { BacktestRequest } from '../../daemon/contract/backtests.js';
 import type { BacktestResult } from '../../daemon/backtest/types.js';
 import { createMarketStore } from '../../daemon/wiring/store.js';
 import { createAsOfService, type AsOfService } from '../../daemon/history/as-of-service.js';
@@ -80,7 +80,7 @@ async function timeBacktest(
   const from = history.dates[Math.max(0, history.dates.length - 1 - tradingDays)] ?? '';
   const cpu = process.cpuUsage();
   const t0 = performance.now();
-  const run = await backtests.start({ id: 'bench', tier: 'enterprise' }, backtestRequestSchema.parse({ template, from, rebalance, top: 20 }));
+  const run = await backtests.start({ id: 'bench', tier: 'enterprise' }, BacktestRequest.parse({ template, from, rebalance, top: 20 }));
   await backtests.idle();
   const stored = await backtests.get('bench', run.id);
   if (stored?.status !== 'completed') throw new Error(`bench backtest failed: ${stored?.error ?? 'unknown'}`);

@@ -5,6 +5,7 @@
  * own RSS and CPU from /proc (bench:abuse, bench:as-of-steps).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -16,6 +17,8 @@ export interface SpawnOptions {
   rateLimit: boolean;
   /** Node flags, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the daemon. */
   nodeArgs?: string[];
+  /** A file that gets every line the daemon prints (e.g. its `--trace-gc` output); none by default. */
+  logFile?: string;
 }
 
 export interface SpawnedDaemon {
@@ -40,6 +43,7 @@ export async function startDaemon(build: string, dataDir: string, o: SpawnOption
     const timer = setTimeout(() => fail(new Error('daemon not ready in 120 s')), 120_000);
     // The ready line on stderr (daemon/ready-line.ts): `ready at http://… — N stocks, …`.
     const onLine = (line: string) => {
+      if (o.logFile) appendFileSync(o.logFile, `${line}\n`);
       const m = /ready at (http:\/\/\S+)/.exec(line);
       if (m) {
         clearTimeout(timer);

@@ -5,14 +5,10 @@
  * `next` can wait for one without polling and without missing one that already arrived.
  */
 import { WebSocket } from 'ws';
+import type { ReceivedMessage } from '../../daemon/contract/ws.js';
 
-/** A server message (or a batch frame). */
-export interface WsMessage {
-  type: string;
-  sequence?: number;
-  timestamp?: string;
-  [field: string]: unknown;
-}
+/** A server message (or a batch frame) as read: the wire contract's ReceivedMessage. */
+export type WsMessage = ReceivedMessage;
 
 /** A tracked socket. */
 export interface TrackedSocket {

@@ -3,7 +3,8 @@ import { Option, type Command } from 'commander';
 import { chartModel } from '../../services/output/chart.js';
 import { printMarketTable, printTable } from '../../services/output/print-table.js';
 import { HISTORY_RIGHT, historyTable } from '../../services/market/stock-rows.js';
-import { getHistory, HISTORY_INTERVALS, type HistoryQuery } from '../../services/market/stocks.js';
+import { HISTORY_INTERVALS } from '../../../daemon/contract/stocks.js';
+import { getHistory, type HistoryQuery } from '../../services/market/stocks.js';
 import type { CliContext } from '../context.js';
 import { action, examples, intArg } from '../shared.js';
 

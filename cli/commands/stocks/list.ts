@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { PageMeta } from '../../../daemon/contract/envelope.js';
 import { pageNote, printMarketTable } from '../../services/output/print-table.js';
 import { STOCK_LIST_RIGHT, stockListTable } from '../../services/market/stock-rows.js';
-import { listStocks, type StockListQuery } from '../../services/market/stocks.js';
+import { listStocks, type StockListOptions } from '../../services/market/stocks.js';
 import { sectorArg } from '../../services/market/sectors.js';
 import type { CliContext } from '../context.js';
 import { action, examples, intArg } from '../shared.js';
@@ -22,7 +22,7 @@ export function register(parent: Command, ctx: CliContext): void {
     .addHelpText('after', examples(['stockscreen stocks list --market KOSPI --limit 20', 'stockscreen stocks list --q 삼성 --sort change_percent:desc', 'stockscreen stocks list --limit 500 | cut -f1,7']))
     .action(
       action(ctx, async (session, cmd) => {
-        const res = await listStocks(session, cmd.opts<StockListQuery>());
+        const res = await listStocks(session, cmd.opts<StockListOptions>());
         await printMarketTable(session, res.body, stockListTable(res.data, session.out.mode === 'tty'), STOCK_LIST_RIGHT);
         pageNote(session, (res.body as { meta?: Partial<PageMeta> }).meta, 'stocks');
       }),

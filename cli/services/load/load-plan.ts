@@ -12,6 +12,7 @@ import { planFolder } from '../../../loaders/folder.js';
 import { loadFileChunks, sniffFile } from '../../../loaders/registry.js';
 import { DEFAULT_MAX_BAD_RATIO } from '../../../loaders/result.js';
 import { LOADER_FORMATS, type LoaderFormat } from '../../../loaders/types.js';
+import type { JobPathInput } from '../../../daemon/contract/jobs.js';
 import { usageError } from '../session/errors.js';
 
 /** Per-file overrides given on the command line. */
@@ -81,10 +82,11 @@ export function unrecognisedFiles(plan: readonly PlannedPath[]): PlannedLoadFile
 }
 
 /** The `paths` of a load-files job: folders as paths, files with their flags when any were given. */
-export function jobPaths(plan: readonly PlannedPath[], flags: LoadFlags): (string | { path: string; format?: string; date?: string; code?: string })[] {
+export function jobPaths(plan: readonly PlannedPath[], flags: LoadFlags): JobPathInput[] {
   return plan.map((p) => {
     if (p.kind === 'folder' || (!flags.format && !flags.date && !flags.code)) return p.path;
-    return { path: p.path, ...(flags.format ? { format: flags.format } : {}), ...(flags.date ? { date: flags.date } : {}), ...(flags.code ? { code: flags.code } : {}) };
+    // checkLoadFlags has checked the format name.
+    return { path: p.path, ...(flags.format ? { format: flags.format as LoaderFormat } : {}), ...(flags.date ? { date: flags.date } : {}), ...(flags.code ? { code: flags.code } : {}) };
   });
 }
 

@@ -1,17 +1,12 @@
 /** Stock endpoints: list, detail with indicators, price, history and financials. */
-import type { FinancialRow, PriceBar, StockDetail, StockListItem, StockPrice } from '../../../daemon/contract/stocks.js';
+import { STOCK_SORT_FIELDS, type FinancialRow, type PriceBar, type PriceHistoryQuery, type StockDetail, type StockListItem, type StockPrice } from '../../../daemon/contract/stocks.js';
 import { API_PREFIX, type ApiResponse } from '../transport/api-client.js';
 import { usageError } from '../session/errors.js';
 import { parseMarket } from '../screening/screen-flags.js';
 import type { Session } from '../session/session.js';
 
-/** Columns GET /stocks can sort on. */
-export const STOCK_SORT_FIELDS = ['code', 'name', 'market_cap', 'volume', 'change_percent', 'trading_value', 'close'] as const;
-/** Bar intervals of GET /stocks/{code}/history. */
-export const HISTORY_INTERVALS = ['day', 'week', 'month'] as const;
-
-/** Query of GET /stocks. */
-export interface StockListQuery {
+/** What `stocks list` asks GET /stocks for (the flags as given: `sort` may carry its direction). */
+export interface StockListOptions {
   market?: string;
   sector?: string;
   q?: string;
@@ -43,7 +38,7 @@ export function stockSort(text: string): { sort: string; order?: string } {
 }
 
 /** GET /stocks. @throws CliError USAGE for a bad --sort or --market; INVALID_REQUEST from the server */
-export async function listStocks(session: Session, query: StockListQuery): Promise<ApiResponse<StockListItem[]>> {
+export async function listStocks(session: Session, query: StockListOptions): Promise<ApiResponse<StockListItem[]>> {
   const sort = query.sort ? stockSort(query.sort) : {};
   return session.api.request<StockListItem[]>({
     path: `${API_PREFIX}/stocks`,
@@ -61,13 +56,8 @@ export async function getPrice(session: Session, code: string): Promise<ApiRespo
   return session.api.request<StockPrice>({ path: `${API_PREFIX}/stocks/${checkCode(code)}/price` });
 }
 
-/** Query of GET /stocks/{code}/history. */
-export interface HistoryQuery {
-  from?: string;
-  to?: string;
-  interval?: string;
-  limit?: number;
-}
+/** Query of GET /stocks/{code}/history (each field optional: the daemon fills in the defaults). */
+export type HistoryQuery = Partial<PriceHistoryQuery>;
 
 /** GET /stocks/{code}/history (oldest first). @throws CliError USAGE for a malformed date */
 export async function getHistory(session: Session, code: string, query: HistoryQuery): Promise<ApiResponse<PriceBar[]>> {

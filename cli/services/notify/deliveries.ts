@@ -2,23 +2,14 @@
  * The delivery log and digest schedules over the REST API, and how they are shown: deliveries
  * with their last attempt (status code, error), schedules with their last and next run.
  */
-import type { Delivery, DeliveryStatus, NewSchedule, Schedule } from '../../../daemon/contract/notify.js';
+import type { Delivery, DeliveryListQuery, DeliveryStatus, NewSchedule, Schedule } from '../../../daemon/contract/notify.js';
 import { API_PREFIX, type ApiResponse } from '../transport/api-client.js';
 import { isFullId, matchIdPrefix, shortId } from '../output/id-prefix.js';
 import type { CellInput, RecordData, TableData } from '../output/output.js';
 import type { Session } from '../session/session.js';
 
-/** Filters and paging of the delivery log. */
-export interface DeliveryQuery {
-  channel_id?: string;
-  alert_id?: string;
-  status?: DeliveryStatus | 'failed';
-  page?: number;
-  limit?: number;
-}
-
 /** GET /deliveries. */
-export function listDeliveries(session: Session, q: DeliveryQuery): Promise<ApiResponse<Delivery[]>> {
+export function listDeliveries(session: Session, q: Partial<DeliveryListQuery>): Promise<ApiResponse<Delivery[]>> {
   return session.api.request<Delivery[]>({ path: `${API_PREFIX}/deliveries`, query: { ...q } });
 }
 

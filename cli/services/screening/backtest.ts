@@ -5,13 +5,13 @@
  * chart. Also the list of your runs, one run, and cancelling one.
  */
 import type { BacktestPhase } from '../../../daemon/contract/backtests.js';
-import { isActive, type BacktestResultWire, type BacktestRun } from './backtest-run.js';
+import { isActive, type BacktestResult, type BacktestRun } from './backtest-run.js';
 import { API_PREFIX, type ApiResponse } from '../transport/api-client.js';
 import { CliError } from '../session/errors.js';
 import type { TableData } from '../output/output.js';
 import type { Session } from '../session/session.js';
 
-export { isActive, type BacktestResultWire, type BacktestRun } from './backtest-run.js';
+export { isActive, type BacktestResult, type BacktestRun } from './backtest-run.js';
 export { backtestStepHint, backtestStepLabel, type BacktestProgressSink, type BacktestProgressSnapshot } from './backtest-progress.js';
 
 const runPath = (id: string) => `${API_PREFIX}/screen/backtests/${encodeURIComponent(id)}`;
@@ -90,8 +90,8 @@ const num = (v: number | string | null | undefined, digits = 2) => (typeof v ===
 const won = (v: number | string | null | undefined) => (typeof v === 'number' ? `${Math.round(v).toLocaleString('en-US')} KRW` : '—');
 
 /** The summary as label/value rows. */
-export function summaryTable(r: BacktestResultWire): TableData {
-  const s = r.stats ?? {};
+export function summaryTable(r: BacktestResult): TableData {
+  const s: Partial<NonNullable<BacktestResult['stats']>> = r.stats ?? {};
   const rows: [string, string][] = [
     ['period', `${r.from} … ${r.to}`], ['rebalances', String(r.rebalances.length)], ['final equity', won(s.final_equity)],
     ['total return', pct(s.total_return)], ['benchmark return', pct(s.benchmark_return)], ['excess return', pct(s.excess_return)],
@@ -105,12 +105,12 @@ export function summaryTable(r: BacktestResultWire): TableData {
 const csvCell = (v: unknown) => (typeof v === 'string' && /[",\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : String(v ?? ''));
 
 /** The equity curve as CSV (date, equity, benchmark). */
-export function equityCsv(r: BacktestResultWire): string {
+export function equityCsv(r: BacktestResult): string {
   return ['date,equity,benchmark', ...r.curve.map((p) => [p.date, p.equity, p.benchmark ?? ''].map(csvCell).join(','))].join('\n') + '\n';
 }
 
 /** The trades as CSV. */
-export function tradesCsv(r: BacktestResultWire): string {
+export function tradesCsv(r: BacktestResult): string {
   const cols = ['date', 'code', 'side', 'shares', 'price', 'fee', 'tax', 'reason'] as const;
   return [cols.join(','), ...r.trades.map((t) => cols.map((c) => csvCell(t[c])).join(','))].join('\n') + '\n';
 }
@@ -119,7 +119,7 @@ export function tradesCsv(r: BacktestResultWire): string {
  * `height` rows of a `width`-column chart of the equity (█) against the benchmark (·) on one
  * scale, each resampled to the width (the last point of each bucket); '▓' where they meet.
  */
-export function equityChart(r: BacktestResultWire, width: number, height: number): string[] {
+export function equityChart(r: BacktestResult, width: number, height: number): string[] {
   const pick = (values: number[]) => (values.length <= width ? values : Array.from({ length: width }, (_, i) => values[Math.ceil(((i + 1) * values.length) / width) - 1]!));
   const equity = pick(r.curve.map((p) => p.equity));
   const bench = pick(r.curve.map((p) => p.benchmark ?? Number.NaN));

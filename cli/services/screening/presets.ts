@@ -2,7 +2,7 @@
  * Saved screen presets: list, save, show, delete, run. Presets are
  * named on the command line by id or by name; names are looked up in the user's list.
  */
-import type { Preset } from '../../../daemon/contract/presets.js';
+import type { NewPreset, Preset } from '../../../daemon/contract/presets.js';
 import { API_PREFIX, type ApiResponse } from '../transport/api-client.js';
 import { CliError, usageError } from '../session/errors.js';
 import type { Session } from '../session/session.js';
@@ -15,21 +15,14 @@ export async function listPresets(session: Session): Promise<ApiResponse<Preset[
   return session.api.request<Preset[]>({ path: BASE });
 }
 
-/** What `presets save` sends. */
-export interface PresetInput {
-  name: string;
-  description?: string;
-  query: Record<string, unknown>;
-}
-
 /**
  * POST /screen/presets.
  * @throws CliError USAGE for an empty name; CONFLICT for a name already used; INVALID_REQUEST for a bad query
  */
-export async function savePreset(session: Session, input: PresetInput): Promise<ApiResponse<Preset>> {
+export async function savePreset(session: Session, input: NewPreset): Promise<ApiResponse<Preset>> {
   const name = input.name.trim();
   if (name === '') throw usageError('the preset name is empty');
-  const body = { name, query: input.query, ...(input.description !== undefined ? { description: input.description } : {}) };
+  const body: NewPreset = { name, query: input.query, ...(input.description !== undefined ? { description: input.description } : {}) };
   return session.api.request<Preset>({ method: 'POST', path: BASE, body });
 }
 

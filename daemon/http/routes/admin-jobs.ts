@@ -6,14 +6,14 @@ import { AppError, isAppError, invalidRequest } from '../../errors.js';
 import { mixingProblem, type MarketState } from '../../jobs/market-content.js';
 import { realRoots, resolveInsideRoots } from '../../jobs/import-roots.js';
 import type { MarketJobs } from '../../jobs/market-jobs.js';
-import { jobRequestSchema, type JobPathInput, type JobRequest } from '../../jobs/types.js';
+import { JobListQuery, JobView, MarketStateView, type JobPathInput, type JobRequest } from '../../contract/jobs.js';
+import { jobRequestSchema } from '../../jobs/types.js';
 import { findUpload } from '../../jobs/uploads.js';
 import type { ApiBuilder } from '../api.js';
 import { idempotencyHeaderSchema, idempotencyKeyOf, type IdempotencyStore } from '../idempotency.js';
 import { sendSuccess } from '../envelope.js';
 
 const idParams = z.object({ id: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be a job id') });
-const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(20) });
 
 /** Collaborators of the job routes. */
 export interface AdminJobDeps {
@@ -27,12 +27,6 @@ export interface AdminJobDeps {
   /** Idempotency keys of POST /admin/jobs (absent: the header is validated, then ignored). */
   idempotency?: IdempotencyStore;
 }
-
-/** GET /admin/market's answer. */
-const marketStateSchema = z.object({
-  content: z.enum(['sample', 'files', 'empty']).describe('the generated sample market, loaded files, or nothing yet'),
-  stocks: z.number().int().describe('stocks stored'),
-}).meta({ id: 'MarketState' });
 
 /**
  * 409 for a load that would mix the sample market with real files or merge one sample market
@@ -101,7 +95,7 @@ export function registerAdminJobRoutes(api: ApiBuilder, deps: AdminJobDeps): voi
   const tags = ['admin', 'jobs'];
   api.route(
     {
-      method: 'post', path: '/admin/jobs', summary: 'Enqueue a market-data job (load files or folders, load the sample market, compute indicators)', tags, access: 'admin', body: jobRequestSchema, bodyLimit: 1024 * 1024, status: 202, errors: [409, 503],
+      method: 'post', path: '/admin/jobs', summary: 'Enqueue a market-data job (load files or folders, load the sample market, compute indicators)', tags, access: 'admin', body: jobRequestSchema, bodyLimit: 1024 * 1024, status: 202, response: JobView, errors: [409, 503],
       description: 'Inputs are uploads (POST /admin/uploads) or paths inside the daemon\'s import_dirs (400 otherwise, nothing read). Folders are planned: each file\'s kind is detected and files load in date order. The whole job commits at once. Progress: GET /admin/jobs/{id}. '
         + '409 when the load would surprise (details.flag names the field that does what was meant): real files over the sample market without `replace_sample`, the sample market over loaded files, or the sample market over the sample market without `replace` (it would merge into it). '
         + 'Jobs belong to the daemon\'s database: daemons sharing a Redis but not a database never see each other\'s. '
@@ -134,7 +128,7 @@ export function registerAdminJobRoutes(api: ApiBuilder, deps: AdminJobDeps): voi
   );
   api.route(
     {
-      method: 'get', path: '/admin/market', summary: 'What the market tables hold: the sample market, loaded files, or nothing', tags, access: 'admin', response: marketStateSchema,
+      method: 'get', path: '/admin/market', summary: 'What the market tables hold: the sample market, loaded files, or nothing', tags, access: 'admin', response: MarketStateView,
       description: 'A client asks before uploading files: real files over the sample market need `replace_sample` (`stockscreen load --replace-sample`), a second sample market needs `replace`.',
     },
     async (req, res) => {
@@ -142,14 +136,14 @@ export function registerAdminJobRoutes(api: ApiBuilder, deps: AdminJobDeps): voi
     },
   );
   api.route(
-    { method: 'get', path: '/admin/jobs', summary: 'Recent market-data jobs, newest first', tags, access: 'admin', query: listQuery, errors: [503] },
+    { method: 'get', path: '/admin/jobs', summary: 'Recent market-data jobs, newest first', tags, access: 'admin', query: JobListQuery, response: z.array(JobView), errors: [503] },
     async (req, res) => {
       const { limit } = req.valid.query;
       sendSuccess(req, res, await retryLater(res, deps.jobs.list(limit)));
     },
   );
   api.route(
-    { method: 'get', path: '/admin/jobs/:id', summary: 'One job: state, progress, result, failure reason', tags, access: 'admin', params: idParams, errors: [404, 503] },
+    { method: 'get', path: '/admin/jobs/:id', summary: 'One job: state, progress, result, failure reason', tags, access: 'admin', params: idParams, response: JobView, errors: [404, 503] },
     async (req, res) => {
       const { id } = req.valid.params;
       sendSuccess(req, res, await retryLater(res, deps.jobs.get(id)));

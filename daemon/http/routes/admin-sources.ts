@@ -5,11 +5,12 @@
  * No answer ever carries a key.
  */
 import { z } from 'zod';
+import { JobView } from '../../contract/jobs.js';
+import { SourceStatus, SourceSyncBody, SourceTestResult } from '../../contract/sources.js';
 import { AppError, invalidRequest, notFound } from '../../errors.js';
 import { isValidDate } from '../../kernel/krx-calendar.js';
 import { mixingProblem, type MarketState } from '../../jobs/market-content.js';
 import type { MarketJobs } from '../../jobs/market-jobs.js';
-import { sourceSyncBodySchema } from '../../jobs/types.js';
 import type { SourceDriver } from '../../sources/driver.js';
 import type { SourceRegistry } from '../../sources/registry.js';
 import type { ApiBuilder } from '../api.js';
@@ -29,17 +30,6 @@ const FIRST_DATE = '2010-01-04';
 
 const sourceParams = z.object({ source: z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'must be a source name') });
 
-const sourceErrorSchema = z.object({ at: z.string(), code: z.string().describe("the provider's code or ours"), message: z.string() });
-const sourceStatusSchema = z.object({
-  name: z.string(), kind: z.enum(['eod', 'financials', 'realtime']), configured: z.boolean(),
-  last_success_at: z.string().nullable(), last_success_date: z.string().nullable(), last_error: sourceErrorSchema.nullable(),
-  calls_today: z.number().int(), stale: z.boolean().describe('older than the trading calendar says it should be'), stale_reason: z.string().nullable(),
-}).meta({ id: 'SourceStatus' });
-const sourceTestSchema = z.object({
-  name: z.string(), ok: z.boolean(),
-  checks: z.array(z.object({ service: z.string(), ok: z.boolean(), code: z.string().nullable(), message: z.string(), apply_for: z.string().nullable().describe('the service to apply for at the provider when the key is not approved for it') })),
-}).meta({ id: 'SourceTestResult' });
-
 /** What configures each job-run source (the environment variable an operator sets). */
 const CONFIG_OF: Record<string, string> = { krx: 'its key (STOCKSCREEN_KRX_API_KEY)', fdr: 'its base URL (STOCKSCREEN_FDR_CACHE_URL)', dart: 'its key (STOCKSCREEN_DART_API_KEY)' };
 
@@ -55,14 +45,14 @@ function jobSource(deps: AdminSourceDeps, name: string): SourceDriver {
 export function registerAdminSourceRoutes(api: ApiBuilder, deps: AdminSourceDeps): void {
   const tags = ['admin', 'sources'];
   api.route(
-    { method: 'get', path: '/admin/sources', summary: 'Every data source: configured, last success, last error, calls today, staleness', tags, access: 'admin', response: z.array(sourceStatusSchema) },
+    { method: 'get', path: '/admin/sources', summary: 'Every data source: configured, last success, last error, calls today, staleness', tags, access: 'admin', response: z.array(SourceStatus) },
     async (req, res) => {
       sendSuccess(req, res, await deps.registry.statuses());
     },
   );
   api.route(
     {
-      method: 'post', path: '/admin/sources/:source/test', summary: 'Call each service of a source once: does the key and each approval work', tags, access: 'admin', params: sourceParams, response: sourceTestSchema, errors: [404],
+      method: 'post', path: '/admin/sources/:source/test', summary: 'Call each service of a source once: does the key and each approval work', tags, access: 'admin', params: sourceParams, response: SourceTestResult, errors: [404],
       description: 'One call per service (they count against the key\'s daily quota). A failed check names the provider\'s code and message and, for an unapproved service, what to apply for.',
     },
     async (req, res) => {
@@ -74,7 +64,7 @@ export function registerAdminSourceRoutes(api: ApiBuilder, deps: AdminSourceDeps
   );
   api.route(
     {
-      method: 'post', path: '/admin/sources/:source/sync', summary: 'Backfill a source from `from` to `to` as a market-data job', tags, access: 'admin', params: sourceParams, body: sourceSyncBodySchema, status: 202, errors: [404, 409, 503],
+      method: 'post', path: '/admin/sources/:source/sync', summary: 'Backfill a source from `from` to `to` as a market-data job', tags, access: 'admin', params: sourceParams, body: SourceSyncBody, status: 202, response: JobView, errors: [404, 409, 503],
       description: 'Answers 202 with the job; follow it with GET /admin/jobs/{id} (progress: dates done/total, rows, calls). Each trading date commits on its own; a date fetched again with the same content writes nothing, a changed one (a correction) replaces it. '
         + '`to` defaults to the last trading day the provider has published (KRX: the previous trading day, the next morning; FDR cache: the same day, in the evening); `from` defaults to `to`. 409 when the source is not configured, or over the sample market without `replace_sample`. '
         + 'OpenDART (`dart`): the units are the listed companies the daemon holds (progress: companies done/total), each committed on its own with its statements of the four most recent quarters that ended before `to` (default today, KST) and of every quarter ending from `from` on, each quarter dated by its report\'s receipt date (as-of screens use it only from then on). An empty body fetches the four most recent quarters of every listed company. It needs the market\'s stocks loaded from files or a market source first (409 over the sample market or an empty one; `replace_sample` is 400). '

@@ -3,17 +3,11 @@
  * `application/octet-stream`, written to its upload directory as it arrives (never
  * buffered whole), sized and hashed on the way. A load job then names it by id.
  */
-import { z } from 'zod';
+import { UploadInfo, UploadQuery } from '../../contract/jobs.js';
 import { AppError, isAppError } from '../../errors.js';
 import { saveUpload } from '../../jobs/uploads.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
-
-const uploadQuery = z.object({
-  name: z.string().min(1).max(512).describe('the file name as the operator sees it, relative to the folder they loaded (quotes.csv, index/kospi/2024.csv)'),
-});
-
-const uploadInfo = z.object({ id: z.string(), name: z.string(), size: z.number(), sha256: z.string(), created_at: z.string() });
 
 /** Collaborators of the upload route. */
 export interface AdminUploadDeps {
@@ -28,7 +22,7 @@ export function registerAdminUploadRoute(api: ApiBuilder, deps: AdminUploadDeps)
   api.route(
     {
       method: 'post', path: '/admin/uploads', summary: 'Upload one market-data file (streamed, application/octet-stream) for a load job', tags: ['admin', 'jobs'], access: 'admin',
-      query: uploadQuery, response: uploadInfo, status: 201, errors: [413, 415],
+      query: UploadQuery, response: UploadInfo, status: 201, errors: [413, 415],
       description: 'The body is the file\'s bytes. Answers {id, name, size, sha256}; load it with POST /admin/jobs {"type":"load-files","paths":[{"upload":"<id>"}]}. Larger than upload_max_bytes: 413.',
     },
     async (req, res) => {

@@ -5,11 +5,10 @@
  */
 import { z } from 'zod';
 import type { BacktestService } from '../../backtest/backtest-service.js';
-import { backtestRequestSchema, type BacktestRequest } from '../../backtest/request.js';
+import { BacktestRequest, BacktestRun } from '../../contract/backtests.js';
 import { notFound } from '../../errors.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
-import { backtestRunSchema } from '../schemas/backtests.js';
 
 const idParams = z.object({ id: z.string().uuid({ error: 'must be a backtest id' }) });
 const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) });
@@ -28,7 +27,7 @@ export function registerBacktestRoutes(api: ApiBuilder, deps: { backtests: Backt
         'Each user may have `backtest_limits` (by tier: free 2, basic 3, pro 5, enterprise 10) runs queued or running: over → 403 FORBIDDEN with details {tier, limit, active}; ' +
         'a full queue (`backtest_queue_max`) or an unreachable one → 503. ' +
         'See daemon/backtest/README.md for the trading rules (next-open fills, halts, ±30% limits, delistings, fees and the 0.20% sell tax).',
-      body: backtestRequestSchema, response: backtestRunSchema, status: 202, bodyLimit: 64 * 1024, errors: [403, 503],
+      body: BacktestRequest, response: BacktestRun, status: 202, bodyLimit: 64 * 1024, errors: [403, 503],
     },
     async (req, res) => {
       const run = await deps.backtests.start({ id: req.user!.id, tier: req.user!.tier }, req.valid.body);
@@ -36,7 +35,7 @@ export function registerBacktestRoutes(api: ApiBuilder, deps: { backtests: Backt
     },
   );
   api.route(
-    { method: 'get', path: '/screen/backtests', summary: 'Your backtest runs, newest first (without results)', tags, access: 'user', query: listQuery, response: z.array(backtestRunSchema) },
+    { method: 'get', path: '/screen/backtests', summary: 'Your backtest runs, newest first (without results)', tags, access: 'user', query: listQuery, response: z.array(BacktestRun) },
     async (req, res) => {
       const { limit } = req.valid.query;
       const runs = await deps.backtests.list(req.user!.id, limit);
@@ -44,7 +43,7 @@ export function registerBacktestRoutes(api: ApiBuilder, deps: { backtests: Backt
     },
   );
   api.route(
-    { method: 'get', path: '/screen/backtests/:id', summary: 'One backtest run: progress, then the result', tags, access: 'user', params: idParams, response: backtestRunSchema, errors: [404] },
+    { method: 'get', path: '/screen/backtests/:id', summary: 'One backtest run: progress, then the result', tags, access: 'user', params: idParams, response: BacktestRun, errors: [404] },
     async (req, res) => {
       const { id } = req.valid.params;
       const run = await deps.backtests.get(req.user!.id, id);
@@ -56,7 +55,7 @@ export function registerBacktestRoutes(api: ApiBuilder, deps: { backtests: Backt
     {
       method: 'delete', path: '/screen/backtests/:id', summary: 'Cancel a queued or running backtest (kept, status cancelled)', tags, access: 'user', params: idParams,
       description: 'A queued run leaves the queue; a running one stops at its next rebalance date. Answers the run (status cancelled). A run that already ended → 409.',
-      response: backtestRunSchema, errors: [404, 409],
+      response: BacktestRun, errors: [404, 409],
     },
     async (req, res) => {
       const { id } = req.valid.params;

@@ -6,12 +6,11 @@
  */
 import type { Request } from 'express';
 import { z } from 'zod';
-import { Channel, ChannelPatch, CreatedChannel, NewChannel } from '../../contract/notify.js';
+import { Channel, ChannelPatch, CreatedChannel, Delivery, NewChannel } from '../../contract/notify.js';
 import type { ChannelService } from '../../notify/channel-service.js';
 import { deliveryView } from '../../notify/delivery-view.js';
 import type { ApiBuilder, ValidRequest } from '../api.js';
 import { sendSuccess } from '../envelope.js';
-import { deliverySchema } from './deliveries.js';
 
 const idParams = z.object({ id: z.uuid('must be a channel id') });
 
@@ -53,9 +52,9 @@ export function registerChannelRoutes(api: ApiBuilder, deps: { channels: Channel
   );
   api.route(
     {
-      method: 'post', path: '/channels/:id/test', summary: 'Send a test message now (one attempt, in the delivery log)', tags, access: 'user', params: idParams, response: deliverySchema, errors: [404],
+      method: 'post', path: '/channels/:id/test', summary: 'Send a test message now (one attempt, in the delivery log)', tags, access: 'user', params: idParams, response: Delivery, errors: [404],
       description: 'Answers the delivery after its one attempt: `delivered`, or `dead` with the receiver\'s status code and error. A webhook test has type `channel.test`.',
     },
-    async (req, res) => sendSuccess(req, res, deliveryView(await channels.test(req.user!.id, idOf(req)))),
+    async (req, res) => sendSuccess<Delivery>(req, res, deliveryView(await channels.test(req.user!.id, idOf(req)))),
   );
 }

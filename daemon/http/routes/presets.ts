@@ -3,29 +3,13 @@ import { z } from 'zod';
 import { AppError, notFound } from '../../errors.js';
 import type { Tier } from '../../kernel/roles.js';
 import type { ScreenService } from '../../screening/engine/screen-service.js';
-import type { Preset, PresetsRepo, PresetWrite } from '../../store/presets-repo.js';
+import { NewPreset, Preset, PresetPatch } from '../../contract/presets.js';
+import { ScreenBody } from '../../contract/screening.js';
+import type { PresetsRepo, PresetWrite } from '../../store/presets-repo.js';
 import type { ApiBuilder } from '../api.js';
 import { sendSuccess } from '../envelope.js';
 import { answerScreen, freeWhenCached, screenRun, screenWeights, SCREEN_BODY_LIMIT } from './screen.js';
 
-const presetSchema = z
-  .object({ id: z.string(), name: z.string(), description: z.string().nullable(), query: z.record(z.string(), z.unknown()), created_at: z.string(), updated_at: z.string() })
-  .meta({ id: 'Preset' });
-/** Most top-level keys of a saved query (shape B: one min_/max_ bound per indicator, plus the universe keys). */
-const MAX_QUERY_KEYS = 500;
-const name = z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters');
-const createBody = z.strictObject({
-  name,
-  description: z.string().max(1000, 'must be at most 1000 characters').nullable().optional(),
-  // Checked as a screening request at save time; the key count is bounded here so the map shows a maximum.
-  query: z
-    .record(z.string().max(100), z.unknown(), { error: 'must be a screening request object (shape A or B)' })
-    .refine((q) => Object.keys(q).length <= MAX_QUERY_KEYS, `must have at most ${MAX_QUERY_KEYS} keys`)
-    .meta({ maxProperties: MAX_QUERY_KEYS }),
-});
-const updateBody = z
-  .strictObject({ name: name.optional(), description: z.string().max(1000, 'must be at most 1000 characters').nullable().optional(), query: createBody.shape.query.optional() })
-  .refine((v) => Object.keys(v).length > 0, { message: 'give at least one of name, description, query' });
 const idParams = z.object({ id: z.uuid('must be a preset id') });
 
 function unwrap(write: PresetWrite, id?: string): Preset {
@@ -50,25 +34,25 @@ export function registerPresetRoutes(
     }
   };
 
-  api.route({ method: 'get', path: '/screen/presets', summary: 'Your saved presets', tags, access: 'user', response: z.array(presetSchema) }, async (req, res) => {
+  api.route({ method: 'get', path: '/screen/presets', summary: 'Your saved presets', tags, access: 'user', response: z.array(Preset) }, async (req, res) => {
     sendSuccess(req, res, await deps.presets.list(req.user!.id));
   });
   api.route(
-    { method: 'post', path: '/screen/presets', summary: 'Save a preset', tags, access: 'user', body: createBody, response: presetSchema, status: 201, errors: [409] },
+    { method: 'post', path: '/screen/presets', summary: 'Save a preset', tags, access: 'user', body: NewPreset, response: Preset, status: 201, errors: [409] },
     async (req, res) => {
       const body = req.valid.body;
       checkQuery(body.query, req.user!.tier);
       sendSuccess(req, res, unwrap(await deps.presets.create(req.user!.id, { name: body.name, description: body.description ?? null, query: body.query })), { status: 201 });
     },
   );
-  api.route({ method: 'get', path: '/screen/presets/:id', summary: 'One preset', tags, access: 'user', params: idParams, response: presetSchema, errors: [404] }, async (req, res) => {
+  api.route({ method: 'get', path: '/screen/presets/:id', summary: 'One preset', tags, access: 'user', params: idParams, response: Preset, errors: [404] }, async (req, res) => {
     const { id } = req.valid.params;
     const preset = await deps.presets.get(req.user!.id, id);
     if (!preset) throw notFound('Preset', { id });
     sendSuccess(req, res, preset);
   });
   api.route(
-    { method: 'put', path: '/screen/presets/:id', summary: 'Update a preset (partial)', tags, access: 'user', params: idParams, body: updateBody, response: presetSchema, errors: [404, 409] },
+    { method: 'put', path: '/screen/presets/:id', summary: 'Update a preset (partial)', tags, access: 'user', params: idParams, body: PresetPatch, response: Preset, errors: [404, 409] },
     async (req, res) => {
       const { id } = req.valid.params;
       const body = req.valid.body;
@@ -88,7 +72,7 @@ export function registerPresetRoutes(
   });
   api.route(
     {
-      method: 'post', path: '/screen/presets/:id/run', summary: 'Run a saved preset', tags, access: 'user', params: idParams, errors: [404, 503],
+      method: 'post', path: '/screen/presets/:id/run', summary: 'Run a saved preset', tags, access: 'user', params: idParams, errors: [404, 503], response: ScreenBody, raw: true,
       bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(deps.screens), ...screenWeights(deps.screens),
       // The "body" of a run is the saved query: loaded and parsed once, like a /screen body.
       description: 'The body may give {as_of: "YYYY-MM-DD"} to run the preset as of that date; any other key is ignored.',

@@ -6,6 +6,7 @@
  */
 import type { Response } from 'express';
 import { z } from 'zod';
+import { LiveScreenEntry, type ScreenRunQuery } from '../../contract/screening.js';
 import type { LiveRegistry } from '../../live/registry.js';
 import type { CompiledScreen } from '../../screening/request/compiled-screen.js';
 import { describeFiltersApplied } from '../../screening/request/request.js';
@@ -15,17 +16,8 @@ import type { Snapshot } from '../../screening/engine/snapshot.js';
 import type { ApiBuilder, ValidRequest } from '../api.js';
 import { sendSuccess } from '../envelope.js';
 
-/** Query parameters of POST /screen (and /screening). */
-export const screenQueryParams = z.object({
-  prices: z
-    .enum(['snapshot', 'live'])
-    .optional()
-    .describe('snapshot (default): the latest indicator snapshot, cached. live: the snapshot with price-dependent fields at live prices (what live screens see); never cached.'),
-  format: z.enum(['json', 'csv']).optional().describe('csv: stream every match as CSV'),
-});
-
 /** True when the request asks for live prices. */
-export function wantsLivePrices(req: ValidRequest<{ query: z.output<typeof screenQueryParams> }>): boolean {
+export function wantsLivePrices(req: ValidRequest<{ query: ScreenRunQuery }>): boolean {
   return req.valid.query.prices === 'live';
 }
 
@@ -40,15 +32,6 @@ export function answerLiveScreen<R extends ValidRequest<{ body: { screen: Compil
   });
 }
 
-const liveEntry = z.object({
-  screen_id: z.string(),
-  source: z.string().describe('preset:<id>, template:<id> or query'),
-  query: z.record(z.string(), z.unknown()).describe('The normalised query the screen evaluates'),
-  daemon: z.string().describe('Instance id of the daemon evaluating it'),
-  connection_id: z.string(),
-  created_at: z.string(),
-});
-
 /** Register GET /screen/live. */
 export function registerLiveScreenRoutes(api: ApiBuilder, deps: { registry: Pick<LiveRegistry, 'list'> }): void {
   api.route(
@@ -56,11 +39,11 @@ export function registerLiveScreenRoutes(api: ApiBuilder, deps: { registry: Pick
       method: 'get', path: '/screen/live', tags: ['screening'], access: 'user',
       summary: "The caller's active live screens (WebSocket subscription_type screen), on every daemon",
       description: 'Live screens are opened over the WebSocket (subscribe with subscription_type "screen"); each is listed until it is unsubscribed or its connection closes.',
-      response: z.array(liveEntry),
+      response: z.array(LiveScreenEntry),
     },
     async (req, res) => {
       const entries = await deps.registry.list(req.user!.id);
-      sendSuccess(req, res, entries, { meta: { total: entries.length } });
+      sendSuccess<LiveScreenEntry[]>(req, res, entries, { meta: { total: entries.length } });
     },
   );
 }

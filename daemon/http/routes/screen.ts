@@ -18,10 +18,10 @@ import { listTemplates, applyTemplateOverrides, missingInputs, requireTemplate, 
 import { FUNCTION_DOCS, GROUP_BY, MAX_CROSS_TERMS } from '../../screening/language/expression-functions.js';
 import { MAX_COLUMNS, MAX_SCORE_FACTORS } from '../../screening/language/formula-columns.js';
 import type { ApiBuilder, CachedAnswerLookup, ValidRequest } from '../api.js';
-import { ScreenItems, type ScreenField, type ScreenTemplate as WireTemplate } from '../../contract/screening.js';
+import { ScreenBody, ScreenField, ScreenRunQuery, ScreenTemplate } from '../../contract/screening.js';
 import { meta, sendSuccess } from '../envelope.js';
 import { csvChunks, writeChunks } from './screen-csv.js';
-import { answerLiveScreen, screenQueryParams, wantsLivePrices } from './screen-live.js';
+import { answerLiveScreen, wantsLivePrices } from './screen-live.js';
 
 /** Collaborators of the screening routes. */
 export interface ScreenRoutesDeps {
@@ -212,7 +212,8 @@ export function sendScreen(req: Request, res: Response, answer: ScreenAnswer): v
   const { stocks } = answer;
   const extra = missing_inputs ? `,"missing_inputs":${JSON.stringify(missing_inputs)},"message":${JSON.stringify(message)}` : '';
   const middle = `,"query_time_ms":${JSON.stringify(query_time_ms)},"filters_applied":${JSON.stringify(filters_applied)}${extra},"status":"success","data":`;
-  const tail = `,"meta":${JSON.stringify(meta(req, { total, page, per_page, total_pages, snapshot_version, ...(as_of !== undefined ? { as_of } : {}), cached: answer.cached, ...(columns ? { columns } : {}), ...(explain ? { explain } : {}) }))}}`;
+  const fields = { total, page, per_page, total_pages, snapshot_version, ...(as_of !== undefined ? { as_of } : {}), cached: answer.cached, ...(columns ? { columns } : {}), ...(explain ? { explain } : {}) };
+  const tail = `,"meta":${JSON.stringify(meta(req, fields satisfies Omit<ScreenBody['meta'], 'timestamp' | 'request_id'>))}}`;
   const body = Buffer.concat([STOCKS_OPEN, stocks, Buffer.from(middle), stocks, Buffer.from(tail)]);
   res.statusCode = 200;
   res.setHeader('X-Cache', answer.cached ? 'HIT' : 'MISS');
@@ -241,24 +242,42 @@ const PERCENTILE_USERS = ['pct_rank', 'score', 'value_score', 'quality_score', '
 
 const EVALUATION_ORDER = 'universe (market, sectors, industries, codes, exclude) → columns in order → score → range filters and expression → sort → page; rank, pct_rank and zscore rank over the universe, before any filter';
 
+const SCREEN_DESCRIPTION =
+  'Filters, expression, sort and page over the latest indicator snapshot. Identical requests (after normalisation; shape A and B alike) are answered from a 5-minute cache (X-Cache: HIT) that does not count against rate limits. ' +
+  'Response: the envelope with data = the page of stocks and meta = {timestamp, request_id, total, page, per_page, total_pages}, plus top-level stocks, query_time_ms and filters_applied. Accept: text/csv or format=csv streams every match as CSV. as_of (YYYY-MM-DD) screens the market as known on that date; meta.as_of is the trading day used (see daemon/history/README.md). ' +
+  'Cost: a request over its tier budget (GET /screen/fields meta.language.budgets) is a 400 whose details name the limit, the cost and the budget; it counts against the rate limits as 1 + units / weight_unit requests (a refused body as 1 + bytes / weight_body_bytes). ' +
+  'A screen with columns, ranks or as_of waits for a fair-share turn (429 when the caller has too many waiting) and stops with 503 QUERY_TIMEOUT past its CPU deadline. ' +
+  'When nothing matches, meta.explain says why: {universe: stocks before any condition, steps: [{condition, remaining}] for each top-level `and` term of the expression and then each filter, cumulatively, coverage: [{field, known, of, remedy}] for each field read that under half of the universe has (e.g. roe without financial statements)}.';
+
+const FIELDS_DESCRIPTION =
+  'meta.functions documents the expression functions (scalar and cross-sectional, with `by` groups); meta.language the limits of columns and score, ' +
+  `the percentile convention (meta.language.percentile: ${PERCENTILE_CONVENTION}; used by ${PERCENTILE_USERS.join(', ')}), ` +
+  'and the cost model: cost_weights (units = nodes + 25 × cross_terms + 20 × history_fields + cells / 50), budgets per tier (units, nodes, cross_terms, history_fields, cells, backtest_units; ' +
+  'a request over any is a 400 whose details name the limit), rate_limit_weight (a screen counts as 1 + floor(units / unit) requests, a refused body 1 + floor(bytes / body_bytes), at most max) and deadline_ms.';
+
+/** What every way of running a screen declares: its body limit, cost-weighted rate limiting and cache-free answers, and the answer's shape. */
+function screeningSpec(screens: ScreenService) {
+  const tags = ['screening'];
+  return { tags, access: 'user', bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(screens), ...screenWeights(screens), errors: [503], response: ScreenBody, raw: true } as const;
+}
+
 /** Register the screening routes. */
 export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): void {
-  const tags = ['screening'];
-  const describe =
-    'Filters, expression, sort and page over the latest indicator snapshot. Identical requests (after normalisation; shape A and B alike) are answered from a 5-minute cache (X-Cache: HIT) that does not count against rate limits. ' +
-    'Response: the envelope with data = the page of stocks and meta = {timestamp, request_id, total, page, per_page, total_pages}, plus top-level stocks, query_time_ms and filters_applied. Accept: text/csv or format=csv streams every match as CSV. as_of (YYYY-MM-DD) screens the market as known on that date; meta.as_of is the trading day used (see daemon/history/README.md). ' +
-    'Cost: a request over its tier budget (GET /screen/fields meta.language.budgets) is a 400 whose details name the limit, the cost and the budget; it counts against the rate limits as 1 + units / weight_unit requests (a refused body as 1 + bytes / weight_body_bytes). ' +
-    'A screen with columns, ranks or as_of waits for a fair-share turn (429 when the caller has too many waiting) and stops with 503 QUERY_TIMEOUT past its CPU deadline. ' +
-    'When nothing matches, meta.explain says why: {universe: stocks before any condition, steps: [{condition, remaining}] for each top-level `and` term of the expression and then each filter, cumulatively, coverage: [{field, known, of, remedy}] for each field read that under half of the universe has (e.g. roe without financial statements)}.';
-  const screening = { tags, access: 'user', bodyLimit: SCREEN_BODY_LIMIT, freeWhen: freeWhenCached(deps.screens), ...screenWeights(deps.screens), errors: [503] } as const;
+  registerScreenRuns(api, deps);
+  registerCatalogue(api, deps);
+  registerTemplateRun(api, deps);
+}
+
+/** POST /screen and its alias POST /screening. */
+function registerScreenRuns(api: ApiBuilder, deps: ScreenRoutesDeps): void {
   const parseScreenBody = memoisedScreenParser(deps.screens);
   const cachedFree = freeWhenCached(deps.screens);
   const { liveSnapshot } = deps;
   for (const path of ['/screen', '/screening']) {
     api.route(
       {
-        ...screening, method: 'post', path, summary: path === '/screen' ? 'Screen stocks' : 'Screen stocks (alias of /screen)', description: describe,
-        body: screenBody, parseBody: parseScreenBody, response: ScreenItems, query: screenQueryParams,
+        ...screeningSpec(deps.screens), method: 'post', path, summary: path === '/screen' ? 'Screen stocks' : 'Screen stocks (alias of /screen)', description: SCREEN_DESCRIPTION,
+        body: screenBody, parseBody: parseScreenBody, query: ScreenRunQuery,
         // A live-prices answer is never cached, so it always counts.
         freeWhen: (req) => (wantsLivePrices(req) ? false : cachedFree(req)),
         // The spec names /screening an alias of /screen, so it shares the endpoint limit.
@@ -267,16 +286,13 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
       (req, res) => (liveSnapshot && wantsLivePrices(req) && !wantsCsv(req) ? answerLiveScreen(req, res, liveSnapshot, sendScreen) : answerScreen(req, res, deps.screens)),
     );
   }
+}
 
+/** GET /screen/fields and GET /screen/templates. */
+function registerCatalogue(api: ApiBuilder, deps: ScreenRoutesDeps): void {
+  const tags = ['screening'];
   api.route(
-    {
-      method: 'get', path: '/screen/fields', summary: 'Every screenable indicator with label, unit, category and definition', tags, access: 'user',
-      description:
-        'meta.functions documents the expression functions (scalar and cross-sectional, with `by` groups); meta.language the limits of columns and score, ' +
-        `the percentile convention (meta.language.percentile: ${PERCENTILE_CONVENTION}; used by ${PERCENTILE_USERS.join(', ')}), ` +
-        'and the cost model: cost_weights (units = nodes + 25 × cross_terms + 20 × history_fields + cells / 50), budgets per tier (units, nodes, cross_terms, history_fields, cells, backtest_units; ' +
-        'a request over any is a 400 whose details name the limit), rate_limit_weight (a screen counts as 1 + floor(units / unit) requests, a refused body 1 + floor(bytes / body_bytes), at most max) and deadline_ms.',
-    },
+    { method: 'get', path: '/screen/fields', summary: 'Every screenable indicator with label, unit, category and definition', tags, access: 'user', description: FIELDS_DESCRIPTION, response: z.array(ScreenField) },
     (req, res) => {
       const snap = deps.snapshot.current();
       const language = {
@@ -289,19 +305,21 @@ export function registerScreenRoutes(api: ApiBuilder, deps: ScreenRoutesDeps): v
       });
     },
   );
-
   api.route(
-    { method: 'get', path: '/screen/templates', summary: 'Predefined screens (cached; exempt from rate limits)', tags, access: 'user', rateLimitExempt: true },
+    { method: 'get', path: '/screen/templates', summary: 'Predefined screens (cached; exempt from rate limits)', tags, access: 'user', rateLimitExempt: true, response: z.array(ScreenTemplate) },
     (req, res) => {
       res.setHeader('Cache-Control', 'private, max-age=300');
       const snap = deps.snapshot.current();
-      sendSuccess<WireTemplate[]>(req, res, listTemplates().map((t) => ({ ...t, missing_inputs: missingInputs(t, snap) })));
+      sendSuccess<ScreenTemplate[]>(req, res, listTemplates().map((t) => ({ ...t, missing_inputs: missingInputs(t, snap) })));
     },
   );
+}
 
+/** POST /screen/templates/{template}: a predefined screen, with the body's overrides. */
+function registerTemplateRun(api: ApiBuilder, deps: ScreenRoutesDeps): void {
   api.route(
     {
-      ...screening, method: 'post', path: '/screen/templates/:template', summary: 'Run a predefined screen; the body may override market, sort and page', params: templateParams, errors: [404, 503],
+      ...screeningSpec(deps.screens), method: 'post', path: '/screen/templates/:template', summary: 'Run a predefined screen; the body may override market, sort and page', params: templateParams, errors: [404, 503],
       description: 'When the loaded data lacks every value a template needs (e.g. no financial statements), the answer is empty with missing_inputs and a message, not an error. The body may also give as_of (YYYY-MM-DD): the template as of that date, meta.as_of the trading day used.',
       parseBody: (body, req) => {
         const { template } = req.valid.params;

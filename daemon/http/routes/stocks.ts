@@ -4,13 +4,15 @@
  * bars) and quarterly financials with derived ratios. All need a token.
  */
 import { z } from 'zod';
-import type { FinancialRow, PriceBar, StockDetail, StockPrice } from '../../contract/stocks.js';
+import {
+  FinancialRow, FinancialsQuery, PriceBar, PriceHistoryQuery, StockDetail, StockListItem, StockListQuery, StockPrice,
+} from '../../contract/stocks.js';
 import { notFound } from '../../errors.js';
 import { currentRatio, debtRatio, equityRatio, marginPercent } from '../../indicators/balance-sheet.js';
 import { aggregateBars } from '../../market/aggregate-bars.js';
 import type { LiveQuoteView } from '../../market/feed/quote-store.js';
-import { calendarDate, stockCode } from '../../contract/fields.js';
-import { type DailyBar, type FinancialQuarter } from '../../kernel/records.js';
+import { stockCode } from '../../contract/fields.js';
+import { type DailyBar, type FinancialQuarter, type StockRecord } from '../../kernel/records.js';
 import { executeQuery } from '../../screening/engine/query.js';
 import type { SnapshotService } from '../../screening/engine/snapshot-service.js';
 import type { FinancialsRepo } from '../../store/financials-repo.js';
@@ -32,32 +34,6 @@ export interface StockRoutesDeps {
 }
 
 const codeParams = z.object({ code: stockCode() });
-const date = calendarDate();
-const SORTABLE = ['code', 'name', 'market_cap', 'volume', 'change_percent', 'trading_value', 'close'] as const;
-
-const listQuery = z.object({
-  market: z.enum(['KOSPI', 'KOSDAQ', 'ALL']).default('ALL'),
-  sector: z.string().min(1).max(100).optional(),
-  q: z.string().trim().min(1).max(100).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  page: z.coerce.number().int().min(1).default(1),
-  sort: z.enum(SORTABLE).default('market_cap'),
-  order: z.enum(['asc', 'desc']).optional(),
-});
-const historyQuery = z
-  .object({
-    from: date.optional(),
-    to: date.optional(),
-    interval: z.enum(['day', 'week', 'month']).default('day'),
-    limit: z.coerce.number().int().min(1).max(5000).optional(),
-  })
-  .refine((v) => !v.from || !v.to || v.from <= v.to, { message: 'from must not be after to', path: ['from'] });
-const financialsQuery = z.object({ limit: z.coerce.number().int().min(1).max(40).default(4) });
-
-const stockItem = z.object({
-  code: z.string(), name: z.string(), name_english: z.string().nullable(), market: z.string(), sector: z.string().nullable(),
-  close: z.number().nullable(), change_percent: z.number().nullable(), market_cap: z.number().nullable(), volume: z.number().nullable(),
-});
 
 /** A quarter with its ratios, by the definitions the indicators of the same names use (over the quarter, not TTM). */
 function withRatios(q: FinancialQuarter): FinancialRow {
@@ -71,6 +47,61 @@ function withRatios(q: FinancialQuarter): FinancialRow {
   };
 }
 
+/**
+ * One page of GET /stocks, read from the in-memory snapshot (its rows are the snapshot's
+ * columns, not checked against StockListItem by the compiler).
+ */
+function listPage(snapshot: SnapshotService, q: StockListQuery) {
+  const snap = snapshot.current();
+  let codes: string[] | undefined;
+  if (q.q) {
+    const needle = q.q.toLowerCase();
+    codes = snap.codes.filter((c, i) => c.toLowerCase().includes(needle) || (snap.names[i] ?? '').toLowerCase().includes(needle) || (snap.namesEnglish[i] ?? '').toLowerCase().includes(needle));
+  }
+  const order = q.order ?? (q.sort === 'code' || q.sort === 'name' ? 'asc' : 'desc');
+  const result = codes?.length === 0
+    ? { total: 0, page: q.page, per_page: q.limit, total_pages: 0, items: [] }
+    : executeQuery(snap, {
+        universe: { ...(q.market !== 'ALL' ? { market: q.market } : {}), ...(q.sector ? { sectors: [q.sector] } : {}), ...(codes ? { codes } : {}) },
+        filters: [], sort: [{ field: q.sort, direction: order }], page: q.page, per_page: q.limit, fields: ['name_english', 'volume'],
+      }, { presorted: true });
+  const items = result.items.map((i) => ({
+    code: i.code, name: i.name, name_english: i.name_english ?? null, market: i.market, sector: i.sector,
+    close: i.close ?? null, change_percent: i.change_percent ?? null, market_cap: i.market_cap ?? null, volume: i.volume ?? null,
+  }));
+  return { items, meta: { total: result.total, page: result.page, per_page: result.per_page, total_pages: result.total_pages } };
+}
+
+/**
+ * GET /stocks/{code}/price: the live quote while the feed runs (with its age, so a client can
+ * tell a fresh price from one a silent feed left behind), else the last close (a halt's close
+ * when the stock is halted).
+ * @throws AppError NOT_FOUND when no price was ever loaded
+ */
+async function priceOf(deps: StockRoutesDeps, stock: StockRecord): Promise<StockPrice> {
+  const { code, name } = stock;
+  const live = (await deps.liveQuote?.(code)) ?? null;
+  if (live) {
+    const { ts, ...quote } = live;
+    return { code, name, ...quote, as_of: new Date(ts).toISOString(), age_ms: Math.max(0, Date.now() - ts), source: 'live', halted: false };
+  }
+  const recent = await deps.prices.history(code, { limit: 2 });
+  const last = recent.at(-1);
+  const prev = recent.length === 2 ? recent[0] : undefined;
+  const halt = await deps.prices.latestHalt(code);
+  if (!last && !halt) throw notFound(`Price of ${code}`, { code, reason: 'no price data loaded for this stock' });
+  const price = halt ? halt.last_close : last!.close_price;
+  const base = halt ? last?.close_price ?? null : prev?.close_price ?? null;
+  return {
+    code, name, price,
+    change: base === null ? null : price - base,
+    change_percent: base === null ? null : ((price - base) / base) * 100,
+    open: halt ? null : last!.open_price, high: halt ? null : last!.high_price, low: halt ? null : last!.low_price,
+    volume: halt ? 0 : last!.volume, trading_value: halt ? 0 : last!.trading_value,
+    as_of: halt ? halt.trade_date : last!.trade_date, source: 'close', halted: Boolean(halt),
+  };
+}
+
 /** Register the stock routes. */
 export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): void {
   const tags = ['stocks'];
@@ -81,32 +112,14 @@ export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): voi
   }
 
   api.route(
-    { method: 'get', path: '/stocks', summary: 'List stocks (filter by market, sector, code or name substring)', tags, access: 'user', query: listQuery, response: z.array(stockItem) },
+    { method: 'get', path: '/stocks', summary: 'List stocks (filter by market, sector, code or name substring)', tags, access: 'user', query: StockListQuery, response: z.array(StockListItem) },
     (req, res) => {
-      const q = req.valid.query;
-      const snap = deps.snapshot.current();
-      let codes: string[] | undefined;
-      if (q.q) {
-        const needle = q.q.toLowerCase();
-        codes = snap.codes.filter((c, i) => c.toLowerCase().includes(needle) || (snap.names[i] ?? '').toLowerCase().includes(needle) || (snap.namesEnglish[i] ?? '').toLowerCase().includes(needle));
-      }
-      const order = q.order ?? (q.sort === 'code' || q.sort === 'name' ? 'asc' : 'desc');
-      const result = codes?.length === 0
-        ? { total: 0, page: q.page, per_page: q.limit, total_pages: 0, items: [] }
-        : executeQuery(snap, {
-            universe: { ...(q.market !== 'ALL' ? { market: q.market } : {}), ...(q.sector ? { sectors: [q.sector] } : {}), ...(codes ? { codes } : {}) },
-            filters: [], sort: [{ field: q.sort, direction: order }], page: q.page, per_page: q.limit, fields: ['name_english', 'volume'],
-          }, { presorted: true });
-      const items = result.items.map((i) => ({
-        code: i.code, name: i.name, name_english: i.name_english ?? null, market: i.market, sector: i.sector,
-        close: i.close ?? null, change_percent: i.change_percent ?? null, market_cap: i.market_cap ?? null, volume: i.volume ?? null,
-      }));
-      sendSuccess(req, res, items, { meta: { total: result.total, page: result.page, per_page: result.per_page, total_pages: result.total_pages } });
+      const { items, meta } = listPage(deps.snapshot, req.valid.query);
+      sendSuccess(req, res, items, { meta });
     },
   );
-
   api.route(
-    { method: 'get', path: '/stocks/:code', summary: 'A stock with its latest indicators', tags, access: 'user', params: codeParams, errors: [404] },
+    { method: 'get', path: '/stocks/:code', summary: 'A stock with its latest indicators', tags, access: 'user', params: codeParams, response: StockDetail, errors: [404] },
     async (req, res) => {
       const { code } = req.valid.params;
       const stock = await requireStock(code);
@@ -114,39 +127,12 @@ export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): voi
       sendSuccess<StockDetail>(req, res, { ...stock, indicators_as_of: ind?.as_of ?? null, indicators: ind?.values ?? {} });
     },
   );
-
   api.route(
-    { method: 'get', path: '/stocks/:code/price', summary: 'Latest price (live when the feed runs, else the last close)', tags, access: 'user', params: codeParams, errors: [404] },
-    async (req, res) => {
-      const { code } = req.valid.params;
-      const stock = await requireStock(code);
-      const live = (await deps.liveQuote?.(code)) ?? null;
-      if (live) {
-        const { ts, ...quote } = live;
-        // The quote's age lets a client tell a fresh price from one a silent feed left behind.
-        sendSuccess<StockPrice>(req, res, { code, name: stock.name, ...quote, as_of: new Date(ts).toISOString(), age_ms: Math.max(0, Date.now() - ts), source: 'live', halted: false });
-        return;
-      }
-      const recent = await deps.prices.history(code, { limit: 2 });
-      const last = recent.at(-1);
-      const prev = recent.length === 2 ? recent[0] : undefined;
-      const halt = await deps.prices.latestHalt(code);
-      if (!last && !halt) throw notFound(`Price of ${code}`, { code, reason: 'no price data loaded for this stock' });
-      const price = halt ? halt.last_close : last!.close_price;
-      const base = halt ? last?.close_price ?? null : prev?.close_price ?? null;
-      sendSuccess<StockPrice>(req, res, {
-        code, name: stock.name, price,
-        change: base === null ? null : price - base,
-        change_percent: base === null ? null : ((price - base) / base) * 100,
-        open: halt ? null : last!.open_price, high: halt ? null : last!.high_price, low: halt ? null : last!.low_price,
-        volume: halt ? 0 : last!.volume, trading_value: halt ? 0 : last!.trading_value,
-        as_of: halt ? halt.trade_date : last!.trade_date, source: 'close', halted: Boolean(halt),
-      });
-    },
+    { method: 'get', path: '/stocks/:code/price', summary: 'Latest price (live when the feed runs, else the last close)', tags, access: 'user', params: codeParams, response: StockPrice, errors: [404] },
+    async (req, res) => sendSuccess<StockPrice>(req, res, await priceOf(deps, await requireStock(req.valid.params.code))),
   );
-
   api.route(
-    { method: 'get', path: '/stocks/:code/history', summary: 'OHLCV bars, oldest first (day, week or month)', tags, access: 'user', params: codeParams, query: historyQuery, errors: [404] },
+    { method: 'get', path: '/stocks/:code/history', summary: 'OHLCV bars, oldest first (day, week or month)', tags, access: 'user', params: codeParams, query: PriceHistoryQuery, response: z.array(PriceBar), errors: [404] },
     async (req, res) => {
       const { code } = req.valid.params;
       const q = req.valid.query;
@@ -157,10 +143,9 @@ export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): voi
       sendSuccess<PriceBar[]>(req, res, limited, { meta: { code, interval: q.interval, count: limited.length } });
     },
   );
-
   api.route(
     {
-      method: 'get', path: '/stocks/:code/financials', summary: 'Quarterly statements, newest first, with derived ratios', tags, access: 'user', params: codeParams, query: financialsQuery, errors: [404],
+      method: 'get', path: '/stocks/:code/financials', summary: 'Quarterly statements, newest first, with derived ratios', tags, access: 'user', params: codeParams, query: FinancialsQuery, response: z.array(FinancialRow), errors: [404],
       description:
         'Each quarter carries its ratios in percent, by the definitions of the indicators of the same names (GET /screen/fields), over the quarter rather than TTM: ' +
         'operating_margin and net_margin (profit / revenue; null when revenue ≤ 0), debt_ratio (total liabilities, else total assets − equity, / equity; null when equity ≤ 0), ' +
@@ -168,10 +153,9 @@ export function registerStockRoutes(api: ApiBuilder, deps: StockRoutesDeps): voi
     },
     async (req, res) => {
       const { code } = req.valid.params;
-      const { limit } = req.valid.query;
       await requireStock(code);
-      const rows = await deps.financials.forStock(code, limit);
-      sendSuccess(req, res, rows.map(withRatios), { meta: { code, quarters: rows.length } });
+      const rows = await deps.financials.forStock(code, req.valid.query.limit);
+      sendSuccess<FinancialRow[]>(req, res, rows.map(withRatios), { meta: { code, quarters: rows.length } });
     },
   );
 }

@@ -1,8 +1,11 @@
 /** What a predefined screen is, apart from the templates themselves (template-definitions.ts) and their use (templates.ts). */
 import type { ColumnDefinition, RangeFilter, ScoreDefinition, SortKey, Universe } from '../request/query-types.js';
 
-/** The screen part of a template: everything of a ScreenQuery but paging and output columns. */
-export interface TemplateQuery {
+/**
+ * The screen part of a template: everything of a ScreenQuery but paging and output columns.
+ * A type alias, not an interface, so that it is a JSON object to the wire's template schema.
+ */
+export type TemplateQuery = {
   universe?: Universe;
   filters?: RangeFilter[];
   expression?: string;
@@ -12,7 +15,7 @@ export interface TemplateQuery {
   score?: ScoreDefinition;
   sort?: SortKey[];
   per_page?: number;
-}
+};
 
 /** A predefined screen. `required_fields` are the indicators its filters and expression read. */
 export interface ScreenTemplate {

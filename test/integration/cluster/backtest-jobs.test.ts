@@ -10,7 +10,7 @@ import { createBacktestService, LOST_ERROR, type BacktestJob, type RunHooks } fr
 import type { DailyBar } from '../../../daemon/kernel/records.js';
 import { backtestQueueName, createBacktestJobs, redisPicksCheckpoint, type BacktestJobs } from '../../../daemon/jobs/backtest-jobs.js';
 import { planBacktest } from '../../../daemon/backtest/plan.js';
-import { backtestRequestSchema } from '../../../daemon/backtest/request.js';
+import { BacktestRequest } from '../../../daemon/contract/backtests.js';
 import { executePlan, RunInterrupted } from '../../../daemon/backtest/run.js';
 import { createAsOfService } from '../../../daemon/history/as-of-service.js';
 import { createBacktestsRepo } from '../../../daemon/store/backtests-repo.js';
@@ -184,7 +184,7 @@ describe('backtest jobs across two daemons', () => {
     const history = await ctx.screening.asOf.history();
     const fresh = () => createAsOfService({ version: () => history.version, loadHistory: async () => history });
     const deps = { asOf: fresh(), parseScreen: (body: unknown) => ctx.screening.screens.parse(body, 'trusted'), riskFreeRate: 0.03 };
-    const p = await planBacktest(deps, backtestRequestSchema.parse(LONG), undefined, 'free');
+    const p = await planBacktest(deps, BacktestRequest.parse(LONG), undefined, 'free');
     const checkpoint = redisPicksCheckpoint(ctx.redis.commands, ctx.redis.factory.key('backtest', 'resume-test', 'picks'));
     let done = 0;
     const hooks = (stopAt: number) => ({ stopping: () => done >= stopAt, onProgress: async (d: number) => void (done = d), checkpoint });

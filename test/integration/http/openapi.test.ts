@@ -46,6 +46,19 @@ describe('OpenAPI document and documentation pages', () => {
     expect(doc.components.schemas.AlertFiring.properties.preset_id.type).toEqual(['string', 'null']);
   });
 
+  it('documents the answers of the stock and job endpoints from the contract\'s schemas', () => {
+    const data = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/json'].schema.properties.data;
+    expect(data('/api/v1/stocks/{code}', 'get', '200').$ref).toBe('#/components/schemas/StockDetail');
+    expect(data('/api/v1/stocks/{code}/price', 'get', '200').$ref).toBe('#/components/schemas/StockPrice');
+    expect(data('/api/v1/stocks/{code}/history', 'get', '200').items.$ref).toBe('#/components/schemas/PriceBar');
+    expect(data('/api/v1/stocks/{code}/financials', 'get', '200').items.$ref).toBe('#/components/schemas/FinancialRow');
+    expect(data('/api/v1/stocks', 'get', '200').items.properties.market.enum).toEqual(['KOSPI', 'KOSDAQ']);
+    expect(data('/api/v1/admin/jobs/{id}', 'get', '200').$ref).toBe('#/components/schemas/JobView');
+    expect(data('/api/v1/admin/sources/{source}/sync', 'post', '202').$ref).toBe('#/components/schemas/JobView');
+    expect(doc.components.schemas.StockPrice.properties.source.enum).toEqual(['live', 'close']);
+    expect(doc.components.schemas.JobView.properties.state.enum).toContain('stalled');
+  });
+
   it('marks protected operations with bearer security and public ones without', () => {
     expect(doc.paths['/api/v1/users/me'].get.security).toEqual([{ bearerAuth: [] }]);
     expect(doc.paths['/api/v1/auth/login'].post.security).toEqual([]);

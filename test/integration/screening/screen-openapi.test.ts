@@ -48,6 +48,17 @@ describe('screening request in /openapi.json', () => {
     expect(schema.properties.exclude.items.enum).toEqual(['administrative', 'spac', 'preferred', 'halted']);
   });
 
+  it('documents the whole answer of every way of running a screen: the shape-B fields and the meta, explain included', () => {
+    const ref = (schema: any) => doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')];
+    for (const [path, method] of [['/api/v1/screen', 'post'], ['/api/v1/screening', 'post'], ['/api/v1/screen/templates/{template}', 'post']] as const) {
+      const answer = ref(doc.paths[path][method].responses['200'].content['application/json'].schema);
+      expect(answer.required, path).toEqual(expect.arrayContaining(['status', 'data', 'stocks', 'query_time_ms', 'filters_applied', 'meta']));
+      expect(Object.keys(answer.properties.meta.properties), path).toEqual(expect.arrayContaining(['total', 'per_page', 'snapshot_version', 'cached', 'as_of', 'columns', 'explain']));
+    }
+    const field = ref(doc.paths['/api/v1/screen/fields'].get.responses['200'].content['application/json'].schema.properties.data.items);
+    expect(field.required).toEqual(expect.arrayContaining(['id', 'label_en', 'unit', 'coverage']));
+  });
+
   it('still validates at runtime with field details and the list of valid names', async () => {
     const { access_token } = await t.login();
     const res = await t.request('/api/v1/screen', { method: 'POST', token: access_token, json: { min_bogus: 1, filters: { nope: { min: 1 } } } });

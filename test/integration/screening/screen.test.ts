@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ScreenBody, ScreenField, ScreenTemplate } from '../../../daemon/contract/screening.js';
 import { waitForJob } from '../../helpers/jobs.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 
@@ -248,6 +250,20 @@ describe('screening over a sample market', () => {
     expect(res.data.length).toBeGreaterThanOrEqual(70);
     const per = res.data.find((f: any) => f.id === 'per');
     expect(per).toMatchObject({ label_ko: expect.any(String), unit: expect.any(String), category: 'valuation' });
+  });
+
+  it('answers in the shapes the wire contract declares, with no field it does not declare', async () => {
+    const declared = (schema: { shape: object }, value: object) => expect(Object.keys(value).filter((k) => !(k in schema.shape))).toEqual([]);
+    for (const query of [{ sort: [{ field: 'roe', direction: 'desc' }], limit: 5 }, { min_roe: 1e9 }]) {
+      const body = ScreenBody.parse(await (await screen(query)).json());
+      declared(ScreenBody, body);
+      declared(ScreenBody.shape.meta, body.meta);
+      if (body.meta.total === 0) expect(body.meta.explain?.steps.length).toBeGreaterThan(0);
+    }
+    const fields = z.array(ScreenField).parse(((await (await t.request('/api/v1/screen/fields', { token })).json()) as any).data);
+    expect(fields.find((f) => f.id === 'roe')?.coverage).toBeGreaterThan(0);
+    const templates = z.array(ScreenTemplate).parse(((await (await t.request('/api/v1/screen/templates', { token })).json()) as any).data);
+    expect(templates.length).toBeGreaterThan(0);
   });
 });
 

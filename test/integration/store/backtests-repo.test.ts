@@ -6,12 +6,18 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { BacktestResult } from '../../../daemon/contract/backtests.js';
 import { createBacktestsRepo, type BacktestsRepo } from '../../../daemon/store/backtests-repo.js';
 import { migrate, MIGRATIONS } from '../../../daemon/store/migrations/index.js';
 import { openPostgres } from '../../../daemon/store/postgres.js';
 import { openSqlite } from '../../../daemon/store/sqlite.js';
 import { freshStoreSettings, openTestDb, type TestDb } from '../../helpers/test-store.js';
 
+/** A completed run's result (nothing held: no stats). */
+const RESULT: BacktestResult = {
+  from: '2025-01-02', to: '2025-02-03', stats: null, message: 'the screen selected no stock on any date', curve: [], rebalances: [], trades: [],
+  rules: { rebalance: 'monthly', top: 20, weighting: 'equal', fee_bps: 1.5, tax_bps: 20, slippage_bps: 0, benchmark: 'KOSPI', capital: 100_000_000, risk_free_rate: 0.03 },
+};
 const ids = Array.from({ length: 6 }, (_, i) => `00000000-0000-4000-8000-00000000000${i}`);
 
 describe('backtests repository', () => {
@@ -35,8 +41,8 @@ describe('backtests repository', () => {
     await repo.requeue(ids[0]!);
     expect(await repo.get('u1', ids[0]!)).toMatchObject({ status: 'queued', done: 0 });
     expect(await repo.claim(ids[0]!)).toBe(true);
-    await repo.finish(ids[0]!, { result: { curve: [] } });
-    expect(await repo.get('u1', ids[0]!)).toMatchObject({ status: 'completed', done: 10, result: { curve: [] } });
+    await repo.finish(ids[0]!, { result: RESULT });
+    expect(await repo.get('u1', ids[0]!)).toMatchObject({ status: 'completed', done: 10, result: RESULT });
     // Ended: nothing takes it again, nor fails it afterwards.
     expect(await repo.claim(ids[0]!)).toBe(false);
     await repo.finish(ids[0]!, { error: 'late' });
@@ -48,7 +54,7 @@ describe('backtests repository', () => {
     expect(await repo.cancel('u2', ids[1]!)).toBe(false);
     expect(await repo.cancel('u1', ids[1]!)).toBe(true);
     expect(await repo.progress(ids[1]!, 5, 10)).toBe(false);
-    await repo.finish(ids[1]!, { result: {} });
+    await repo.finish(ids[1]!, { result: RESULT });
     await repo.requeue(ids[1]!);
     expect(await repo.claim(ids[1]!)).toBe(false);
     expect(await repo.get('u1', ids[1]!)).toMatchObject({ status: 'cancelled', result: null });
@@ -60,7 +66,7 @@ describe('backtests repository', () => {
     expect(await repo.create('u1', ids[0]!, {}, 10, 'queued', caps)).toEqual({ ok: true });
     expect(await repo.create('u1', ids[1]!, {}, 3, 'running', caps)).toEqual({ ok: true });
     expect(await repo.create('u1', ids[2]!, {}, 3, 'running', caps)).toEqual({ ok: false, reason: 'user', active: 2 });
-    await repo.finish(ids[1]!, { result: {} });
+    await repo.finish(ids[1]!, { result: RESULT });
     expect(await repo.create('u1', ids[2]!, {}, 10, 'queued', caps)).toEqual({ ok: true });
     expect(await repo.create('u2', ids[3]!, {}, 10, 'queued', caps)).toEqual({ ok: true });
     expect(await repo.create('u2', ids[4]!, {}, 10, 'queued', caps)).toEqual({ ok: false, reason: 'queue', queued: 3 });

@@ -31,11 +31,9 @@ const REMAINING = new Map<string, number>([
   ['daemon/jobs/backtest-jobs.ts#createBacktestJobs', 121],
   ['daemon/store/prices-repo.ts#createPricesRepo', 119],
   ['daemon/auth/auth-service.ts#createAuthService', 107],
-  ['daemon/http/routes/stocks.ts#registerStockRoutes', 103],
   ['daemon/portfolio/portfolio-service.ts#createPortfolioService', 102],
   ['daemon/screening/engine/screen-service.ts#createScreenService', 117],
   ['daemon/http/middleware/rate-limit.ts#createRateLimiter', 111],
-  ['daemon/http/routes/screen.ts#registerScreenRoutes', 80],
 ]);
 
 /** One function: where it starts and how many lines it spans. */

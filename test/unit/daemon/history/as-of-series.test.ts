@@ -7,47 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { createAsOfService } from '../../../../daemon/history/as-of-service.js';
 import { asOfVersion, buildAsOfSnapshot, indicatorsAsOf } from '../../../../daemon/history/as-of-snapshot.js';
 import { createSeriesStore, SERIES_FIELDS } from '../../../../daemon/history/field-series.js';
-import { createHistoryBuilder } from '../../../../daemon/history/history-loader.js';
-import type { MarketHistory } from '../../../../daemon/history/market-history.js';
 import { INDICATOR_IDS } from '../../../../daemon/indicators/registry.js';
-import type { DailyBar, FinancialQuarter, HaltRecord, IndexBar } from '../../../../daemon/kernel/records.js';
 import { createMemoryBudget } from '../../../../daemon/screening/engine/memory-budget.js';
 import { buildSnapshot, valueAt, type Snapshot } from '../../../../daemon/screening/engine/snapshot.js';
 import type { AsOfDepth } from '../../../../daemon/history/point-indicators.js';
-import { createSampleMarket } from '../../../../loaders/sample-market.js';
-
-/**
- * A small sample market read into a MarketHistory, as the loader reads the store. Its first
- * stock is halted on `haltDay` (a halt record instead of its bar) and its second has no bar on
- * `haltDay + 1` (a gap), so both kinds of cells the series take from the daily code occur.
- */
-function sampleHistory(stocks: number, days: number, haltDay: number): MarketHistory {
-  const market = createSampleMarket({ seed: 11, stocks, days });
-  const bars: DailyBar[] = [];
-  const halts: HaltRecord[] = [];
-  const financials = new Map<string, FinancialQuarter[]>();
-  const index: IndexBar[] = [];
-  for (const chunk of market.chunks()) {
-    bars.push(...chunk.bars);
-    halts.push(...chunk.halts);
-    index.push(...chunk.index);
-    for (const q of chunk.financials) financials.set(q.stock_code, [...(financials.get(q.stock_code) ?? []), q]);
-  }
-  const [first, second] = market.stocks;
-  const haltDate = market.tradeDates[haltDay] ?? '';
-  const gapDate = market.tradeDates[haltDay + 1] ?? '';
-  const haltBar = bars.find((b) => b.stock_code === first?.code && b.trade_date === haltDate);
-  if (haltBar) halts.push({ stock_code: haltBar.stock_code, trade_date: haltDate, last_close: haltBar.close_price, market_cap: null, shares_outstanding: null });
-  const kept = bars.filter((b) => b !== haltBar && !(b.stock_code === second?.code && b.trade_date === gapDate));
-  bars.length = 0;
-  bars.push(...kept);
-  bars.sort((a, b) => (a.trade_date < b.trade_date ? -1 : a.trade_date > b.trade_date ? 1 : 0));
-  const builder = createHistoryBuilder(market.stocks, [...bars.map((b) => b.trade_date), ...halts.map((h) => h.trade_date)]);
-  builder.addBars(bars);
-  return builder.finish('v1', halts, financials, {
-    KOSPI: index.filter((b) => b.market === 'KOSPI'), KOSDAQ: index.filter((b) => b.market === 'KOSDAQ'),
-  });
-}
+import { sampleHistory } from './sample-history.js';
 
 const noop = async () => {};
 
