@@ -3,6 +3,7 @@
  * the computed indicator `avg_volume_20` when the snapshot has one, else the mean volume
  * of the stock's last 20 daily bars. Read when alerts are loaded, never per tick.
  */
+import type { Logger } from 'pino';
 import type { IndicatorsRepo } from '../store/indicators-repo.js';
 import type { PricesRepo } from '../store/prices-repo.js';
 
@@ -32,4 +33,32 @@ export function createAverageVolumes(deps: AverageVolumeDeps): (codes: readonly 
     }
     return out;
   };
+}
+
+/** The averages the evaluator holds: read for the codes of `volume_above` alerts when they load and after a new snapshot. */
+export class AverageVolumeCache {
+  private readonly values = new Map<string, number>();
+
+  constructor(
+    private readonly read: (codes: readonly string[]) => Promise<Map<string, number>>,
+    private readonly logger: Logger,
+  ) {}
+
+  get(code: string): number | undefined {
+    return this.values.get(code);
+  }
+
+  has(code: string): boolean {
+    return this.values.has(code);
+  }
+
+  /** Read the averages of `codes`; a failed read keeps the ones held and is logged. */
+  async load(codes: readonly string[]): Promise<void> {
+    if (codes.length === 0) return;
+    try {
+      for (const [code, avg] of await this.read(codes)) this.values.set(code, avg);
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'alert evaluator: could not load average volumes');
+    }
+  }
 }

@@ -31,7 +31,9 @@ import type { AlertEvent, MarketEvent, PriceEvent } from '../kernel/events.js';
 import type { PriceAlertType } from '../kernel/alert-types.js';
 import { isScreenAlertType } from '../kernel/alert-types.js';
 import type { Alert, AlertFiringRecord, AlertsRepo } from '../store/alerts-repo.js';
+import { AlertIndex } from './alert-index.js';
 import { alertMessage, conditionMet } from './alert-rules.js';
+import { AverageVolumeCache } from './average-volume.js';
 
 /** Pub/sub channel (under the deployment prefix) announcing a changed alert id. */
 export const ALERTS_CHANNEL = 'alerts';
@@ -108,49 +110,63 @@ interface Entry {
 
 /** Create the evaluator (nothing is loaded until start()). */
 export function createAlertEvaluator(deps: AlertEvaluatorDeps): AlertEvaluator {
-  const { logger, clock } = deps;
-  const byCode = new Map<string, Entry[]>();
-  const byId = new Map<string, Entry>();
-  const averages = new Map<string, number>();
-  const inFlight = new Set<Promise<unknown>>();
+  return new PriceAlerts(deps);
+}
 
-  function add(entry: Entry): void {
-    byId.set(entry.alert.id, entry);
-    const list = byCode.get(entry.alert.code);
-    if (list) list.push(entry);
-    else byCode.set(entry.alert.code, [entry]);
+const fromRow = (alert: PriceAlert): Entry => ({ alert, armed: alert.armed, generation: alert.fire_count, lastFiredMs: alert.last_fired_at });
+
+/** The indexed alerts, their averages and the firings in flight. */
+class PriceAlerts implements AlertEvaluator {
+  private readonly index = new AlertIndex<Entry>();
+  private readonly averages: AverageVolumeCache;
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(private readonly deps: AlertEvaluatorDeps) {
+    this.averages = new AverageVolumeCache(deps.averageVolumes, deps.logger);
   }
 
-  function drop(entry: Entry): void {
-    if (byId.get(entry.alert.id) !== entry) return;
-    byId.delete(entry.alert.id);
-    const list = byCode.get(entry.alert.code) ?? [];
-    const rest = list.filter((e) => e !== entry);
-    if (rest.length) byCode.set(entry.alert.code, rest);
-    else byCode.delete(entry.alert.code);
+  async start(): Promise<void> {
+    const { deps } = this;
+    for (const alert of await deps.alerts.listActive()) if (isPriceAlert(alert)) this.index.add(fromRow(alert));
+    await this.refreshAverages();
+    deps.notifier?.subscribe(ALERTS_CHANNEL, (id) => {
+      this.reload(id).catch((err: Error) => deps.logger.error({ err, alert: id }, 'alert reload failed'));
+    });
+    const { alerts, codes } = this.index.size();
+    deps.logger.info({ alerts, codes }, 'alert evaluator started');
   }
 
-  const fromRow = (alert: PriceAlert): Entry => ({ alert, armed: alert.armed, generation: alert.fire_count, lastFiredMs: alert.last_fired_at });
-
-  async function loadAverages(codes: readonly string[]): Promise<void> {
-    if (codes.length === 0) return;
-    try {
-      for (const [code, avg] of await deps.averageVolumes(codes)) averages.set(code, avg);
-    } catch (err) {
-      logger.warn({ err: (err as Error).message }, 'alert evaluator: could not load average volumes');
+  async onTick(events: readonly MarketEvent[]): Promise<AlertFiring[]> {
+    const inFlight: Promise<AlertFiring | null>[] = [];
+    const now = this.deps.clock.now();
+    for (const e of events) {
+      if (e.type !== 'price') continue;
+      const list = this.index.ofCode(e.code);
+      if (!list) continue;
+      // Safe to iterate while firing: drop() replaces the code's list rather than editing it.
+      for (const entry of list) {
+        const firing = this.evaluate(entry, e, now);
+        if (firing) inFlight.push(firing);
+      }
     }
+    if (inFlight.length === 0) return [];
+    return (await Promise.all(inFlight)).filter((f): f is AlertFiring => f !== null);
   }
 
-  const volumeCodes = () => [...new Set([...byId.values()].filter((e) => e.alert.alert_type === 'volume_above').map((e) => e.alert.code))];
+  async changed(id: string): Promise<void> {
+    const { logger, notifier } = this.deps;
+    await this.reload(id).catch((err: Error) => logger.error({ err, alert: id }, 'alert reload failed'));
+    await notifier?.publish(ALERTS_CHANNEL, id).catch((err: Error) => logger.warn({ err: err.message }, 'alert change not broadcast'));
+  }
 
-  async function reload(id: string): Promise<void> {
-    const row = await deps.alerts.getById(id);
-    const entry = byId.get(id);
+  async reload(id: string): Promise<void> {
+    const row = await this.deps.alerts.getById(id);
+    const entry = this.index.get(id);
     if (!row || !row.active || !isPriceAlert(row)) {
-      if (entry) drop(entry);
+      if (entry) this.index.drop(entry);
       return;
     }
-    if (!entry) add(fromRow(row));
+    if (!entry) this.index.add(fromRow(row));
     else if (row.fire_count > entry.generation) Object.assign(entry, fromRow(row)); // fired elsewhere, unseen here
     else {
       // Same generation: a disarm is only ever written with a firing we have already applied,
@@ -159,19 +175,65 @@ export function createAlertEvaluator(deps: AlertEvaluatorDeps): AlertEvaluator {
       entry.alert = row;
       if (row.fire_count === entry.generation) entry.armed ||= row.armed;
     }
-    if (row.alert_type === 'volume_above' && !averages.has(row.code)) await loadAverages([row.code]);
+    if (row.alert_type === 'volume_above' && !this.averages.has(row.code)) await this.averages.load([row.code]);
   }
 
-  /** Undo a firing that could not be recorded, so a later tick retries it. */
-  function revert(entry: Entry, generation: number, lastFiredMs: number | null): void {
-    if (entry.generation !== generation + 1) return;
-    Object.assign(entry, { generation, armed: true, lastFiredMs });
-    if (!byId.has(entry.alert.id)) add(entry);
+  refreshAverages(): Promise<void> {
+    const volumeCodes = new Set<string>();
+    for (const e of this.index.entries()) if (e.alert.alert_type === 'volume_above') volumeCodes.add(e.alert.code);
+    return this.averages.load([...volumeCodes]);
   }
 
-  async function fire(entry: Entry, generation: number, previousFired: number | null, e: PriceEvent, now: number): Promise<AlertFiring | null> {
+  size(): { alerts: number; codes: number } {
+    return this.index.size();
+  }
+
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  inspect(id: string): ReturnType<AlertEvaluator['inspect']> {
+    const e = this.index.get(id);
+    return e && { alert: e.alert, armed: e.armed, generation: e.generation, lastFiredMs: e.lastFiredMs };
+  }
+
+  /** Advance one alert on one tick; returns a firing in flight, if any. */
+  private evaluate(entry: Entry, e: PriceEvent, now: number): Promise<AlertFiring | null> | null {
     const { alert } = entry;
-    const avg = averages.get(alert.code);
+    if (!conditionMet(alert.alert_type, alert.threshold, e, this.averages.get(alert.code))) {
+      if (!entry.armed && alert.recurring) this.rearm(entry);
+      return null;
+    }
+    if (!entry.armed) return null;
+    if (entry.lastFiredMs !== null && now - entry.lastFiredMs < alert.cooldown_s * 1000) return null;
+    const generation = entry.generation;
+    const previous = entry.lastFiredMs;
+    Object.assign(entry, { armed: false, generation: generation + 1, lastFiredMs: now });
+    if (!alert.recurring) this.index.drop(entry);
+    const firing = this.fire(entry, generation, previous, e, now);
+    this.inFlight.add(firing);
+    const done = () => void this.inFlight.delete(firing);
+    firing.then(done, done);
+    return firing;
+  }
+
+  /** A disarmed recurring alert whose condition is false again is armed, here and (shared) in the database. */
+  private rearm(entry: Entry): void {
+    const { deps } = this;
+    const { alert } = entry;
+    entry.armed = true;
+    // Shared, so that an instance which did not see this tick re-arms too.
+    deps.alerts
+      .rearm(alert.id, entry.generation)
+      .then(() => deps.notifier?.publish(ALERTS_CHANNEL, alert.id))
+      .catch((err: Error) => deps.logger.warn({ err: err.message, alert: alert.id }, 'alert re-arm not shared'));
+  }
+
+  /** Claim, record and publish one firing of generation `generation`. */
+  private async fire(entry: Entry, generation: number, previousFired: number | null, e: PriceEvent, now: number): Promise<AlertFiring | null> {
+    const { deps } = this;
+    const { alert } = entry;
+    const avg = this.averages.get(alert.code);
     const message = alertMessage(alert, e, avg);
     const record: AlertFiringRecord = {
       id: randomUUID(), alert_id: alert.id, user_id: alert.user_id, generation, code: alert.code, alert_type: alert.alert_type,
@@ -182,86 +244,25 @@ export function createAlertEvaluator(deps: AlertEvaluatorDeps): AlertEvaluator {
       // The claim: the UNIQUE (alert_id, generation) insert of one instance wins.
       if (!(await deps.alerts.recordFiring(record))) {
         // Recorded by another instance, or deleted or deactivated meanwhile: resynchronise.
-        await reload(alert.id).catch(() => undefined);
+        await this.reload(alert.id).catch(() => undefined);
         return null;
       }
     } catch (err) {
       // Unknown outcome (it may have committed): a retry of the same generation cannot record it twice.
-      logger.error({ err, alert: alert.id }, 'alert firing could not be recorded; retrying on a later tick');
-      revert(entry, generation, previousFired);
+      deps.logger.error({ err, alert: alert.id }, 'alert firing could not be recorded; retrying on a later tick');
+      this.revert(entry, generation, previousFired);
       return null;
     }
     const event = alertEventOf(record);
-    await deps.publish(event).catch((err: Error) => logger.error({ err, alert: alert.id }, 'alert recorded but not published'));
+    await deps.publish(event).catch((err: Error) => deps.logger.error({ err, alert: alert.id }, 'alert recorded but not published'));
     await deps.notifier?.publish(ALERTS_CHANNEL, alert.id).catch(() => undefined);
     return { event_id: record.id, alert_id: alert.id, user_id: alert.user_id, code: alert.code, generation, price: e.price, message, fired_at: now };
   }
 
-  /** Advance one alert on one tick; returns a firing in flight, if any. */
-  function evaluate(entry: Entry, e: PriceEvent, now: number): Promise<AlertFiring | null> | null {
-    const { alert } = entry;
-    if (!conditionMet(alert.alert_type, alert.threshold, e, averages.get(alert.code))) {
-      if (!entry.armed && alert.recurring) {
-        entry.armed = true;
-        // Shared, so that an instance which did not see this tick re-arms too.
-        deps.alerts
-          .rearm(alert.id, entry.generation)
-          .then(() => deps.notifier?.publish(ALERTS_CHANNEL, alert.id))
-          .catch((err: Error) => logger.warn({ err: err.message, alert: alert.id }, 'alert re-arm not shared'));
-      }
-      return null;
-    }
-    if (!entry.armed) return null;
-    if (entry.lastFiredMs !== null && now - entry.lastFiredMs < alert.cooldown_s * 1000) return null;
-    const generation = entry.generation;
-    const previous = entry.lastFiredMs;
-    Object.assign(entry, { armed: false, generation: generation + 1, lastFiredMs: now });
-    if (!alert.recurring) drop(entry);
-    const firing = fire(entry, generation, previous, e, now);
-    inFlight.add(firing);
-    const done = () => void inFlight.delete(firing);
-    firing.then(done, done);
-    return firing;
+  /** Undo a firing that could not be recorded, so a later tick retries it. */
+  private revert(entry: Entry, generation: number, lastFiredMs: number | null): void {
+    if (entry.generation !== generation + 1) return;
+    Object.assign(entry, { generation, armed: true, lastFiredMs });
+    if (!this.index.has(entry.alert.id)) this.index.add(entry);
   }
-
-  return {
-    async start() {
-      for (const alert of await deps.alerts.listActive()) if (isPriceAlert(alert)) add(fromRow(alert));
-      await loadAverages(volumeCodes());
-      deps.notifier?.subscribe(ALERTS_CHANNEL, (id) => {
-        reload(id).catch((err: Error) => logger.error({ err, alert: id }, 'alert reload failed'));
-      });
-      logger.info({ alerts: byId.size, codes: byCode.size }, 'alert evaluator started');
-    },
-    async onTick(events) {
-      const inFlight: Promise<AlertFiring | null>[] = [];
-      const now = clock.now();
-      for (const e of events) {
-        if (e.type !== 'price') continue;
-        const list = byCode.get(e.code);
-        if (!list) continue;
-        // Safe to iterate while firing: drop() replaces the code's list rather than editing it.
-        for (const entry of list) {
-          const firing = evaluate(entry, e, now);
-          if (firing) inFlight.push(firing);
-        }
-      }
-      if (inFlight.length === 0) return [];
-      return (await Promise.all(inFlight)).filter((f): f is AlertFiring => f !== null);
-    },
-    async changed(id) {
-      await reload(id).catch((err: Error) => logger.error({ err, alert: id }, 'alert reload failed'));
-      await deps.notifier?.publish(ALERTS_CHANNEL, id).catch((err: Error) => logger.warn({ err: err.message }, 'alert change not broadcast'));
-    },
-    reload,
-    refreshAverages: () => loadAverages(volumeCodes()),
-    size: () => ({ alerts: byId.size, codes: byCode.size }),
-    async drain() {
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-    },
-    inspect(id) {
-      const e = byId.get(id);
-      return e && { alert: e.alert, armed: e.armed, generation: e.generation, lastFiredMs: e.lastFiredMs };
-    },
-  };
 }

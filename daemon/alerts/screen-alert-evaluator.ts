@@ -41,6 +41,7 @@ import { isScreenAlertType, type ScreenAlertType } from '../kernel/alert-types.j
 import type { ScreenMembership } from '../contract/alerts.js';
 import type { Alert, AlertsRepo, ScreenFiringRecord } from '../store/alerts-repo.js';
 import { ALERTS_CHANNEL, alertEventOf } from './evaluator.js';
+import { countDue, observeChange, type Counted, type CountedMembership } from './screen-alert-membership.js';
 import { screenAlertMessage } from './screen-alert-rules.js';
 
 /** Pub/sub channel (under the deployment prefix) announcing a changed or deleted preset id. */
@@ -121,30 +122,12 @@ export interface ScreenAlertEvaluator {
   close(): void;
 }
 
-/** A change of one stock's membership not counted yet (its dwell is running). */
-interface Pending {
-  since: number;
-  cause: string;
-  rerun: boolean;
-}
-
-interface Entry {
+interface Entry extends CountedMembership {
   alert: ScreenAlert;
   presetName: string;
   watch: ScreenWatch;
   /** A one-shot alert that has fired here: it fires no more. */
   spent: boolean;
-  /** The members as the alert counts them (baseline, then every change that held for the dwell). */
-  counted: Set<string>;
-  /** Stocks whose membership in the screen differs from `counted`, since when and why. */
-  pending: Map<string, Pending>;
-}
-
-/** A change that counted: fire for it when it is the alert's kind. */
-interface Counted {
-  code: string;
-  cause: string;
-  rerun: boolean;
 }
 
 /** True for a screen alert. */
@@ -154,24 +137,103 @@ export function isScreenAlert(alert: Alert): alert is ScreenAlert {
 
 /** Create the evaluator (nothing is watched until start()). */
 export function createScreenAlertEvaluator(deps: ScreenAlertEvaluatorDeps): ScreenAlertEvaluator {
-  const { logger } = deps;
-  const byId = new Map<string, Entry>();
-  const inFlight = new Set<Promise<unknown>>();
-  /** Per alert id: the reload running, so that reloads of one alert apply in order. */
-  const reloading = new Map<string, Promise<void>>();
-  let closed = false;
-  let sweepTimer: NodeJS.Timeout | undefined;
+  return new ScreenAlerts(deps);
+}
 
-  function drop(id: string): void {
-    byId.get(id)?.watch.close();
-    byId.delete(id);
+/**
+ * The watched alerts (one entry and one screen subscription each), the firings in flight and the
+ * reloads running; the sweep timer between start() and close().
+ */
+class ScreenAlerts implements ScreenAlertEvaluator {
+  private readonly byId = new Map<string, Entry>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  /** Per alert id: the reload running, so that reloads of one alert apply in order. */
+  private readonly reloading = new Map<string, Promise<void>>();
+  private closed = false;
+  private sweepTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly deps: ScreenAlertEvaluatorDeps) {}
+
+  async start(): Promise<void> {
+    const { deps } = this;
+    for (const alert of await deps.alerts.listActive()) if (isScreenAlert(alert)) await this.load(alert).catch((err: Error) => deps.logger.error({ err, alert: alert.id }, 'screen alert not loaded'));
+    this.sweepTimer = setInterval(() => this.sweep(), SWEEP_MS);
+    this.sweepTimer.unref();
+    deps.notifier?.subscribe(ALERTS_CHANNEL, (id) => void this.reload(id));
+    deps.notifier?.subscribe(SCREEN_ALERT_PRESETS_CHANNEL, (id) => void this.rewatchPreset(id));
+    deps.logger.info({ alerts: this.byId.size }, 'screen alert evaluator started');
   }
 
-  async function record(entry: Entry, code: string, claim: string, rerun: boolean): Promise<void> {
+  reload(id: string): Promise<void> {
+    const next = (this.reloading.get(id) ?? Promise.resolve())
+      .then(() => this.reloadNow(id))
+      .catch((err: Error) => this.deps.logger.error({ err, alert: id }, 'screen alert reload failed'));
+    this.reloading.set(id, next);
+    void next.finally(() => this.reloading.get(id) === next && this.reloading.delete(id));
+    return next;
+  }
+
+  async presetChanged(presetId: string): Promise<void> {
+    await this.rewatchPreset(presetId);
+    await this.deps.notifier?.publish(SCREEN_ALERT_PRESETS_CHANNEL, presetId).catch((err: Error) => this.deps.logger.warn({ err: err.message }, 'preset change not broadcast'));
+  }
+
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0 || this.reloading.size > 0) await Promise.allSettled([...this.inFlight, ...this.reloading.values()]);
+  }
+
+  size(): number {
+    return this.byId.size;
+  }
+
+  sweep(): void {
+    const now = this.deps.clock.now();
+    for (const entry of this.byId.values()) {
+      if (entry.spent || entry.pending.size === 0) continue;
+      const out: Counted[] = [];
+      countDue(entry, now, out);
+      this.fire(entry, out);
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer);
+    for (const id of [...this.byId.keys()]) this.drop(id);
+  }
+
+  private drop(id: string): void {
+    this.byId.get(id)?.watch.close();
+    this.byId.delete(id);
+  }
+
+  private onChange(entry: Entry, change: ScreenChange): void {
+    if (entry.spent || this.byId.get(entry.alert.id) !== entry) return;
+    const at = this.deps.clock.now();
+    const rerun = change.rerun === true;
+    const cause = rerun ? `run:${at}` : this.deps.cause();
+    const out: Counted[] = [];
+    observeChange(entry, change, at, cause, rerun, out);
+    this.fire(entry, out);
+  }
+
+  private fire(entry: Entry, changes: readonly Counted[]): void {
+    if (changes.length === 0 || entry.spent) return;
+    for (const { code, cause, rerun } of entry.alert.recurring ? changes : changes.slice(0, 1)) {
+      if (!entry.alert.recurring) entry.spent = true;
+      const firing = this.record(entry, code, `${code}@${cause}`, rerun).catch((err: Error) => this.deps.logger.error({ err, alert: entry.alert.id }, 'screen alert firing failed'));
+      this.inFlight.add(firing);
+      void firing.finally(() => this.inFlight.delete(firing));
+    }
+  }
+
+  /** Claim, record and publish one firing (a one-shot alert that lost the claim is re-read). */
+  private async record(entry: Entry, code: string, claim: string, rerun: boolean): Promise<void> {
+    const { deps } = this;
     const { alert } = entry;
     // A whole list's change has no cause every daemon shares: the first daemon to see it fires it.
     if (rerun && deps.once && !(await deps.once(`screen-alert:${alert.id}:${code}:${alert.alert_type}`, RERUN_CLAIM_MS))) {
-      if (!alert.recurring) await reload(alert.id);
+      if (!alert.recurring) await this.reload(alert.id);
       return;
     }
     const quote = deps.quote(code);
@@ -184,146 +246,61 @@ export function createScreenAlertEvaluator(deps: ScreenAlertEvaluatorDeps): Scre
     try {
       // The claim: the UNIQUE (alert_id, generation, claim) insert of one daemon wins.
       if (!(await deps.alerts.recordScreenFiring(record, alert.cooldown_s * 1000))) {
-        if (!alert.recurring) await reload(alert.id);
+        if (!alert.recurring) await this.reload(alert.id);
         return;
       }
     } catch (err) {
       // Not retried: the stock fires again at its next entry (exit).
-      logger.error({ err, alert: alert.id, code }, 'screen alert firing could not be recorded');
+      deps.logger.error({ err, alert: alert.id, code }, 'screen alert firing could not be recorded');
       entry.spent = false;
       return;
     }
-    if (!alert.recurring) drop(alert.id);
-    await deps.publish(alertEventOf({ ...record, generation: 0 })).catch((err: Error) => logger.error({ err, alert: alert.id }, 'screen alert recorded but not published'));
+    if (!alert.recurring) this.drop(alert.id);
+    await deps.publish(alertEventOf({ ...record, generation: 0 })).catch((err: Error) => deps.logger.error({ err, alert: alert.id }, 'screen alert recorded but not published'));
     await deps.notifier?.publish(ALERTS_CHANNEL, alert.id).catch(() => undefined);
   }
 
-  function fire(entry: Entry, changes: readonly Counted[]): void {
-    if (changes.length === 0 || entry.spent) return;
-    for (const { code, cause, rerun } of entry.alert.recurring ? changes : changes.slice(0, 1)) {
-      if (!entry.alert.recurring) entry.spent = true;
-      const firing = record(entry, code, `${code}@${cause}`, rerun).catch((err: Error) => logger.error({ err, alert: entry.alert.id }, 'screen alert firing failed'));
-      inFlight.add(firing);
-      void firing.finally(() => inFlight.delete(firing));
-    }
-  }
-
-  /** Count the change of `code` (it held for the dwell): fire when it is the alert's kind. */
-  function count(entry: Entry, code: string, out: Counted[]): void {
-    const p = entry.pending.get(code);
-    if (!p) return;
-    entry.pending.delete(code);
-    const entered = !entry.counted.has(code);
-    if (entered) entry.counted.add(code);
-    else entry.counted.delete(code);
-    if (entered === (entry.alert.alert_type === 'screen_enter')) out.push({ code, cause: p.cause, rerun: p.rerun });
-  }
-
-  /** The screen says `code` is (not) a member now: a pending change starts, or ends when it went back. */
-  function observe(entry: Entry, code: string, member: boolean, at: number, cause: string, rerun: boolean, out: Counted[]): void {
-    if (entry.counted.has(code) === member) return void entry.pending.delete(code);
-    if (!entry.pending.has(code)) entry.pending.set(code, { since: at, cause, rerun });
-    if ((entry.alert.dwell_s ?? 0) === 0) count(entry, code, out);
-  }
-
-  function onChange(entry: Entry, change: ScreenChange): void {
-    if (entry.spent || byId.get(entry.alert.id) !== entry) return;
-    const at = deps.clock.now();
-    const rerun = change.rerun === true;
-    const cause = rerun ? `run:${at}` : deps.cause();
-    const out: Counted[] = [];
-    for (const code of change.exited) observe(entry, code, false, at, cause, rerun, out);
-    for (const row of change.entered) observe(entry, row.code, true, at, cause, rerun, out);
-    fire(entry, out);
-  }
-
-  function sweep(): void {
-    const now = deps.clock.now();
-    for (const entry of byId.values()) {
-      if (entry.spent || entry.pending.size === 0) continue;
-      const dwellMs = (entry.alert.dwell_s ?? 0) * 1000;
-      const out: Counted[] = [];
-      for (const [code, p] of [...entry.pending]) if (now - p.since >= dwellMs) count(entry, code, out);
-      fire(entry, out);
-    }
-  }
-
-  async function load(alert: ScreenAlert): Promise<void> {
-    const preset = await deps.preset(alert.user_id, alert.preset_id);
-    if (!preset) return drop(alert.id);
+  private async load(alert: ScreenAlert): Promise<void> {
+    const preset = await this.deps.preset(alert.user_id, alert.preset_id);
+    if (!preset) return this.drop(alert.id);
     const entry: Entry = { alert, presetName: preset.name, spent: false, watch: { close: () => undefined, codes: () => [] }, counted: new Set(), pending: new Map() };
     try {
-      entry.watch = deps.watch(preset.query, membershipOf(alert), (change) => onChange(entry, change));
+      entry.watch = this.deps.watch(preset.query, membershipOf(alert), (change) => this.onChange(entry, change));
       entry.counted = new Set(entry.watch.codes());
     } catch (err) {
       // A saved query is checked when saved; one that no longer compiles (a removed field) cannot be watched.
-      logger.warn({ err: (err as Error).message, alert: alert.id, preset: alert.preset_id }, 'screen alert: preset query not watchable');
-      return drop(alert.id);
+      this.deps.logger.warn({ err: (err as Error).message, alert: alert.id, preset: alert.preset_id }, 'screen alert: preset query not watchable');
+      return this.drop(alert.id);
     }
-    drop(alert.id);
-    if (closed) return entry.watch.close();
-    byId.set(alert.id, entry);
+    this.drop(alert.id);
+    if (this.closed) return entry.watch.close();
+    this.byId.set(alert.id, entry);
   }
 
-  async function reloadNow(id: string): Promise<void> {
-    const row = await deps.alerts.getById(id);
-    if (!row || !row.active || !isScreenAlert(row)) return drop(id);
-    const current = byId.get(id);
+  private async reloadNow(id: string): Promise<void> {
+    const row = await this.deps.alerts.getById(id);
+    if (!row || !row.active || !isScreenAlert(row)) return this.drop(id);
+    const current = this.byId.get(id);
     // Same preset and membership: keep the subscription (and its baseline), take the new settings.
     // A change of the preset's query comes through rewatchPreset, which drops the subscription first.
     if (current && current.alert.preset_id === row.preset_id && membershipOf(current.alert) === membershipOf(row)) {
       current.alert = row;
       return;
     }
-    await load(row);
-  }
-
-  function reload(id: string): Promise<void> {
-    const next = (reloading.get(id) ?? Promise.resolve())
-      .then(() => reloadNow(id))
-      .catch((err: Error) => logger.error({ err, alert: id }, 'screen alert reload failed'));
-    reloading.set(id, next);
-    void next.finally(() => reloading.get(id) === next && reloading.delete(id));
-    return next;
+    await this.load(row);
   }
 
   /**
    * Re-baseline every alert on the preset (its query may have changed, or it was deleted); the
    * database's list too, so that an alert whose query could not be watched before is retried.
    */
-  async function rewatchPreset(presetId: string): Promise<void> {
-    const held = [...byId.values()].filter((e) => e.alert.preset_id === presetId).map((e) => e.alert.id);
-    for (const id of held) drop(id);
-    const stored = await deps.alerts.activeIdsOfPreset(presetId).catch((err: Error) => {
-      logger.error({ err, preset: presetId }, 'screen alerts of a preset not listed');
+  private async rewatchPreset(presetId: string): Promise<void> {
+    const held = [...this.byId.values()].filter((e) => e.alert.preset_id === presetId).map((e) => e.alert.id);
+    for (const id of held) this.drop(id);
+    const stored = await this.deps.alerts.activeIdsOfPreset(presetId).catch((err: Error) => {
+      this.deps.logger.error({ err, preset: presetId }, 'screen alerts of a preset not listed');
       return [];
     });
-    await Promise.all([...new Set([...held, ...stored])].map((id) => reload(id)));
+    await Promise.all([...new Set([...held, ...stored])].map((id) => this.reload(id)));
   }
-
-  return {
-    async start() {
-      for (const alert of await deps.alerts.listActive()) if (isScreenAlert(alert)) await load(alert).catch((err: Error) => logger.error({ err, alert: alert.id }, 'screen alert not loaded'));
-      sweepTimer = setInterval(sweep, SWEEP_MS);
-      sweepTimer.unref();
-      deps.notifier?.subscribe(ALERTS_CHANNEL, (id) => void reload(id));
-      deps.notifier?.subscribe(SCREEN_ALERT_PRESETS_CHANNEL, (id) => void rewatchPreset(id));
-      logger.info({ alerts: byId.size }, 'screen alert evaluator started');
-    },
-    reload,
-    async presetChanged(presetId) {
-      await rewatchPreset(presetId);
-      await deps.notifier?.publish(SCREEN_ALERT_PRESETS_CHANNEL, presetId).catch((err: Error) => logger.warn({ err: err.message }, 'preset change not broadcast'));
-    },
-    async drain() {
-      while (inFlight.size > 0 || reloading.size > 0) await Promise.allSettled([...inFlight, ...reloading.values()]);
-    },
-    size: () => byId.size,
-    sweep,
-    close() {
-      closed = true;
-      if (sweepTimer !== undefined) clearInterval(sweepTimer);
-      for (const id of [...byId.keys()]) drop(id);
-    },
-  };
 }

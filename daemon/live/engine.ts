@@ -27,7 +27,7 @@ import { normalizeQuery } from '../screening/request/request.js';
 import type { Snapshot } from '../screening/engine/snapshot.js';
 import { createLiveScreen, type LiveScreen, type MembershipDiff } from './live-screen.js';
 import { createLiveView, type LiveView } from './price-overlay.js';
-import { createListIndex, type ListGroup, type ListIndexTuning } from './list-index.js';
+import { createListIndex, type ListGroup, type ListIndex, type ListIndexTuning } from './list-index.js';
 
 /** A membership change as subscribers receive it. */
 export interface LiveScreenChange {
@@ -123,6 +123,25 @@ interface Entry {
   listeners: Set<LiveScreenListener>;
 }
 
+/** A member row of `screen` on `view`: a per-row list's rows are the view's, a whole list's its own (formula columns, score). */
+function memberRow(view: LiveView, screen: LiveScreen, row: number): LiveMemberRow {
+  const items = screen.list.perRow ? view.snapshot : screen.list.itemView();
+  const item = buildItem(items, row, screen.columns) as LiveMemberRow;
+  item.price = typeof item.close === 'number' ? item.close : null;
+  return item;
+}
+
+/** What a screen's members are now against the codes `was` it had (the release of a hold): null when the same. */
+function netChange(screen: LiveScreen, was: readonly string[]): MembershipDiff | null {
+  const rows = screen.members();
+  const codes = screen.codes();
+  const wasSet = new Set(was);
+  const nowSet = new Set(codes);
+  const entered = rows.filter((_r, i) => !wasSet.has(codes[i]!));
+  const exited = was.filter((c) => !nowSet.has(c));
+  return entered.length || exited.length ? { entered, exited } : null;
+}
+
 /**
  * Create the engine over the indicator snapshot: a fixed one, or a provider of the current one
  * (checked before every tick batch, subscription and view read, so a swap is never missed).
@@ -130,130 +149,148 @@ interface Entry {
  * whole lists' re-runs may spend (`tuning.rerun`, from the daemon's configuration).
  */
 export function createLiveScreenEngine(source: Snapshot | (() => Snapshot), tuning: ListIndexTuning = {}): LiveScreenEngine {
-  // A fixed snapshot is replaced by onSnapshot only.
-  let fixed = typeof source === 'function' ? undefined : source;
-  const current = typeof source === 'function' ? source : () => fixed!;
-  let view = createLiveView(current());
-  const lastTick = new Map<string, PriceEvent>();
-  const entries = new Map<string, Entry>();
-  // While held: each screen's member codes when the hold began (or when it was created during it).
-  let held: Map<Entry, string[]> | null = null;
+  return new Engine(source, tuning);
+}
 
-  const rowOf = (screen: LiveScreen, row: number): LiveMemberRow => {
-    const items = screen.list.perRow ? view.snapshot : screen.list.itemView();
-    const item = buildItem(items, row, screen.columns) as LiveMemberRow;
-    item.price = typeof item.close === 'number' ? item.close : null;
-    return item;
-  };
-  const notify = (entry: Entry, diff: MembershipDiff | null, rerun = false) => {
-    if (diff === null || held) return;
+/** The live view, the last tick of every stock, the screens by normalised query and the row index of their lists. */
+class Engine implements LiveScreenEngine {
+  // A fixed snapshot is replaced by onSnapshot only.
+  private fixed: Snapshot | undefined;
+  private readonly current: () => Snapshot;
+  private liveView: LiveView;
+  private readonly lastTick = new Map<string, PriceEvent>();
+  private readonly entries = new Map<string, Entry>();
+  // While held: each screen's member codes when the hold began (or when it was created during it).
+  private holding: Map<Entry, string[]> | null = null;
+  private readonly index: ListIndex<Entry>;
+
+  constructor(source: Snapshot | (() => Snapshot), tuning: ListIndexTuning) {
+    this.fixed = typeof source === 'function' ? undefined : source;
+    this.current = typeof source === 'function' ? source : () => this.fixed!;
+    this.liveView = createLiveView(this.current());
+    // A whole list moves only when the scheduler re-runs it; a per-row list on a tick (or a refill).
+    this.index = createListIndex<Entry>(() => this.liveView.snapshot, (group, move) => {
+      for (const entry of group.members) this.notify(entry, entry.screen.moved(move), !group.list.perRow);
+    }, tuning);
+  }
+
+  view(): LiveView {
+    this.sync();
+    return this.liveView;
+  }
+
+  settle(): void {
+    this.sync();
+    this.index.settle();
+  }
+
+  reruns(): ReturnType<LiveScreenEngine['reruns']> {
+    return this.index.reruns();
+  }
+
+  close(): void {
+    this.index.close();
+  }
+
+  sync(): void {
+    this.onSnapshot(this.current());
+  }
+
+  version(): string {
+    return this.liveView.base.version;
+  }
+
+  onTicks(events: readonly PriceEvent[]): void {
+    this.sync();
+    const { lastTick } = this;
+    for (const event of events) {
+      const row = this.liveView.base.rowByCode.get(event.code);
+      if (row === undefined) continue;
+      this.index.tick(row, () => {
+        this.liveView.apply(event);
+        lastTick.set(event.code, event);
+      });
+    }
+  }
+
+  onSnapshot(snapshot: Snapshot): void {
+    if (this.fixed !== undefined) this.fixed = snapshot;
+    if (snapshot === this.liveView.base) return;
+    const before = new Map([...this.entries.values()].map((e) => [e, e.screen.codes()]));
+    const view = (this.liveView = createLiveView(snapshot));
+    for (const event of this.lastTick.values()) view.apply(event);
+    this.index.rebuild(view.snapshot);
+    for (const [entry, codes] of before) this.notify(entry, entry.screen.rebuilt(codes, view.snapshot));
+  }
+
+  add(query: ScreenQuery, listener: LiveScreenListener): LiveScreenHandle {
+    this.sync();
+    const { entries, index } = this;
+    const key = normalizeQuery(query);
+    let entry = entries.get(key);
+    if (!entry) {
+      const group = index.join(query);
+      entry = { key, group, screen: createLiveScreen(query, group.list, this.liveView.snapshot), listeners: new Set() };
+      group.members.add(entry);
+      entries.set(key, entry);
+      this.holding?.set(entry, entry.screen.codes());
+    }
+    const own = entry;
+    const hold = (change: LiveScreenChange) => listener(change);
+    own.listeners.add(hold);
+    return {
+      screen: own.screen,
+      members: () => own.screen.members().map((r) => memberRow(this.liveView, own.screen, r)),
+      total: () => own.screen.total(),
+      close() {
+        if (!own.listeners.delete(hold) || own.listeners.size > 0) return;
+        entries.delete(own.key);
+        own.group.members.delete(own);
+        if (own.group.members.size === 0) index.leave(own.group);
+      },
+    };
+  }
+
+  hold(stale: boolean): void {
+    if (stale && !this.holding) {
+      // (whole lists are as of their last re-run; the scheduler keeps them current)
+      this.holding = new Map([...this.entries.values()].map((e) => [e, e.screen.codes()]));
+      return;
+    }
+    if (stale || !this.holding) return;
+    this.sync();
+    // (whole lists are as of their last re-run; the scheduler keeps them current)
+    const before = this.holding;
+    this.holding = null;
+    for (const [entry, was] of before) {
+      if (!this.entries.has(entry.key) || this.entries.get(entry.key) !== entry) continue;
+      this.notify(entry, netChange(entry.screen, was));
+    }
+  }
+
+  held(): boolean {
+    return this.holding !== null;
+  }
+
+  stats(): ReturnType<LiveScreenEngine['stats']> {
+    const all = [...this.entries.values()];
+    return {
+      screens: all.length,
+      subscriptions: all.reduce((n, e) => n + e.listeners.size, 0),
+      tick_sensitive: all.filter((e) => e.group.tickSensitive).length,
+      lists: this.index.size(),
+    };
+  }
+
+  private notify(entry: Entry, diff: MembershipDiff | null, rerun = false): void {
+    if (diff === null || this.holding) return;
     const change: LiveScreenChange = {
-      entered: diff.entered.map((r) => rowOf(entry.screen, r)),
+      entered: diff.entered.map((r) => memberRow(this.liveView, entry.screen, r)),
       exited: diff.exited,
       count: entry.screen.count(),
       total: entry.screen.total(),
       ...(rerun ? { rerun: true } : {}),
     };
     for (const listener of entry.listeners) listener(change);
-  };
-  // A whole list moves only when the scheduler re-runs it; a per-row list on a tick (or a refill).
-  const index = createListIndex<Entry>(() => view.snapshot, (group, move) => {
-    for (const entry of group.members) notify(entry, entry.screen.moved(move), !group.list.perRow);
-  }, tuning);
-
-  function onSnapshot(snapshot: Snapshot): void {
-    if (fixed !== undefined) fixed = snapshot;
-    if (snapshot === view.base) return;
-    const before = new Map([...entries.values()].map((e) => [e, e.screen.codes()]));
-    view = createLiveView(snapshot);
-    for (const event of lastTick.values()) view.apply(event);
-    index.rebuild(view.snapshot);
-    for (const [entry, codes] of before) notify(entry, entry.screen.rebuilt(codes, view.snapshot));
   }
-  const sync = () => onSnapshot(current());
-
-  return {
-    view() {
-      sync();
-      return view;
-    },
-    settle() {
-      sync();
-      index.settle();
-    },
-    reruns: () => index.reruns(),
-    close: () => index.close(),
-    sync,
-    version: () => view.base.version,
-    onTicks(events) {
-      sync();
-      for (const event of events) {
-        const row = view.base.rowByCode.get(event.code);
-        if (row === undefined) continue;
-        index.tick(row, () => {
-          view.apply(event);
-          lastTick.set(event.code, event);
-        });
-      }
-    },
-    onSnapshot,
-    add(query, listener) {
-      sync();
-      const key = normalizeQuery(query);
-      let entry = entries.get(key);
-      if (!entry) {
-        const group = index.join(query);
-        entry = { key, group, screen: createLiveScreen(query, group.list, view.snapshot), listeners: new Set() };
-        group.members.add(entry);
-        entries.set(key, entry);
-        held?.set(entry, entry.screen.codes());
-      }
-      const own = entry;
-      const hold = (change: LiveScreenChange) => listener(change);
-      own.listeners.add(hold);
-      return {
-        screen: own.screen,
-        members: () => own.screen.members().map((r) => rowOf(own.screen, r)),
-        total: () => own.screen.total(),
-        close() {
-          if (!own.listeners.delete(hold) || own.listeners.size > 0) return;
-          entries.delete(own.key);
-          own.group.members.delete(own);
-          if (own.group.members.size === 0) index.leave(own.group);
-        },
-      };
-    },
-    hold(stale) {
-      if (stale && !held) {
-        // (whole lists are as of their last re-run; the scheduler keeps them current)
-        held = new Map([...entries.values()].map((e) => [e, e.screen.codes()]));
-        return;
-      }
-      if (stale || !held) return;
-      sync();
-      // (whole lists are as of their last re-run; the scheduler keeps them current)
-      const before = held;
-      held = null;
-      for (const [entry, was] of before) {
-        if (!entries.has(entry.key) || entries.get(entry.key) !== entry) continue;
-        const rows = entry.screen.members();
-        const codes = entry.screen.codes();
-        const wasSet = new Set(was);
-        const nowSet = new Set(codes);
-        const entered = rows.filter((_r, i) => !wasSet.has(codes[i]!));
-        const exited = was.filter((c) => !nowSet.has(c));
-        notify(entry, entered.length || exited.length ? { entered, exited } : null);
-      }
-    },
-    held: () => held !== null,
-    stats: () => {
-      const all = [...entries.values()];
-      return {
-        screens: all.length,
-        subscriptions: all.reduce((n, e) => n + e.listeners.size, 0),
-        tick_sensitive: all.filter((e) => e.group.tickSensitive).length,
-        lists: index.size(),
-      };
-    },
-  };
 }

@@ -46,127 +46,151 @@ export interface MatchList {
 
 /** Compile `query`'s filter set and order against `snapshot` (a live view) and run it. */
 export function createMatchList(query: ScreenQuery, parsed: ParsedExpression | undefined, snapshot: Snapshot): MatchList {
-  let view = snapshot;
-  let matches: RowMatcher = () => false;
-  let couldMatch: RowMatcher = () => false;
-  let compare: RowComparator = (a, b) => a - b;
-  let maxEnd = 0;
-  let keep = 32;
-  let sorted: SortedRows = createSortedRows([], 0, compare);
-  let restCount = 0;
-  // 0 = no match, 1 = in `sorted`, 2 = in the rest.
-  let inSet = new Uint8Array(0);
-  let preparedRow = -1;
-  let preparedPos = -1;
+  return new SortedMatches(query, parsed, snapshot);
+}
 
-  function compile(next: Snapshot): void {
-    view = next;
-    matches = compileRowMatcher(view, query, parsed);
-    couldMatch = compileStaticMatcher(view, query, parsed);
-    compare = compileRowComparator(view, query.sort);
+/** The compiled matcher and order on the current view, the sorted part, and where every row stands. */
+class SortedMatches implements MatchList {
+  readonly perRow = true;
+  private view: Snapshot;
+  private matches: RowMatcher = () => false;
+  private couldMatchRow: RowMatcher = () => false;
+  private compare: RowComparator = (a, b) => a - b;
+  private maxEnd = 0;
+  private keep = 32;
+  private sorted: SortedRows = createSortedRows([], 0, this.compare);
+  private restCount = 0;
+  // 0 = no match, 1 = in `sorted`, 2 = in the rest.
+  private inSet = new Uint8Array(0);
+  private preparedRow = -1;
+  private preparedPos = -1;
+
+  constructor(
+    private readonly query: ScreenQuery,
+    private readonly parsed: ParsedExpression | undefined,
+    snapshot: Snapshot,
+  ) {
+    this.view = snapshot;
+    this.rebuild(snapshot);
+  }
+
+  get length(): number {
+    return this.sorted.length;
+  }
+
+  at(i: number): number {
+    return this.sorted.at(i);
+  }
+
+  slice(from: number, to: number): Int32Array {
+    return this.sorted.slice(from, to);
+  }
+
+  total(): number {
+    return this.sorted.length + this.restCount;
+  }
+
+  couldMatch(row: number): boolean {
+    return this.couldMatchRow(row);
+  }
+
+  needEnd(end: number): void {
+    if (end <= this.maxEnd) return;
+    this.maxEnd = end;
+    const wanted = end + Math.max(end, 32);
+    if (wanted <= this.keep) return;
+    this.keep = wanted;
+    if (this.restCount > 0) this.refill();
+  }
+
+  prepare(row: number): void {
+    this.preparedRow = row;
+    this.preparedPos = this.inSet[row] === 1 ? this.sorted.find(row) : -1;
+  }
+
+  update(row: number): ListMove | null {
+    const state = this.inSet[row]!;
+    const oldPos = state !== 1 ? -1 : this.preparedRow === row ? this.preparedPos : this.sorted.find(row);
+    this.preparedRow = -1;
+    const now = this.matches(row);
+    if (state === 0 && !now) return null;
+    if (state === 2 && !now) {
+      // Past the sorted part, hence past every page.
+      this.inSet[row] = 0;
+      this.restCount--;
+      return null;
+    }
+    return state === 1 ? this.shift(row, oldPos, now) : this.enter(row, state);
+  }
+
+  rebuild(next: Snapshot): void {
+    const { query, parsed } = this;
+    const view = (this.view = next);
+    this.matches = compileRowMatcher(view, query, parsed);
+    this.couldMatchRow = compileStaticMatcher(view, query, parsed);
+    this.compare = compileRowComparator(view, query.sort);
+    // The engine itself over the whole view: the reference the per-row path must agree with.
+    this.fill(sortRows(view, filterRows(view, query.universe, query.filters, this.matches), query.sort));
   }
 
   /** Keep the first `keep` of `rows` (all matches, in order) sorted, the others in the rest. */
-  function fill(rows: Int32Array): void {
-    inSet = new Uint8Array(view.size);
+  private fill(rows: Int32Array): void {
+    const { view, keep } = this;
+    const inSet = (this.inSet = new Uint8Array(view.size));
     const head = rows.subarray(0, keep);
-    sorted = createSortedRows(head, view.size, compare);
+    this.sorted = createSortedRows(head, view.size, this.compare);
     for (const r of head) inSet[r] = 1;
     for (const r of rows.subarray(keep)) inSet[r] = 2;
-    restCount = Math.max(0, rows.length - keep);
-    preparedRow = -1;
+    this.restCount = Math.max(0, rows.length - keep);
+    this.preparedRow = -1;
   }
 
-  /** The engine itself over the whole view: the reference the per-row path must agree with. */
-  const runAll = () => fill(sortRows(view, filterRows(view, query.universe, query.filters, matches), query.sort));
-
   /** Order every match again (the sorted part fell under the largest page, or a page grew). */
-  function refill(): void {
+  private refill(): void {
+    const { sorted, inSet } = this;
     const all: number[] = [];
     for (let i = 0; i < sorted.length; i++) all.push(sorted.at(i));
     for (let r = 0; r < inSet.length; r++) if (inSet[r] === 2) all.push(r);
-    fill(sortRows(view, Int32Array.from(all), query.sort));
+    this.fill(sortRows(this.view, Int32Array.from(all), this.query.sort));
   }
 
   /** A row that did not match or was in the rest, matching now. */
-  function enter(row: number, state: number): ListMove | null {
-    if (restCount > 0 && sorted.length > 0 && compare(row, sorted.at(sorted.length - 1)) > 0) {
-      if (state === 0) (inSet[row] = 2), restCount++;
+  private enter(row: number, state: number): ListMove | null {
+    const { sorted, inSet } = this;
+    if (this.restCount > 0 && sorted.length > 0 && this.compare(row, sorted.at(sorted.length - 1)) > 0) {
+      if (state === 0) (inSet[row] = 2), this.restCount++;
       return null;
     }
-    if (state === 2) restCount--;
+    if (state === 2) this.restCount--;
     inSet[row] = 1;
     const newPos = sorted.insert(row);
-    if (sorted.length > keep) {
+    if (sorted.length > this.keep) {
       const last = sorted.at(sorted.length - 1);
       sorted.removeAt(sorted.length - 1);
       inSet[last] = 2;
-      restCount++;
+      this.restCount++;
     }
     return { oldPos: -1, newPos };
   }
 
   /** A row of the sorted part: gone, or moved. */
-  function shift(row: number, oldPos: number, now: boolean): ListMove {
+  private shift(row: number, oldPos: number, now: boolean): ListMove {
+    const { sorted, inSet } = this;
     if (!now) {
       sorted.removeAt(oldPos);
       inSet[row] = 0;
-      if (restCount > 0 && sorted.length < maxEnd) return refill(), 'all';
+      if (this.restCount > 0 && sorted.length < this.maxEnd) return this.refill(), 'all';
       return { oldPos, newPos: -1 };
     }
     const newPos = sorted.move(oldPos);
     // Moved to the end of the sorted part: rows of the rest may sort before it.
-    if (restCount > 0 && newPos === sorted.length - 1) {
+    if (this.restCount > 0 && newPos === sorted.length - 1) {
       sorted.removeAt(newPos);
       inSet[row] = 2;
-      restCount++;
-      if (sorted.length < maxEnd) return refill(), 'all';
+      this.restCount++;
+      if (sorted.length < this.maxEnd) return this.refill(), 'all';
       return { oldPos, newPos: -1 };
     }
     return { oldPos, newPos };
   }
-
-  compile(snapshot);
-  runAll();
-
-  return {
-    perRow: true,
-    get length() {
-      return sorted.length;
-    },
-    at: (i) => sorted.at(i),
-    slice: (from, to) => sorted.slice(from, to),
-    total: () => sorted.length + restCount,
-    couldMatch: (row) => couldMatch(row),
-    needEnd(end) {
-      if (end <= maxEnd) return;
-      maxEnd = end;
-      const wanted = end + Math.max(end, 32);
-      if (wanted <= keep) return;
-      keep = wanted;
-      if (restCount > 0) refill();
-    },
-    prepare(row) {
-      preparedRow = row;
-      preparedPos = inSet[row] === 1 ? sorted.find(row) : -1;
-    },
-    update(row) {
-      const state = inSet[row]!;
-      const oldPos = state !== 1 ? -1 : preparedRow === row ? preparedPos : sorted.find(row);
-      preparedRow = -1;
-      const now = matches(row);
-      if (state === 0 && !now) return null;
-      if (state === 2 && !now) {
-        // Past the sorted part, hence past every page.
-        inSet[row] = 0;
-        restCount--;
-        return null;
-      }
-      return state === 1 ? shift(row, oldPos, now) : enter(row, state);
-    },
-    rebuild(next) {
-      compile(next);
-      runAll();
-    },
-  };
 }

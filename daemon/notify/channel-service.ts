@@ -75,56 +75,76 @@ export function channelView(c: ChannelRecord): Channel {
 /** The field that holds a type's destination. */
 const TARGET_FIELD: Record<ChannelType, 'url' | 'chat_id' | 'address'> = { webhook: 'url', slack: 'url', discord: 'url', telegram: 'chat_id', email: 'address' };
 
+/** A URL the daemon may call, or the 400 naming why not. */
+async function vet(outbound: Pick<Outbound, 'vet'>, url: string): Promise<void> {
+  try {
+    await outbound.vet(url);
+  } catch (err) {
+    if (err instanceof OutboundError) throw invalidRequest('This URL cannot be used', { url: err.message });
+    throw err;
+  }
+}
+
+/** The stored target and secret of a new channel of `type`. */
+async function destination(deps: ChannelServiceDeps, type: ChannelType, input: NewChannel): Promise<{ target: string; secret: string | null }> {
+  const missing = (field: string) => invalidRequest(`A ${type} channel needs ${field}`, { [field]: `is required for ${type}` });
+  switch (type) {
+    case 'webhook':
+    case 'slack':
+    case 'discord':
+      if (!input.url) throw missing('url');
+      await vet(deps.outbound, input.url);
+      return { target: input.url, secret: type === 'webhook' ? newWebhookSecret() : null };
+    case 'telegram':
+      if (!input.chat_id) throw missing('chat_id');
+      if (!input.bot_token) throw missing('bot_token');
+      return { target: input.chat_id, secret: input.bot_token };
+    case 'email':
+      if (!input.address) throw missing('address');
+      if (!deps.smtp) throw invalidRequest('E-mail channels need an SMTP server, and this daemon has none', { type: 'email needs the operator to set STOCKSCREEN_SMTP_URL' });
+      return { target: input.address, secret: null };
+  }
+}
+
+/** Fields that do not belong to `type` are refused (a bot token sent to a webhook channel is a mistake worth naming). */
+function checkFields(type: ChannelType, input: Partial<Record<'url' | 'chat_id' | 'address' | 'bot_token', unknown>>): void {
+  const allowed = new Set<string>([TARGET_FIELD[type], ...(type === 'telegram' ? ['bot_token'] : [])]);
+  const details: Record<string, string> = {};
+  for (const f of ['url', 'chat_id', 'address', 'bot_token'] as const) if (input[f] !== undefined && !allowed.has(f)) details[f] = `not a field of a ${type} channel`;
+  if (Object.keys(details).length) throw invalidRequest(`Fields that a ${type} channel does not have`, details);
+}
+
+/** The row update of `patch` on `current`, and the new signing secret when it rotates one. */
+async function updateOf(deps: ChannelServiceDeps, current: ChannelRecord, patch: ChannelPatch): Promise<{ update: ChannelUpdate; secret: string | undefined }> {
+  checkFields(current.type, patch);
+  if (patch.rotate_secret && current.type !== 'webhook') throw invalidRequest('Only a webhook channel has a signing secret', { rotate_secret: `not for a ${current.type} channel` });
+  const update: ChannelUpdate = {};
+  if (patch.name !== undefined) update.name = patch.name;
+  if (patch.enabled !== undefined) Object.assign(update, { enabled: patch.enabled, disabled_reason: null });
+  if (patch.url !== undefined) {
+    await vet(deps.outbound, patch.url);
+    update.target = patch.url;
+  }
+  if (patch.chat_id !== undefined) update.target = patch.chat_id;
+  if (patch.address !== undefined) update.target = patch.address;
+  if (patch.bot_token !== undefined) update.secret = patch.bot_token;
+  const secret = patch.rotate_secret ? newWebhookSecret() : undefined;
+  if (secret) update.secret = secret;
+  return { update, secret };
+}
+
 /** Create the channel service. */
 export function createChannelService(deps: ChannelServiceDeps): ChannelService {
-  async function vet(url: string): Promise<void> {
-    try {
-      await deps.outbound.vet(url);
-    } catch (err) {
-      if (err instanceof OutboundError) throw invalidRequest('This URL cannot be used', { url: err.message });
-      throw err;
-    }
-  }
-
   async function owned(userId: string, id: string): Promise<ChannelRecord> {
     const c = await deps.channels.get(userId, id);
     if (!c) throw notFound('Channel', { id });
     return c;
   }
 
-  /** The stored target and secret of a new channel of `type`. */
-  async function destination(type: ChannelType, input: NewChannel): Promise<{ target: string; secret: string | null }> {
-    const missing = (field: string) => invalidRequest(`A ${type} channel needs ${field}`, { [field]: `is required for ${type}` });
-    switch (type) {
-      case 'webhook':
-      case 'slack':
-      case 'discord':
-        if (!input.url) throw missing('url');
-        await vet(input.url);
-        return { target: input.url, secret: type === 'webhook' ? newWebhookSecret() : null };
-      case 'telegram':
-        if (!input.chat_id) throw missing('chat_id');
-        if (!input.bot_token) throw missing('bot_token');
-        return { target: input.chat_id, secret: input.bot_token };
-      case 'email':
-        if (!input.address) throw missing('address');
-        if (!deps.smtp) throw invalidRequest('E-mail channels need an SMTP server, and this daemon has none', { type: 'email needs the operator to set STOCKSCREEN_SMTP_URL' });
-        return { target: input.address, secret: null };
-    }
-  }
-
-  /** Fields that do not belong to `type` are refused (a bot token sent to a webhook channel is a mistake worth naming). */
-  function checkFields(type: ChannelType, input: Partial<Record<'url' | 'chat_id' | 'address' | 'bot_token', unknown>>): void {
-    const allowed = new Set<string>([TARGET_FIELD[type], ...(type === 'telegram' ? ['bot_token'] : [])]);
-    const details: Record<string, string> = {};
-    for (const f of ['url', 'chat_id', 'address', 'bot_token'] as const) if (input[f] !== undefined && !allowed.has(f)) details[f] = `not a field of a ${type} channel`;
-    if (Object.keys(details).length) throw invalidRequest(`Fields that a ${type} channel does not have`, details);
-  }
-
   return {
     async create(owner, input) {
       checkFields(input.type, input);
-      const { target, secret } = await destination(input.type, input);
+      const { target, secret } = await destination(deps, input.type, input);
       const write = await deps.channels.create(owner.id, { type: input.type, name: input.name, target, secret }, deps.caps[owner.tier]);
       if (!write.ok) {
         const limit = deps.caps[owner.tier];
@@ -139,21 +159,7 @@ export function createChannelService(deps: ChannelServiceDeps): ChannelService {
       return (await deps.channels.list(userId)).map(channelView);
     },
     async update(userId, id, patch) {
-      const current = await owned(userId, id);
-      checkFields(current.type, patch);
-      if (patch.rotate_secret && current.type !== 'webhook') throw invalidRequest('Only a webhook channel has a signing secret', { rotate_secret: `not for a ${current.type} channel` });
-      const update: ChannelUpdate = {};
-      if (patch.name !== undefined) update.name = patch.name;
-      if (patch.enabled !== undefined) Object.assign(update, { enabled: patch.enabled, disabled_reason: null });
-      if (patch.url !== undefined) {
-        await vet(patch.url);
-        update.target = patch.url;
-      }
-      if (patch.chat_id !== undefined) update.target = patch.chat_id;
-      if (patch.address !== undefined) update.target = patch.address;
-      if (patch.bot_token !== undefined) update.secret = patch.bot_token;
-      const secret = patch.rotate_secret ? newWebhookSecret() : undefined;
-      if (secret) update.secret = secret;
+      const { update, secret } = await updateOf(deps, await owned(userId, id), patch);
       const updated = await deps.channels.update(userId, id, update);
       if (!updated) throw notFound('Channel', { id });
       return { ...channelView(updated), ...(secret ? { secret } : {}) };

@@ -92,53 +92,65 @@ export function pacingKey(channel: ChannelRecord): string {
   return channel.type === 'telegram' ? `telegram:${channel.secret ?? ''}:${channel.target}` : `${channel.type}:${channel.target}`;
 }
 
+/** Pacing waits up to this long in the worker; a longer wait goes back to the queue. */
+const MAX_INLINE_WAIT_MS = 2000;
+
+/** One attempt of `d` to its channel, recorded (delivered, retrying or dead); a channel the receiver refused for good is disabled. */
+async function attempt(deps: DeliveryServiceDeps, d: DeliveryRecord, channel: ChannelRecord, once: boolean): Promise<AttemptOutcome> {
+  const { clock, logger } = deps;
+  const started = clock.now();
+  let result: AttemptResult;
+  let parsed: WebhookBody;
+  try {
+    parsed = JSON.parse(d.body ?? 'null') as WebhookBody;
+    result = parsed ? await deps.sender({ channel, deliveryId: d.id, body: d.body!, parsed, now: started }) : { ok: false, statusCode: null, error: 'nothing to deliver', permanent: true };
+  } catch (err) {
+    result = { ok: false, statusCode: null, error: `send failed: ${(err as Error).message}`, permanent: false };
+  }
+  const finishedAt = clock.now();
+  const outcome = outcomeOf(result, d.attempt_count + 1, finishedAt, d.deadline_at, deps.settings, { once, random: deps.random });
+  await deps.repo.finish(d.id, { at: started, status_code: result.statusCode, error: result.ok ? null : result.error, duration_ms: Math.max(0, finishedAt - started) }, outcome);
+  if (result.disable) {
+    await deps.channels.disable(channel.id, result.disable).catch((err: Error) => logger.warn({ err: err.message, channel: channel.id }, 'channel not disabled'));
+  }
+  deps.observe?.(channel.type, outcome.status);
+  if (outcome.status === 'dead') logger.warn({ delivery: d.id, channel: channel.id, type: channel.type, error: outcome.error }, 'delivery dead');
+  return outcome;
+}
+
+/** A delivery to a disabled channel: dead, with no attempt. */
+async function finishDisabled(deps: DeliveryServiceDeps, d: DeliveryRecord, channel: ChannelRecord): Promise<AttemptOutcome> {
+  const outcome: AttemptOutcome = { status: 'dead', error: `channel disabled${channel.disabled_reason ? `: ${channel.disabled_reason}` : ''}` };
+  await deps.repo.finish(d.id, { at: deps.clock.now(), status_code: null, error: outcome.error, duration_ms: 0 }, outcome);
+  deps.observe?.(channel.type, 'dead');
+  return outcome;
+}
+
+/** Close a due group; wait for a due time or a lapsed lease. Returns the delivery ready to send, or the next step. */
+async function due(deps: DeliveryServiceDeps, id: string): Promise<{ d: DeliveryRecord } | StepResult> {
+  const { repo } = deps;
+  let d = await repo.get(id);
+  if (!d || d.status === 'delivered' || d.status === 'dead') return { done: true };
+  const now = deps.clock.now();
+  if (d.status === 'grouping') {
+    if (d.window_ends_at !== null && d.window_ends_at > now) return { done: false, at: d.window_ends_at };
+    d = await repo.close(id, now, (events) => alertFiredBody(id, events));
+    if (!d || d.status === 'delivered' || d.status === 'dead') return { done: true };
+  }
+  if ((d.status === 'pending' || d.status === 'retrying') && d.next_attempt_at !== null && d.next_attempt_at > now) return { done: false, at: d.next_attempt_at };
+  if (d.status === 'sending' && d.lease_until !== null && d.lease_until > now) return { done: false, at: d.lease_until };
+  return { d };
+}
+
 /** Create the delivery service. */
 export function createDeliveryService(deps: DeliveryServiceDeps): DeliveryService {
   const { repo, settings, clock, logger } = deps;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   // An attempt ends within timeoutMs; the margin covers recording it.
   const leaseMs = settings.timeoutMs + 2000;
-  /** Pacing waits up to this long in the worker; a longer wait goes back to the queue. */
-  const MAX_INLINE_WAIT_MS = 2000;
-
-  async function attempt(d: DeliveryRecord, channel: ChannelRecord, once: boolean): Promise<AttemptOutcome> {
-    const started = clock.now();
-    let result: AttemptResult;
-    let parsed: WebhookBody;
-    try {
-      parsed = JSON.parse(d.body ?? 'null') as WebhookBody;
-      result = parsed ? await deps.sender({ channel, deliveryId: d.id, body: d.body!, parsed, now: started }) : { ok: false, statusCode: null, error: 'nothing to deliver', permanent: true };
-    } catch (err) {
-      result = { ok: false, statusCode: null, error: `send failed: ${(err as Error).message}`, permanent: false };
-    }
-    const finishedAt = clock.now();
-    const outcome = outcomeOf(result, d.attempt_count + 1, finishedAt, d.deadline_at, settings, { once, random: deps.random });
-    await repo.finish(d.id, { at: started, status_code: result.statusCode, error: result.ok ? null : result.error, duration_ms: Math.max(0, finishedAt - started) }, outcome);
-    if (result.disable) {
-      await deps.channels.disable(channel.id, result.disable).catch((err: Error) => logger.warn({ err: err.message, channel: channel.id }, 'channel not disabled'));
-    }
-    deps.observe?.(channel.type, outcome.status);
-    if (outcome.status === 'dead') logger.warn({ delivery: d.id, channel: channel.id, type: channel.type, error: outcome.error }, 'delivery dead');
-    return outcome;
-  }
-
-  /** Close a due group; wait for a due time or a lapsed lease. Returns the delivery ready to send, or the next step. */
-  async function due(id: string): Promise<{ d: DeliveryRecord } | StepResult> {
-    let d = await repo.get(id);
-    if (!d || d.status === 'delivered' || d.status === 'dead') return { done: true };
-    const now = clock.now();
-    if (d.status === 'grouping') {
-      if (d.window_ends_at !== null && d.window_ends_at > now) return { done: false, at: d.window_ends_at };
-      d = await repo.close(id, now, (events) => alertFiredBody(id, events));
-      if (!d || d.status === 'delivered' || d.status === 'dead') return { done: true };
-    }
-    if ((d.status === 'pending' || d.status === 'retrying') && d.next_attempt_at !== null && d.next_attempt_at > now) return { done: false, at: d.next_attempt_at };
-    if (d.status === 'sending' && d.lease_until !== null && d.lease_until > now) return { done: false, at: d.lease_until };
-    return { d };
-  }
 
   async function step(id: string, once = false): Promise<StepResult> {
-    const ready = await due(id);
+    const ready = await due(deps, id);
     if (!('d' in ready)) return ready;
     const { d } = ready;
     const channel = await deps.channels.getById(d.channel_id);
@@ -148,20 +160,13 @@ export function createDeliveryService(deps: DeliveryServiceDeps): DeliveryServic
     if (wait > 0) await sleep(wait);
     if (!(await repo.claim(id, clock.now(), leaseMs))) {
       // Another sender holds it, or it moved on meanwhile: look again.
-      const again = await due(id);
+      const again = await due(deps, id);
       return 'd' in again ? { done: false, at: clock.now() + 1000 } : again;
     }
     const outcome = channel.enabled
-      ? await attempt(d, channel, once)
-      : await finishDisabled(d, channel);
+      ? await attempt(deps, d, channel, once)
+      : await finishDisabled(deps, d, channel);
     return outcome.status === 'retrying' ? { done: false, at: outcome.next_attempt_at } : { done: true };
-  }
-
-  async function finishDisabled(d: DeliveryRecord, channel: ChannelRecord): Promise<AttemptOutcome> {
-    const outcome: AttemptOutcome = { status: 'dead', error: `channel disabled${channel.disabled_reason ? `: ${channel.disabled_reason}` : ''}` };
-    await repo.finish(d.id, { at: clock.now(), status_code: null, error: outcome.error, duration_ms: 0 }, outcome);
-    deps.observe?.(channel.type, 'dead');
-    return outcome;
   }
 
   return {

@@ -70,16 +70,93 @@ export interface Outbox {
 
 /** Create an outbox sending through `sink`. */
 export function createOutbox(sink: OutboxSink, options: OutboxOptions): Outbox {
-  let queue: OutMessage[] = [];
-  let keyIndex: Map<string, number> | null = null; // non-null while coalescing
-  let behind = 0;
-  let paused = false;
-  let disposed = false;
+  return new QueuedOutbox(sink, options);
+}
 
-  function coalesce(): void {
-    keyIndex = new Map();
+/** The queue of one connection, its coalescing index while behind, and its sequence counter. */
+class QueuedOutbox implements Outbox {
+  sequence = 0;
+  private queue: OutMessage[] = [];
+  private keyIndex: Map<string, number> | null = null; // non-null while coalescing
+  private behind = 0;
+  private paused = false;
+  private disposed = false;
+
+  constructor(
+    private readonly sink: OutboxSink,
+    private readonly options: OutboxOptions,
+  ) {}
+
+  push(message: OutMessage): void {
+    if (this.disposed) return;
+    const { keyIndex, queue, options } = this;
+    const at = keyIndex && message.key !== undefined ? keyIndex.get(message.key) : undefined;
+    if (at !== undefined) queue[at] = message;
+    else {
+      if (keyIndex && message.key !== undefined) keyIndex.set(message.key, queue.length);
+      queue.push(message);
+    }
+    if (queue.length > options.maxQueue) {
+      if (!this.keyIndex) this.coalesce();
+      if (this.queue.length > options.maxQueue) return this.overflow('queue limit');
+    }
+    if (!options.batching && !this.paused && !this.keyIndex) this.flush();
+    else this.sink.schedule(this);
+  }
+
+  unshift(messages: readonly OutMessage[]): void {
+    if (this.disposed || messages.length === 0) return;
+    this.queue = [...messages, ...this.queue];
+    if (this.keyIndex) this.coalesce();
+    this.sink.schedule(this);
+  }
+
+  flush(): void {
+    if (this.disposed || this.paused || this.queue.length === 0) return;
+    const { sink, options } = this;
+    if (sink.bufferedAmount() >= options.highWaterBytes) {
+      this.behind++;
+      if (!this.keyIndex) this.coalesce();
+      if (this.behind > options.maxBehindFlushes) return this.overflow('slow consumer');
+      sink.schedule(this);
+      return;
+    }
+    this.behind = 0;
+    this.keyIndex = null;
+    // Never put more than the threshold into the socket buffer: what does not fit waits (and coalesces).
+    this.sendWithin(options.highWaterBytes - sink.bufferedAmount());
+  }
+
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    if (this.queue.length > 0) this.sink.schedule(this);
+  }
+
+  size(): number {
+    return this.queue.length;
+  }
+
+  oldestQueuedStreamId(): string | undefined {
+    let oldest: string | undefined;
+    for (const m of this.queue) if (m.streamId !== undefined && (oldest === undefined || compareStreamIds(m.streamId, oldest) < 0)) oldest = m.streamId;
+    return oldest;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.queue = [];
+    this.keyIndex = null;
+  }
+
+  /** Keep the latest message per key, in the place of the first (the index then keeps doing so for pushes). */
+  private coalesce(): void {
+    const keyIndex = (this.keyIndex = new Map());
     const kept: OutMessage[] = [];
-    for (const m of queue) {
+    for (const m of this.queue) {
       const at = m.key === undefined ? undefined : keyIndex.get(m.key);
       if (at !== undefined) kept[at] = m;
       else {
@@ -87,15 +164,16 @@ export function createOutbox(sink: OutboxSink, options: OutboxOptions): Outbox {
         kept.push(m);
       }
     }
-    queue = kept;
+    this.queue = kept;
   }
 
-  function overflow(reason: string): void {
-    sink.onOverflow(reason, { queued: queue.length, buffered_bytes: sink.bufferedAmount(), behind_flushes: behind });
+  private overflow(reason: string): void {
+    this.sink.onOverflow(reason, { queued: this.queue.length, buffered_bytes: this.sink.bufferedAmount(), behind_flushes: this.behind });
   }
 
   /** Messages [start, end) forming the next frame: up to maxBatchSize messages and about maxFrameBytes. */
-  function chunkEnd(start: number): { end: number; bytes: number } {
+  private chunkEnd(start: number): { end: number; bytes: number } {
+    const { queue, options } = this;
     let end = start;
     let bytes = 0;
     const maxMessages = options.batching ? options.maxBatchSize : 1;
@@ -108,93 +186,40 @@ export function createOutbox(sink: OutboxSink, options: OutboxOptions): Outbox {
     return { end, bytes };
   }
 
-  function sendFrame(chunk: OutMessage[]): void {
-    if (!options.batching || chunk.length === 1) {
-      if (chunk.length === 1) sink.sendFrame(chunk, ++outbox.sequence, false);
-      else for (const m of chunk) sink.sendFrame([m], ++outbox.sequence, false);
+  private sendFrame(chunk: OutMessage[]): void {
+    const { sink } = this;
+    if (!this.options.batching || chunk.length === 1) {
+      if (chunk.length === 1) sink.sendFrame(chunk, ++this.sequence, false);
+      else for (const m of chunk) sink.sendFrame([m], ++this.sequence, false);
     } else {
-      const first = outbox.sequence + 1;
-      outbox.sequence += chunk.length + 1;
+      const first = this.sequence + 1;
+      this.sequence += chunk.length + 1;
       sink.sendFrame(chunk, first, true);
     }
     if (sink.onAlertSent) for (const m of chunk) if (m.alert) sink.onAlertSent(m.alert);
   }
 
   /** Send from the head of the queue until it is empty or `budget` bytes went out; the rest waits. */
-  function sendWithin(budget: number): void {
+  private sendWithin(budget: number): void {
+    // `this.queue` is read afresh after every frame: the sink may dispose of the outbox meanwhile.
     let start = 0;
     let frames = 0;
     let oldest = Infinity;
-    while (start < queue.length && budget > 0) {
-      const { end, bytes } = chunkEnd(start);
+    while (start < this.queue.length && budget > 0) {
+      const { end, bytes } = this.chunkEnd(start);
+      const queue = this.queue;
       // The whole queue in one frame (the usual case) needs no copy: it is replaced below.
       const chunk = start === 0 && end === queue.length ? queue : queue.slice(start, end);
       for (const m of chunk) oldest = Math.min(oldest, m.builtAt);
-      sendFrame(chunk);
-      frames += options.batching ? 1 : chunk.length;
+      this.sendFrame(chunk);
+      frames += this.options.batching ? 1 : chunk.length;
       budget -= bytes;
       start = end;
     }
-    queue = start === queue.length ? [] : queue.slice(start);
-    if (start > 0) sink.onSent(start, frames, oldest);
-    if (queue.length > 0) sink.schedule(outbox);
+    this.queue = start === this.queue.length ? [] : this.queue.slice(start);
+    if (start > 0) this.sink.onSent(start, frames, oldest);
+    if (this.queue.length > 0) this.sink.schedule(this);
   }
-
-  const outbox: Outbox = {
-    sequence: 0,
-    push(message) {
-      if (disposed) return;
-      const at = keyIndex && message.key !== undefined ? keyIndex.get(message.key) : undefined;
-      if (at !== undefined) queue[at] = message;
-      else {
-        if (keyIndex && message.key !== undefined) keyIndex.set(message.key, queue.length);
-        queue.push(message);
-      }
-      if (queue.length > options.maxQueue) {
-        if (!keyIndex) coalesce();
-        if (queue.length > options.maxQueue) return overflow('queue limit');
-      }
-      if (!options.batching && !paused && !keyIndex) outbox.flush();
-      else sink.schedule(outbox);
-    },
-    unshift(messages) {
-      if (disposed || messages.length === 0) return;
-      queue = [...messages, ...queue];
-      if (keyIndex) coalesce();
-      sink.schedule(outbox);
-    },
-    flush() {
-      if (disposed || paused || queue.length === 0) return;
-      if (sink.bufferedAmount() >= options.highWaterBytes) {
-        behind++;
-        if (!keyIndex) coalesce();
-        if (behind > options.maxBehindFlushes) return overflow('slow consumer');
-        sink.schedule(outbox);
-        return;
-      }
-      behind = 0;
-      keyIndex = null;
-      // Never put more than the threshold into the socket buffer: what does not fit waits (and coalesces).
-      sendWithin(options.highWaterBytes - sink.bufferedAmount());
-    },
-    pause: () => void (paused = true),
-    resume() {
-      paused = false;
-      if (queue.length > 0) sink.schedule(outbox);
-    },
-    size: () => queue.length,
-    oldestQueuedStreamId() {
-      let oldest: string | undefined;
-      for (const m of queue) if (m.streamId !== undefined && (oldest === undefined || compareStreamIds(m.streamId, oldest) < 0)) oldest = m.streamId;
-      return oldest;
-    },
-    dispose() {
-      disposed = true;
-      queue = [];
-      keyIndex = null;
-    },
-  };
-  return outbox;
 }
 
 /** One timer that flushes every outbox marked dirty, `intervalMs` after the first mark. */

@@ -22,20 +22,23 @@ import { WS_DEFAULTS } from '../config.js';
 import { systemClock, type Clock } from '../infra/clock.js';
 import type { MarketBus } from '../market/bus.js';
 import type { AlertEvent, MarketStatusEvent, PriceEvent } from '../kernel/events.js';
-import { createFlushScheduler } from './batching.js';
-import { createCheckpointer } from './checkpoint.js';
-import { createDeflatePools, installPooledDeflate } from './deflate-pool.js';
-import { createConnectionCaps } from './connection-caps.js';
-import { createConnection, type Connection, type ConnectionInfo, type ConnectionSettings } from './connection.js';
+import { createFlushScheduler, type FlushScheduler } from './batching.js';
+import { createCheckpointer, type Checkpointer } from './checkpoint.js';
+import { createDeflatePools, installPooledDeflate, type DeflatePools } from './deflate-pool.js';
+import { createConnectionCaps, type ConnectionCaps } from './connection-caps.js';
+import {
+  createConnection, type Connection, type ConnectionDeps, type ConnectionInfo, type ConnectionObserver, type ConnectionSettings, type ConnectQuery,
+} from './connection.js';
+import { startGatewayTimers } from './gateway-timers.js';
 import { createHub } from './hub.js';
 import type { LiveScreenHook } from './live-screens.js';
-import { createWsMetrics } from './metrics.js';
+import { createWsMetrics, type WsMetrics } from './metrics.js';
 import { CLOSE_CODES } from './protocol.js';
 import type { ReplaySource } from './replay.js';
-import { createSessionStore } from './session-store.js';
-import { createStartQueue } from './start-queue.js';
+import { createSessionStore, type SessionStore } from './session-store.js';
+import { createStartQueue, type StartQueue } from './start-queue.js';
 import { collectStats, type WsStats } from './stats-report.js';
-import { createWsCounters } from './stats.js';
+import { createWsCounters, type WsCounters } from './stats.js';
 import type { Universe } from './subscriptions.js';
 
 /** The WebSocket paths. */
@@ -166,66 +169,166 @@ function reject(socket: Duplex, status: number, text: string): void {
 
 /** Create the gateway (subscribes to the bus now; serves nothing and runs no timer until attach()). */
 export function createWsGateway(deps: WsGatewayDeps): WsGateway {
+  return new Gateway(deps);
+}
+
+/** The options of `deps` over the defaults; the owner wait follows the instance lifetime unless set. */
+function optionsOf(deps: WsGatewayDeps): WsGatewayOptions {
   const options: WsGatewayOptions = { ...DEFAULT_WS_OPTIONS, ...deps.options };
   if (deps.options?.ownerWaitMs === undefined) options.ownerWaitMs = options.instanceTtlMs + 1000;
-  const clock = deps.clock ?? systemClock;
-  const gatewayId = randomUUID();
-  const { logger } = deps;
-  const events = new EventEmitter();
-  events.on('error', (err: Error) => logger.error({ err }, 'ws gateway event listener failed'));
-  const hub = createHub();
-  const scheduler = createFlushScheduler(options.batchIntervalMs > 0 ? options.batchIntervalMs : 10);
-  const sessions = createSessionStore({ redis: deps.redis, key: deps.key, clock, ttlSeconds: options.sessionTtlS, checkpointMs: options.checkpointMs });
-  const counters = createWsCounters();
-  const sockets = new Map<Connection, WebSocket>();
-  // Until their session is saved (a restore of a closing connection's session waits for it).
-  const byId = new Map<string, Connection>();
-  const checkpoints = createCheckpointer({ sessions, logger, onWritten: (conn, id) => events.emit('checkpoint', conn, id) });
-  const queued = () => [...sockets.keys()].reduce((n, c) => n + c.queuedMessages(), 0);
-  const metrics = createWsMetrics(deps.registry ?? new Registry(), {
-    connections: () => sockets.size,
-    subscriptions: () => [...sockets.keys()].reduce((n, c) => n + c.subscriptions.count(), 0),
-    queuedMessages: queued,
-  });
-  const deflate = options.perMessageDeflate ? createDeflatePools({ size: options.deflatePoolSize, level: 1, memLevel: 8 }) : null;
-  const wss = new WebSocketServer({ noServer: true, clientTracking: false, maxPayload: options.maxPayload, perMessageDeflate: options.perMessageDeflate });
-  wss.on('error', (err) => logger.error({ err }, 'WebSocket server error'));
-  const unsubscribeBus = deps.bus.subscribe((id, event) => hub.dispatch(id, event));
-  let server: Server | undefined;
-  let closing: Promise<void> | undefined;
+  return options;
+}
 
-  const capped = options.maxConnectionsPerAddress > 0 || options.maxConnectionsPerUser > 0;
-  const caps = capped
-    ? createConnectionCaps(
-        { redis: deps.redis, key: deps.key, gatewayId, logger },
-        { perAddress: options.maxConnectionsPerAddress, perUser: options.maxConnectionsPerUser, leaseMs: options.capLeaseMs },
-      )
-    : undefined;
-  const clientAddress = deps.clientAddress ?? ((req: IncomingMessage) => req.socket.remoteAddress ?? 'unknown');
+/** The caps on open connections per address and per user (undefined when neither is capped). */
+function capsOf(deps: WsGatewayDeps, options: WsGatewayOptions, gatewayId: string): ConnectionCaps | undefined {
+  if (options.maxConnectionsPerAddress <= 0 && options.maxConnectionsPerUser <= 0) return undefined;
+  return createConnectionCaps(
+    { redis: deps.redis, key: deps.key, gatewayId, logger: deps.logger },
+    { perAddress: options.maxConnectionsPerAddress, perUser: options.maxConnectionsPerUser, leaseMs: options.capLeaseMs },
+  );
+}
 
-  const connectionDeps = {
-    hub, sessions, clock, logger, scheduler, gatewayId, checkpoints, caps,
-    localConnection: (id: string) => byId.get(id),
-    marketStatus: deps.marketStatus, missedAlerts: deps.missedAlerts, liveScreens: deps.liveScreens,
-    tokens: deps.tokens, universe: deps.universe, bus: deps.bus, snapshot: deps.snapshot, settings: options,
-    observer: {
-      onSent(messages: number, frames: number, latencyMs: number) {
-        counters.recordSent(messages, frames, latencyMs);
-        metrics.messagesSent.inc(messages);
-        metrics.framesSent.inc(frames);
-        metrics.sendLatency.observe(latencyMs / 1000);
-      },
-      onClientMessage: (type: string) => metrics.clientMessages.inc({ type }),
-      onRateLimit: (decision: 'rejected' | 'closed') => metrics.rateLimitDecisions.inc({ decision }),
-      onSlowConsumer: (conn: Connection, details: Record<string, number>) => events.emit('slow_consumer', conn, details),
+/** What every connection reports to the gateway: sends and client messages counted, slow consumers announced. */
+function connectionObserver(counters: WsCounters, metrics: WsMetrics, events: EventEmitter): ConnectionObserver {
+  return {
+    onSent(messages: number, frames: number, latencyMs: number) {
+      counters.recordSent(messages, frames, latencyMs);
+      metrics.messagesSent.inc(messages);
+      metrics.framesSent.inc(frames);
+      metrics.sendLatency.observe(latencyMs / 1000);
     },
+    onClientMessage: (type: string) => metrics.clientMessages.inc({ type }),
+    onRateLimit: (decision: 'rejected' | 'closed') => metrics.rateLimitDecisions.inc({ decision }),
+    onSlowConsumer: (conn: Connection, details: Record<string, number>) => events.emit('slow_consumer', conn, details),
+  };
+}
+
+/** How a connection starts, from its upgrade query (a last_sequence that is no whole number is ignored). */
+function connectQueryOf(query: URLSearchParams, address: string): ConnectQuery {
+  const lastSequence = Number(query.get('last_sequence') ?? NaN);
+  return {
+    token: query.get('token') ?? undefined,
+    session_id: query.get('session_id') ?? undefined,
+    last_sequence: Number.isSafeInteger(lastSequence) && lastSequence >= 0 ? lastSequence : undefined,
+    address,
+  };
+}
+
+/**
+ * The gateway: the open connections (by socket and, until their session is saved, by id), the
+ * parts every connection shares (hub, flush scheduler, session store, checkpointer, caps,
+ * deflate pools) and the timers between attach() and close().
+ */
+class Gateway implements WsGateway {
+  readonly options: WsGatewayOptions;
+  readonly id = randomUUID();
+  readonly events = new EventEmitter();
+  private readonly hub = createHub();
+  private readonly scheduler: FlushScheduler;
+  private readonly sessions: SessionStore;
+  private readonly counters = createWsCounters();
+  private readonly sockets = new Map<Connection, WebSocket>();
+  // Until their session is saved (a restore of a closing connection's session waits for it).
+  private readonly byId = new Map<string, Connection>();
+  private readonly checkpoints: Checkpointer;
+  private readonly metrics: WsMetrics;
+  private readonly deflate: DeflatePools | null;
+  private readonly wss: WebSocketServer;
+  private readonly unsubscribeBus: () => void;
+  private readonly caps: ConnectionCaps | undefined;
+  private readonly clientAddress: (req: IncomingMessage) => string;
+  private readonly connectionDeps: ConnectionDeps;
+  private readonly starts: StartQueue;
+  private server: Server | undefined;
+  private closing: Promise<void> | undefined;
+  private stopTimers: (() => void) | undefined;
+
+  constructor(private readonly deps: WsGatewayDeps) {
+    const options = (this.options = optionsOf(deps));
+    const clock = deps.clock ?? systemClock;
+    const { logger } = deps;
+    const { events, sockets } = this;
+    events.on('error', (err: Error) => logger.error({ err }, 'ws gateway event listener failed'));
+    this.scheduler = createFlushScheduler(options.batchIntervalMs > 0 ? options.batchIntervalMs : 10);
+    this.sessions = createSessionStore({ redis: deps.redis, key: deps.key, clock, ttlSeconds: options.sessionTtlS, checkpointMs: options.checkpointMs });
+    this.checkpoints = createCheckpointer({ sessions: this.sessions, logger, onWritten: (conn, id) => events.emit('checkpoint', conn, id) });
+    this.metrics = createWsMetrics(deps.registry ?? new Registry(), {
+      connections: () => sockets.size,
+      subscriptions: () => [...sockets.keys()].reduce((n, c) => n + c.subscriptions.count(), 0),
+      queuedMessages: () => [...sockets.keys()].reduce((n, c) => n + c.queuedMessages(), 0),
+    });
+    this.deflate = options.perMessageDeflate ? createDeflatePools({ size: options.deflatePoolSize, level: 1, memLevel: 8 }) : null;
+    this.wss = new WebSocketServer({ noServer: true, clientTracking: false, maxPayload: options.maxPayload, perMessageDeflate: options.perMessageDeflate });
+    this.wss.on('error', (err) => logger.error({ err }, 'WebSocket server error'));
+    const { hub } = this;
+    this.unsubscribeBus = deps.bus.subscribe((id, event) => hub.dispatch(id, event));
+    this.caps = capsOf(deps, options, this.id);
+    this.clientAddress = deps.clientAddress ?? ((req: IncomingMessage) => req.socket.remoteAddress ?? 'unknown');
+    this.connectionDeps = {
+      hub, sessions: this.sessions, clock, logger, scheduler: this.scheduler, gatewayId: this.id, checkpoints: this.checkpoints, caps: this.caps,
+      localConnection: (id: string) => this.byId.get(id),
+      marketStatus: deps.marketStatus, missedAlerts: deps.missedAlerts, liveScreens: deps.liveScreens,
+      tokens: deps.tokens, universe: deps.universe, bus: deps.bus, snapshot: deps.snapshot, settings: options,
+      observer: connectionObserver(this.counters, this.metrics, events),
+    };
+    this.starts = createStartQueue(options.startConcurrency, (err) => logger.error({ err }, 'WebSocket connection start failed'));
+  }
+
+  stockWatchers(): Map<string, number> {
+    return this.hub.stockWatchers();
+  }
+
+  attach(target: Server): void {
+    if (this.server || this.closing) return;
+    this.server = target;
+    this.server.on('upgrade', this.onUpgrade);
+    const { sockets, caps, checkpoints, sessions, options } = this;
+    this.stopTimers = startGatewayTimers({ sockets, caps, checkpoints, sessions, gatewayId: this.id, logger: this.deps.logger, options });
+  }
+
+  stats(): Promise<WsStats> {
+    const { sockets, counters, sessions, options, hub, deflate } = this;
+    return collectStats({ connections: [...sockets.keys()], counters, sessions, options, topics: hub.topicCount(), deflate: deflate?.stats() ?? null });
+  }
+
+  connections(): ConnectionInfo[] {
+    return [...this.sockets.keys()].map((c) => c.info());
+  }
+
+  close(): Promise<void> {
+    return (this.closing ??= this.shutDown());
+  }
+
+  /** Close every connection with 1001, wait for their sessions, then stop everything shared. */
+  private async shutDown(): Promise<void> {
+    this.stopTimers?.();
+    this.unsubscribeBus();
+    this.scheduler.flushAll();
+    const open = [...this.sockets.keys()];
+    for (const conn of open) conn.close(CLOSE_CODES.GOING_AWAY, 'server shutting down');
+    await Promise.all(open.map((c) => c.finished));
+    this.checkpoints.stop();
+    await this.checkpoints.idle();
+    await this.sessions.markDead(this.id).catch(() => undefined);
+    this.scheduler.stop();
+    this.server?.off('upgrade', this.onUpgrade);
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+    this.deflate?.close();
+  }
+
+  /** An arrow: the server holds it as its 'upgrade' listener (and removes it by identity). */
+  private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (!(WS_PATHS as readonly string[]).includes(url.pathname)) return reject(socket, 404, 'Not Found');
+    if (this.closing) return reject(socket, 503, 'Service Unavailable');
+    const address = this.clientAddress(req);
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, url.searchParams, address));
   };
 
-  const starts = createStartQueue(options.startConcurrency, (err) => logger.error({ err }, 'WebSocket connection start failed'));
-
-  function onConnection(ws: WebSocket, query: URLSearchParams, address: string): void {
-    if (deflate) installPooledDeflate(ws, deflate);
-    const conn = createConnection(ws, connectionDeps);
+  private onConnection(ws: WebSocket, query: URLSearchParams, address: string): void {
+    const { deps, sockets, byId, events, metrics } = this;
+    if (this.deflate) installPooledDeflate(ws, this.deflate);
+    const conn = createConnection(ws, this.connectionDeps);
     sockets.set(conn, ws);
     byId.set(conn.id, conn);
     void conn.finished.then(() => byId.delete(conn.id));
@@ -236,87 +339,11 @@ export function createWsGateway(deps: WsGatewayDeps): WsGateway {
       events.emit('close', conn, code, reason.toString());
     });
     events.emit('connection', conn);
-    const lastSequence = Number(query.get('last_sequence') ?? NaN);
-    const start = {
-      token: query.get('token') ?? undefined,
-      session_id: query.get('session_id') ?? undefined,
-      last_sequence: Number.isSafeInteger(lastSequence) && lastSequence >= 0 ? lastSequence : undefined,
-      address,
-    };
+    const start = connectQueryOf(query, address);
     // The handshake is answered already; the start waits for a slot (a socket closed meanwhile is dropped).
-    const begin = () => conn.start(start).catch((err: Error) => logger.error({ err, connection: conn.id }, 'WebSocket connection start failed'));
-    starts.run(begin, () => ws.readyState === ws.OPEN);
+    const begin = () => conn.start(start).catch((err: Error) => deps.logger.error({ err, connection: conn.id }, 'WebSocket connection start failed'));
+    this.starts.run(begin, () => ws.readyState === ws.OPEN);
   }
-
-  function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (!(WS_PATHS as readonly string[]).includes(url.pathname)) return reject(socket, 404, 'Not Found');
-    if (closing) return reject(socket, 503, 'Service Unavailable');
-    const address = clientAddress(req);
-    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, url.searchParams, address));
-  }
-
-  // The timers and the liveness key run from attach() (the daemon's start), not from construction.
-  let heartbeat: NodeJS.Timeout | undefined;
-  let capRenewal: NodeJS.Timeout | undefined;
-  let checkpointTimer: NodeJS.Timeout | undefined;
-  let liveness: NodeJS.Timeout | undefined;
-  function startTimers(): void {
-    heartbeat = setInterval(() => {
-      for (const [conn, ws] of sockets) {
-        if (conn.heartbeat()) ws.ping();
-        else ws.terminate();
-      }
-    }, options.heartbeatMs);
-    heartbeat.unref();
-    capRenewal = caps
-      ? setInterval(() => void caps.renew([...sockets.keys()].flatMap((c) => c.capSlot() ?? [])), Math.max(10, Math.floor(options.capLeaseMs / 3)))
-      : undefined;
-    capRenewal?.unref();
-    checkpointTimer = setInterval(() => checkpoints.touchAll(sockets.keys()), options.checkpointMs);
-    checkpointTimer.unref();
-    const markAlive = () =>
-      sessions.markAlive(gatewayId, options.instanceTtlMs).catch((err: Error) => logger.debug({ err: err.message }, 'gateway liveness key not refreshed'));
-    void markAlive();
-    liveness = setInterval(markAlive, Math.max(10, Math.floor(options.instanceTtlMs / 3)));
-    liveness.unref();
-  }
-
-  return {
-    events,
-    options,
-    id: gatewayId,
-    stockWatchers: () => hub.stockWatchers(),
-    attach(target) {
-      if (server || closing) return;
-      server = target;
-      server.on('upgrade', onUpgrade);
-      startTimers();
-    },
-    stats: () =>
-      collectStats({ connections: [...sockets.keys()], counters, sessions, options, topics: hub.topicCount(), deflate: deflate?.stats() ?? null }),
-    connections: () => [...sockets.keys()].map((c) => c.info()),
-    close() {
-      return (closing ??= (async () => {
-        clearInterval(heartbeat);
-        clearInterval(checkpointTimer);
-        clearInterval(capRenewal);
-        clearInterval(liveness);
-        unsubscribeBus();
-        scheduler.flushAll();
-        const open = [...sockets.keys()];
-        for (const conn of open) conn.close(CLOSE_CODES.GOING_AWAY, 'server shutting down');
-        await Promise.all(open.map((c) => c.finished));
-        checkpoints.stop();
-        await checkpoints.idle();
-        await sessions.markDead(gatewayId).catch(() => undefined);
-        scheduler.stop();
-        server?.off('upgrade', onUpgrade);
-        await new Promise<void>((resolve) => wss.close(() => resolve()));
-        deflate?.close();
-      })());
-    },
-  };
 }
 
 function closeLabel(code: number): string {
