@@ -16,6 +16,7 @@ import { createMemoryBudget, type MemoryBudget } from '../screening/engine/memor
 import { createTimeSlicer } from '../screening/engine/time-slicer.js';
 import { INDICATOR_IDS } from '../indicators/registry.js';
 import { createLocalBuilder, type AsOfBuilder, type SeriesStats } from './as-of-builder.js';
+import { SnapshotCache } from './as-of-cache.js';
 import { snapshotOfColumns } from './as-of-snapshot.js';
 import type { MarketHistory } from './market-history.js';
 import type { AsOfDepth } from './point-indicators.js';
@@ -46,6 +47,7 @@ export interface AsOfServiceDeps {
 }
 
 export { WARM_FIELDS } from './as-of-builder.js';
+export { snapshotBytes } from './as-of-cache.js';
 
 /** A resolved as-of date. */
 export interface AsOfDay {
@@ -93,31 +95,30 @@ export interface AsOfService {
   close(): Promise<void>;
 }
 
-/** Rough bytes of a snapshot (columns dominate: 9 bytes a value). */
-export function snapshotBytes(s: Snapshot): number {
-  return s.size * (s.fields.length * 9 + 200) + 4096;
+
+/** @throws AppError INVALID_REQUEST (details[field]) unless `date` is a calendar date YYYY-MM-DD */
+function checkDate(date: string, field: string): void {
+  if (!DATE.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`))) {
+    throw invalidRequest(`${field} must be a date YYYY-MM-DD`, { [field]: 'must be a date YYYY-MM-DD, e.g. 2025-06-30' });
+  }
+}
+
+/** The trading day of `h` that `date` resolves to. @throws AppError INVALID_REQUEST when nothing is loaded or the date is outside the history */
+function resolveIn(h: MarketHistory, date: string, field: string): AsOfDay {
+  const first = h.dates[0];
+  const last = h.dates[h.dates.length - 1];
+  if (first === undefined || last === undefined) throw invalidRequest('no market data is loaded', { [field]: 'no market data is loaded' });
+  if (date < first) throw invalidRequest(`${field} is before the first loaded date`, { [field]: `must be on or after ${first}, the first loaded date` });
+  if (date > last) throw invalidRequest(`${field} is after the last loaded date`, { [field]: `must be on or before ${last}, the last loaded date` });
+  const day = dayOnOrBefore(h.dates, date);
+  return { history: h, day, date: h.dates[day] ?? first };
 }
 
 /** Create the as-of service. */
 export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
-  const budget = deps.cacheBytes ?? AS_OF_CACHE_BYTES;
   const memory = deps.memory ?? createMemoryBudget();
   let loaded: { version: string; history: Promise<MarketHistory>; settled: boolean } | undefined;
-  // Map order is the LRU order; `bytes` is 0 until the snapshot is built (then it may be dropped).
-  const cache = new Map<string, { snapshot: Promise<Snapshot>; bytes: number; used: number }>();
-  let bytes = 0;
-  const firstBuilt = () => {
-    for (const [key, e] of cache) if (e.bytes > 0) return { key, e };
-    return undefined;
-  };
-  memory.hold('as_of_snapshots', {
-    bytes: () => bytes,
-    oldest: () => firstBuilt()?.e.used,
-    dropOldest: () => {
-      const first = firstBuilt();
-      if (first) drop(first.key);
-    },
-  });
+  const cache = new SnapshotCache(memory, deps.cacheBytes ?? AS_OF_CACHE_BYTES);
   let builds = 0;
   let dateBuilds = 0;
   const builder = deps.builder ?? createLocalBuilder(memory, deps.warmFields);
@@ -143,42 +144,20 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
       promise.catch(() => {
         if (loaded?.history === promise) loaded = undefined;
       });
-      for (const key of cache.keys()) if (!key.endsWith(`|${version}`)) drop(key);
+      cache.keepOnly(`|${version}`);
     }
     return loaded.history;
   }
 
-  function drop(key: string): void {
-    const e = cache.get(key);
-    if (!e) return;
-    bytes -= e.bytes;
-    cache.delete(key);
-  }
-
   async function resolve(date: string, field = 'as_of'): Promise<AsOfDay> {
-    if (!DATE.test(date) || Number.isNaN(Date.parse(`${date}T00:00:00Z`))) {
-      throw invalidRequest(`${field} must be a date YYYY-MM-DD`, { [field]: 'must be a date YYYY-MM-DD, e.g. 2025-06-30' });
-    }
-    const h = await history();
-    const first = h.dates[0];
-    const last = h.dates[h.dates.length - 1];
-    if (first === undefined || last === undefined) throw invalidRequest('no market data is loaded', { [field]: 'no market data is loaded' });
-    if (date < first) throw invalidRequest(`${field} is before the first loaded date`, { [field]: `must be on or after ${first}, the first loaded date` });
-    if (date > last) throw invalidRequest(`${field} is after the last loaded date`, { [field]: `must be on or before ${last}, the last loaded date` });
-    const day = dayOnOrBefore(h.dates, date);
-    return { history: h, day, date: h.dates[day] ?? first };
+    checkDate(date, field);
+    return resolveIn(await history(), date, field);
   }
 
   function snapshotOf(at: AsOfDay, depth: AsOfDepth = 'full', fields?: readonly string[], dates = 1): Promise<Snapshot> {
     const key = `${at.date}|${depth}|${fields ? [...new Set(fields)].sort().join(',') : '*'}|${at.history.version}`;
     const hit = cache.get(key);
-    if (hit) {
-      // Refresh its place: Map order is the LRU order.
-      cache.delete(key);
-      cache.set(key, hit);
-      hit.used = memory.stamp();
-      return hit.snapshot;
-    }
+    if (hit) return hit;
     builds++;
     const wanted = fields ?? INDICATOR_IDS;
     const snapshot = builder.columns(at.history, at.day, depth, wanted, dates)
@@ -187,18 +166,7 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
         const slicer = createTimeSlicer();
         return snapshotOfColumns(at.history, at.day, depth, wanted, built, () => slicer.checkpoint());
       });
-    const entry = { snapshot, bytes: 0, used: memory.stamp() };
-    cache.set(key, entry);
-    snapshot.then(
-      (s) => {
-        if (cache.get(key) !== entry) return;
-        entry.bytes = snapshotBytes(s);
-        bytes += entry.bytes;
-        while (bytes > budget && cache.size > 1) drop(cache.keys().next().value as string);
-        memory.fit();
-      },
-      () => drop(key),
-    );
+    cache.add(key, snapshot);
     return snapshot;
   }
 
@@ -213,7 +181,7 @@ export function createAsOfService(deps: AsOfServiceDeps): AsOfService {
     },
     stats: () => {
       const series = used ? builder.seriesStats() : undefined;
-      return { cached: cache.size, bytes, builds, date_builds: dateBuilds, ...(loaded ? { version: loaded.version } : {}), ...(series ? { series } : {}) };
+      return { cached: cache.size, bytes: cache.bytes, builds, date_builds: dateBuilds, ...(loaded ? { version: loaded.version } : {}), ...(series ? { series } : {}) };
     },
     warmed: async () => {
       await history();

@@ -76,85 +76,52 @@ interface Kept {
  * the name `series`; a number: a budget of its own of that many bytes).
  */
 export function createSeriesStore(history: MarketHistory, budget: MemoryBudget | number = SERIES_BYTES): SeriesStore {
-  const memory = typeof budget === 'number' ? createMemoryBudget(budget) : budget;
-  const kept = new Map<string, Kept>();
-  const fallback = new Map<number, IndicatorValues>();
-  const cellsPerField = history.dates.length * history.stocks.length;
-  const fieldBytes = cellsPerField * 8;
-  let builds = 0;
-  let builtCount = 0;
-  let queue: Promise<unknown> = Promise.resolve();
-  const free: Float64Array[] = [];
-  // Map order is the LRU order; only built fields are counted and may be dropped.
-  const firstBuilt = (): [string, Kept] | undefined => {
-    for (const e of kept) if (e[1].array) return e;
-    return undefined;
-  };
-  memory.hold('series', {
-    bytes: () => builtCount * fieldBytes,
-    oldest: () => firstBuilt()?.[1].used,
-    dropOldest() {
-      const e = firstBuilt();
-      if (!e) return;
-      kept.delete(e[0]);
-      builtCount--;
-      // The next build writes into it instead of allocating: a dropped array would otherwise stay
-      // in the process until a full collection, and a cache that drops and builds 11 MB arrays
-      // all the time grows the process by its garbage, not by what it keeps.
-      if (free.length < POOL_ARRAYS) free.push(e[1].array as Float64Array);
-    },
-  });
-  const alloc = (): Float64Array => free.pop() ?? new Float64Array(cellsPerField);
-  // Bar dates, index closes and plain copies of the bars, made per stock per build and dropped
-  // after its stock: a build reads each stock once, and kept for every stock they would hold
-  // ≈60 MB on 2,700 × 500 for the life of the data version, outside the memory budget.
-  const index = { KOSPI: indexByDay(history, 'KOSPI'), KOSDAQ: indexByDay(history, 'KOSDAQ') };
-  const ctxOf = (s: number): Bars => {
-    const stock = history.stocks[s] as StockHistory;
-    return barContext(history, stock, index[stock.record.market]);
-  };
+  return new FieldSeries(history, typeof budget === 'number' ? createMemoryBudget(budget) : budget);
+}
 
-  /** Build `fields` after the builds already queued, their bytes reserved in the budget first. */
-  const build = (fields: readonly string[], checkpoint: () => Promise<void>): Promise<Map<string, Float64Array>> => {
-    const run = queue.then(async () => {
-      const release = memory.reserve(fields.length * fieldBytes);
-      try {
-        return await buildSeries(history, fields, ctxOf, checkpoint, alloc);
-      } finally {
-        release();
-      }
+/**
+ * The cells the series take from the daily code (halt days, days without a bar), memoised per
+ * stock-day and counted against the budget under `series_daily_cells` (a backtest over every
+ * date would otherwise keep one object of every field per halted stock-day for the life of the
+ * data version); Map order is the order they were computed in, the drop order.
+ */
+class DailyCells {
+  private readonly full = new Map<number, IndicatorValues>();
+  private readonly points = new Map<number, IndicatorValues>();
+  private readonly stamps = new Map<number, number>();
+  private held = 0;
+
+  constructor(private readonly history: MarketHistory, private readonly memory: MemoryBudget) {
+    memory.hold('series_daily_cells', {
+      bytes: () => this.held,
+      oldest: () => this.stamps.values().next().value,
+      dropOldest: () => {
+        const key = this.stamps.keys().next().value;
+        if (key === undefined) return;
+        this.stamps.delete(key);
+        for (const memo of [this.full, this.points]) {
+          const v = memo.get(key);
+          if (v) this.held -= cellBytes(v);
+          memo.delete(key);
+        }
+      },
     });
-    queue = run.catch(() => undefined);
-    return run;
-  };
+  }
 
-  const points = new Map<number, IndicatorValues>();
-  // The memoised cells count against the budget too (a backtest over every date would otherwise
-  // keep one object of every field per halted stock-day for the life of the data version); Map
-  // order is the order they were computed in, the drop order.
-  const cellStamps = new Map<number, number>();
-  const cellBytes = (v: IndicatorValues) => 200 + 40 * Object.keys(v).length;
-  let cellsHeld = 0;
-  memory.hold('series_daily_cells', {
-    bytes: () => cellsHeld,
-    oldest: () => cellStamps.values().next().value,
-    dropOldest() {
-      const key = cellStamps.keys().next().value;
-      if (key === undefined) return;
-      cellStamps.delete(key);
-      for (const memo of [fallback, points]) {
-        const v = memo.get(key);
-        if (v) cellsHeld -= cellBytes(v);
-        memo.delete(key);
-      }
-    },
-  });
-  // A field list that needs no price history takes such cells from pointIndicators (tens of µs,
-  // equal values: tested), the others from the full daily computation (≈1.1 ms a cell).
-  const fallbackAt = (s: number, d: number, point: boolean): IndicatorValues => {
+  get size(): number {
+    return this.full.size + this.points.size;
+  }
+
+  /**
+   * Stock `s` on day `d`. A field list that needs no price history takes such cells from
+   * pointIndicators (tens of µs, equal values: tested), the others from the full daily
+   * computation (≈1.1 ms a cell).
+   */
+  at(s: number, d: number, point: boolean): IndicatorValues {
+    const { history } = this;
     const key = s * history.dates.length + d;
-    const memo = point ? points : fallback;
-    let v = fallback.get(key) ?? memo.get(key);
+    const memo = point ? this.points : this.full;
+    let v = this.full.get(key) ?? memo.get(key);
     if (!v) {
       const stock = history.stocks[s] as StockHistory;
       const index = history.index[stock.record.market];
@@ -162,87 +129,168 @@ export function createSeriesStore(history: MarketHistory, budget: MemoryBudget |
         ? pointIndicators(seriesAsOf(history, stock, d, 1))
         : computeStockIndicators(seriesAsOf(history, stock, d), index.length > 0 ? index : undefined, history.dates[d] ?? '');
       memo.set(key, v);
-      cellsHeld += cellBytes(v);
-      cellStamps.delete(key);
-      cellStamps.set(key, memory.stamp());
-      memory.fit();
+      this.held += cellBytes(v);
+      this.stamps.delete(key);
+      this.stamps.set(key, this.memory.stamp());
+      this.memory.fit();
     }
     return v;
-  };
+  }
+}
 
-  let irregularDays: Map<number, number[]> | undefined;
-  const irregularOf = (): Map<number, number[]> => {
-    if (irregularDays) return irregularDays;
-    irregularDays = new Map();
-    history.stocks.forEach((stock, s) => {
-      const range = listedRange(history, stock);
-      let p = 0;
-      for (let d = range?.[0] ?? 0; range && d <= range[1]; d++) {
-        while (p < stock.days.length && (stock.days[p] as number) < d) p++;
-        if (stock.days[p] === d && !stock.halts.has(d)) continue;
-        const list = irregularDays?.get(d) ?? [];
-        list.push(s);
-        irregularDays?.set(d, list);
+const cellBytes = (v: IndicatorValues): number => 200 + 40 * Object.keys(v).length;
+
+/** For each day, the stocks listed that day whose cell the series leave NaN (a halt record, or no bar). */
+function irregularDays(history: MarketHistory): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  history.stocks.forEach((stock, s) => {
+    const range = listedRange(history, stock);
+    let p = 0;
+    for (let d = range?.[0] ?? 0; range && d <= range[1]; d++) {
+      while (p < stock.days.length && (stock.days[p] as number) < d) p++;
+      if (stock.days[p] === d && !stock.halts.has(d)) continue;
+      const list = out.get(d) ?? [];
+      list.push(s);
+      out.set(d, list);
+    }
+  });
+  return out;
+}
+
+/** The series store: the fields kept (Map order is the LRU order; only built ones count and may be dropped), one build at a time. */
+class FieldSeries implements SeriesStore {
+  private readonly kept = new Map<string, Kept>();
+  private readonly fieldBytes: number;
+  private readonly cellsPerField: number;
+  private builds = 0;
+  private builtCount = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly free: Float64Array[] = [];
+  // Index closes by day per market. Bar dates, index closes and plain copies of the bars are made
+  // per stock per build and dropped after its stock: a build reads each stock once, and kept for
+  // every stock they would hold ≈60 MB on 2,700 × 500 for the life of the data version, outside
+  // the memory budget.
+  private readonly index: Record<keyof MarketHistory['index'], Float64Array | null>;
+  private readonly cells: DailyCells;
+  private irregularByDay: Map<number, number[]> | undefined;
+
+  constructor(private readonly history: MarketHistory, private readonly memory: MemoryBudget) {
+    this.cellsPerField = history.dates.length * history.stocks.length;
+    this.fieldBytes = this.cellsPerField * 8;
+    this.index = { KOSPI: indexByDay(history, 'KOSPI'), KOSDAQ: indexByDay(history, 'KOSDAQ') };
+    this.cells = new DailyCells(history, memory);
+    memory.hold('series', {
+      bytes: () => this.builtCount * this.fieldBytes,
+      oldest: () => this.firstBuilt()?.[1].used,
+      dropOldest: () => {
+        const e = this.firstBuilt();
+        if (!e) return;
+        this.kept.delete(e[0]);
+        this.builtCount--;
+        // The next build writes into it instead of allocating: a dropped array would otherwise stay
+        // in the process until a full collection, and a cache that drops and builds 11 MB arrays
+        // all the time grows the process by its garbage, not by what it keeps.
+        if (this.free.length < POOL_ARRAYS) this.free.push(e[1].array as Float64Array);
+      },
+    });
+  }
+
+  async get(fields: readonly string[], checkpoint: () => Promise<void>): Promise<Map<string, Float64Array>> {
+    const unique = [...new Set(fields)];
+    const missing = unique.filter((f) => !this.kept.has(f));
+    if (missing.length > 0) this.startBuild(missing, checkpoint);
+    const out = new Map<string, Float64Array>();
+    for (const f of unique) {
+      const e = this.kept.get(f);
+      if (!e) {
+        // Dropped (the budget was full) while this request waited for another field: built again.
+        out.set(f, (await this.get([f], checkpoint)).get(f) as Float64Array);
+        continue;
+      }
+      this.kept.delete(f);
+      this.kept.set(f, e);
+      e.used = this.memory.stamp();
+      out.set(f, await e.built);
+    }
+    this.memory.fit();
+    return out;
+  }
+
+  async read<T>(fields: readonly string[], checkpoint: () => Promise<void>, use: (cols: ReadonlyMap<string, Float64Array>) => T): Promise<T> {
+    const unique = [...new Set(fields)];
+    for (;;) {
+      await this.get(unique, checkpoint);
+      const cols = new Map<string, Float64Array>();
+      for (const f of unique) {
+        const array = this.kept.get(f)?.array;
+        if (array) cols.set(f, array);
+      }
+      // Nothing awaited since the check: no build can write into these arrays before `use` returns.
+      if (cols.size === unique.length) return use(cols);
+    }
+  }
+
+  missing(fields: readonly string[]): string[] {
+    return [...new Set(fields)].filter((f) => !this.kept.has(f));
+  }
+
+  fits(fields: readonly string[]): boolean {
+    return new Set(fields).size * this.fieldBytes <= this.memory.limit / 2;
+  }
+
+  irregular(day: number): readonly number[] {
+    this.irregularByDay ??= irregularDays(this.history);
+    return this.irregularByDay.get(day) ?? [];
+  }
+
+  dailyValues(s: number, day: number, fields: readonly string[]): IndicatorValues {
+    return this.cells.at(s, day, fields.every((f) => POINT_FIELDS.has(f)));
+  }
+
+  stats(): { fields: number; bytes: number; builds: number; fallbackCells: number } {
+    return { fields: this.builtCount, bytes: this.builtCount * this.fieldBytes, builds: this.builds, fallbackCells: this.cells.size };
+  }
+
+  /** Keep `missing` as being built (one build for them all), counted once built. */
+  private startBuild(missing: readonly string[], checkpoint: () => Promise<void>): void {
+    this.builds++;
+    const built = this.build(missing, checkpoint);
+    for (const f of missing) {
+      const entry: Kept = { built: built.then((m) => m.get(f) as Float64Array), used: this.memory.stamp() };
+      this.kept.set(f, entry);
+      entry.built.then(
+        (array) => {
+          if (this.kept.get(f) !== entry) return;
+          entry.array = array;
+          this.builtCount++;
+        },
+        () => this.kept.get(f) === entry && this.kept.delete(f),
+      );
+    }
+  }
+
+  /** Build `fields` after the builds already queued, their bytes reserved in the budget first. */
+  private build(fields: readonly string[], checkpoint: () => Promise<void>): Promise<Map<string, Float64Array>> {
+    const run = this.queue.then(async () => {
+      const release = this.memory.reserve(fields.length * this.fieldBytes);
+      try {
+        const ctxOf = (s: number): Bars => {
+          const stock = this.history.stocks[s] as StockHistory;
+          return barContext(this.history, stock, this.index[stock.record.market]);
+        };
+        return await buildSeries(this.history, fields, ctxOf, checkpoint, () => this.free.pop() ?? new Float64Array(this.cellsPerField));
+      } finally {
+        release();
       }
     });
-    return irregularDays;
-  };
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
 
-  return {
-    async get(fields, checkpoint) {
-      const unique = [...new Set(fields)];
-      const missing = unique.filter((f) => !kept.has(f));
-      if (missing.length > 0) {
-        builds++;
-        const built = build(missing, checkpoint);
-        for (const f of missing) {
-          const entry: Kept = { built: built.then((m) => m.get(f) as Float64Array), used: memory.stamp() };
-          kept.set(f, entry);
-          entry.built.then(
-            (array) => {
-              if (kept.get(f) !== entry) return;
-              entry.array = array;
-              builtCount++;
-            },
-            () => kept.get(f) === entry && kept.delete(f),
-          );
-        }
-      }
-      const out = new Map<string, Float64Array>();
-      for (const f of unique) {
-        const e = kept.get(f);
-        if (!e) {
-          // Dropped (the budget was full) while this request waited for another field: built again.
-          out.set(f, (await this.get([f], checkpoint)).get(f) as Float64Array);
-          continue;
-        }
-        kept.delete(f);
-        kept.set(f, e);
-        e.used = memory.stamp();
-        out.set(f, await e.built);
-      }
-      memory.fit();
-      return out;
-    },
-    async read(fields, checkpoint, use) {
-      const unique = [...new Set(fields)];
-      for (;;) {
-        await this.get(unique, checkpoint);
-        const cols = new Map<string, Float64Array>();
-        for (const f of unique) {
-          const array = kept.get(f)?.array;
-          if (array) cols.set(f, array);
-        }
-        // Nothing awaited since the check: no build can write into these arrays before `use` returns.
-        if (cols.size === unique.length) return use(cols);
-      }
-    },
-    missing: (fields) => [...new Set(fields)].filter((f) => !kept.has(f)),
-    fits: (fields) => new Set(fields).size * fieldBytes <= memory.limit / 2,
-    irregular: (day) => irregularOf().get(day) ?? [],
-    dailyValues: (s, day, fields) => fallbackAt(s, day, fields.every((f) => POINT_FIELDS.has(f))),
-    stats: () => ({ fields: builtCount, bytes: builtCount * fieldBytes, builds, fallbackCells: fallback.size + points.size }),
-  };
+  private firstBuilt(): [string, Kept] | undefined {
+    for (const e of this.kept) if (e[1].array) return e;
+    return undefined;
+  }
 }
 
 /** One stock's bars as the kernels read them on every bar: the daily window, no halt (those days come from the daily code). */
