@@ -18,7 +18,6 @@ const MAX_LINES = 79;
 const REMAINING = new Map<string, number>([
   ['daemon/market/market-data-service.ts#createMarketDataService', 209],
   ['daemon/backtest/backtest-service.ts#createBacktestService', 190],
-  ['daemon/store/deliveries-repo.ts#createDeliveriesRepo', 177],
   ['daemon/ws/live-screens.ts#createLiveScreenHook', 175],
   ['daemon/alerts/screen-alert-evaluator.ts#createScreenAlertEvaluator', 174],
   ['daemon/sources/opendart.ts#createDartSource', 179],
