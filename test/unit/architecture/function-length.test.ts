@@ -30,7 +30,6 @@ const REMAINING = new Map<string, number>([
   ['daemon/market/bus.ts#createMarketBus', 140],
   ['daemon/history/as-of-service.ts#createAsOfService', 138],
   ['daemon/jobs/market-jobs.ts#createMarketJobs', 133],
-  ['daemon/store/alerts-repo.ts#createAlertsRepo', 130],
   ['daemon/live/engine.ts#createLiveScreenEngine', 128],
   ['daemon/ws/batching.ts#createOutbox', 127],
   ['daemon/jobs/delivery-jobs.ts#createDeliveryJobs', 125],
