@@ -35,7 +35,6 @@ const REMAINING = new Map<string, number>([
   ['daemon/jobs/delivery-jobs.ts#createDeliveryJobs', 125],
   ['daemon/live/match-list.ts#createMatchList', 125],
   ['daemon/jobs/backtest-jobs.ts#createBacktestJobs', 121],
-  ['daemon/store/prices-repo.ts#createPricesRepo', 119],
   ['daemon/notify/delivery-service.ts#createDeliveryService', 110],
   ['daemon/auth/auth-service.ts#createAuthService', 107],
   ['daemon/notify/channel-service.ts#createChannelService', 106],
