@@ -17,7 +17,6 @@ const MAX_LINES = 79;
 /** `file#function` → its length in lines when it was listed. */
 const REMAINING = new Map<string, number>([
   ['daemon/market/market-data-service.ts#createMarketDataService', 209],
-  ['daemon/backtest/backtest-service.ts#createBacktestService', 190],
   ['daemon/ws/live-screens.ts#createLiveScreenHook', 175],
   ['daemon/alerts/screen-alert-evaluator.ts#createScreenAlertEvaluator', 174],
   ['daemon/sources/opendart.ts#createDartSource', 179],
