@@ -39,7 +39,6 @@ const REMAINING = new Map<string, number>([
   ['daemon/notify/channel-service.ts#createChannelService', 106],
   ['daemon/http/routes/stocks.ts#registerStockRoutes', 103],
   ['daemon/portfolio/portfolio-service.ts#createPortfolioService', 102],
-  ['daemon/http/middleware/rate-limit.ts#createRateLimiter', 111],
   ['daemon/http/routes/screen.ts#registerScreenRoutes', 80],
 ]);
 
