@@ -35,7 +35,6 @@ const REMAINING = new Map<string, number>([
   ['daemon/live/match-list.ts#createMatchList', 125],
   ['daemon/jobs/backtest-jobs.ts#createBacktestJobs', 121],
   ['daemon/notify/delivery-service.ts#createDeliveryService', 110],
-  ['daemon/auth/auth-service.ts#createAuthService', 107],
   ['daemon/notify/channel-service.ts#createChannelService', 106],
   ['daemon/http/routes/stocks.ts#registerStockRoutes', 103],
   ['daemon/portfolio/portfolio-service.ts#createPortfolioService', 102],
