@@ -37,7 +37,6 @@ const REMAINING = new Map<string, number>([
   ['daemon/notify/delivery-service.ts#createDeliveryService', 110],
   ['daemon/notify/channel-service.ts#createChannelService', 106],
   ['daemon/http/routes/stocks.ts#registerStockRoutes', 103],
-  ['daemon/portfolio/portfolio-service.ts#createPortfolioService', 102],
   ['daemon/http/routes/screen.ts#registerScreenRoutes', 80],
 ]);
 
