@@ -2,13 +2,14 @@
  * Accounts and sessions: register, login, refresh-token rotation with reuse detection,
  * logout (revokes the refresh family and the current access token), admin bootstrap.
  */
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { AppError } from '../errors.js';
 import type { Clock } from '../infra/clock.js';
 import type { RefreshTokensRepo } from '../store/refresh-tokens-repo.js';
 import { isUniqueViolation } from '../store/db.js';
 import { toPublicUser, type PublicUser, type UsersRepo } from '../store/users-repo.js';
 import { createPasswordHasher, type PasswordHasher } from './passwords.js';
+import { endSession, issueTokens, rotateRefresh } from './sessions.js';
 import type { AuthUser, TokenService } from './tokens.js';
 import type { TokenPair } from '../contract/users.js';
 
@@ -48,40 +49,12 @@ export interface AuthService {
   ensureAdmin(email: string, password: string): Promise<PublicUser>;
 }
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest();
-
-/** Create the auth service. */
+/** Create the auth service: accounts here, sessions (tokens, rotation, logout) in sessions.ts. */
 export function createAuthService(deps: AuthServiceDeps): AuthService {
-  const { users, refreshTokens, tokens, clock } = deps;
+  const { users } = deps;
   const passwords = deps.passwords ?? createPasswordHasher();
   // Made now, not on the first unknown-email login: that login must cost what a wrong password costs.
   const decoy = passwords.decoy();
-  const iso = (ms = clock.now()) => new Date(ms).toISOString();
-
-  async function issue(user: { id: string; tier: PublicUser['tier']; role: PublicUser['role'] }, familyId: string): Promise<TokenPair> {
-    // `sid` ties the access token to its refresh family, so a logout with only the access token ends the session.
-    const access = await tokens.sign({ id: user.id, tier: user.tier, role: user.role, sid: familyId });
-    const id = randomUUID();
-    const secret = randomBytes(32).toString('base64url');
-    await refreshTokens.insert({
-      id,
-      family_id: familyId,
-      user_id: user.id,
-      token_hash: sha256(secret).toString('hex'),
-      expires_at: iso(clock.now() + deps.refreshTtlSeconds * 1000),
-      created_at: iso(),
-    });
-    return {
-      access_token: access.token,
-      token_type: 'bearer',
-      expires_in: access.expiresIn,
-      refresh_token: `${id}.${secret}`,
-      refresh_expires_in: deps.refreshTtlSeconds,
-    };
-  }
-
-  const invalidRefresh = (reason: string) => new AppError('UNAUTHORIZED', 'Invalid refresh token', { reason });
-
   return {
     async register({ email, password, name }) {
       const password_hash = await passwords.hash(password);
@@ -101,41 +74,11 @@ export function createAuthService(deps: AuthServiceDeps): AuthService {
       if (passwords.needsRehash(user.password_hash)) {
         await users.update(user.id, { password_hash: await passwords.hash(password) }).catch((err: Error) => deps.onRehashFailed?.(err));
       }
-      return { user: toPublicUser(user), tokens: await issue(user, randomUUID()) };
+      return { user: toPublicUser(user), tokens: await issueTokens(deps, user, randomUUID()) };
     },
 
-    async refresh(refreshToken) {
-      const [id, secret] = refreshToken.split('.');
-      if (!id || !secret) throw invalidRefresh('malformed');
-      const row = await refreshTokens.find(id);
-      if (!row) throw invalidRefresh('unknown');
-      const expected = Buffer.from(row.token_hash, 'hex');
-      const given = sha256(secret);
-      if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalidRefresh('unknown');
-      if (row.revoked_at) throw invalidRefresh('revoked');
-      if (Date.parse(row.expires_at) <= clock.now()) throw invalidRefresh('expired');
-      // Reuse of a rotated token means it leaked: revoke the whole family.
-      if (row.used_at || !(await refreshTokens.markUsed(row.id, iso()))) {
-        await refreshTokens.revokeFamily(row.family_id, iso());
-        throw invalidRefresh('reused');
-      }
-      const user = await users.findById(row.user_id);
-      if (!user) throw invalidRefresh('unknown');
-      return issue(user, row.family_id);
-    },
-
-    async logout(caller, refreshToken) {
-      // The refresh family first (database): if Redis then fails, the session still cannot be renewed,
-      // and a retried logout is harmless (revoking a family twice changes nothing).
-      // The access token's own family (its signed `sid`), and the given refresh token's when that is another of the caller's.
-      const families = new Set<string>(caller.sid ? [caller.sid] : []);
-      if (refreshToken) {
-        const row = await refreshTokens.find(refreshToken.split('.')[0] ?? '');
-        if (row && row.user_id === caller.id) families.add(row.family_id);
-      }
-      for (const family of families) await refreshTokens.revokeFamily(family, iso());
-      await deps.revokeAccess(caller);
-    },
+    refresh: (refreshToken) => rotateRefresh(deps, refreshToken),
+    logout: (caller, refreshToken) => endSession(deps, caller, refreshToken),
 
     async ensureAdmin(email, password) {
       const password_hash = await passwords.hash(password);

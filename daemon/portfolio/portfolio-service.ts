@@ -12,15 +12,15 @@ import { kstDate } from '../market/market-clock.js';
 import type { Holding, HoldingPatch, HoldingsRepo } from '../store/holdings-repo.js';
 import type { IndexRepo } from '../store/index-repo.js';
 import type { PricesRepo } from '../store/prices-repo.js';
-import type { Db } from '../store/db.js';
+import type { Db, Queryable } from '../store/db.js';
 import type { StocksRepo } from '../store/stocks-repo.js';
 import type { PortfolioTransaction, TransactionPage, TransactionsRepo } from '../store/transactions-repo.js';
 import { computePerformanceReport, type PerformanceReport } from './performance.js';
 import { mergeLot, poolLots, sellFrom } from './positions.js';
-import { valueHoldings, type HoldingView, type PortfolioTotals, type PriceQuote } from './valuation.js';
+import { valueOverview, type LiveQuoteFn } from './overview.js';
+import type { HoldingView, PortfolioTotals } from './valuation.js';
 
-/** A live quote from the feed (daemon/market/feed/quote-store.ts), or null without one. */
-export type LiveQuoteFn = (code: string) => Promise<{ price: number; change: number; change_percent: number; ts: number } | null>;
+export type { LiveQuoteFn } from './overview.js';
 
 /** Collaborators of the portfolio service. */
 export interface PortfolioDeps {
@@ -63,7 +63,7 @@ export interface PortfolioService {
   performance(userId: string, options: { series: boolean }): Promise<PerformanceReport>;
 }
 
-/** Create the portfolio service. */
+/** Create the portfolio service (the valuation's reads are in overview.ts). */
 export function createPortfolioService(deps: PortfolioDeps): PortfolioService {
   const today = () => kstDate(deps.clock.now());
 
@@ -73,30 +73,7 @@ export function createPortfolioService(deps: PortfolioDeps): PortfolioService {
     return stock;
   }
 
-  async function currentPrice(code: string): Promise<PriceQuote | null> {
-    try {
-      const live = await deps.liveQuote?.(code);
-      if (live) return { price: live.price, change: live.change, source: 'live', as_of: new Date(live.ts).toISOString() };
-    } catch (err) {
-      deps.logger?.warn({ err: (err as Error).message, code }, 'live quote unavailable; using the last close');
-    }
-    const bars = await deps.prices.history(code, { limit: 2 });
-    const last = bars.at(-1);
-    if (!last) return null;
-    const prev = bars.length === 2 ? bars[0]!.close_price : null;
-    return { price: last.close_price, change: prev === null ? null : last.close_price - prev, source: 'close', as_of: last.trade_date };
-  }
-
-  async function overview(userId: string) {
-    const holdings = await deps.holdings.list(userId);
-    const codes = [...new Set(holdings.map((h) => h.code))];
-    const [stocks, quotes] = await Promise.all([
-      Promise.all(codes.map((c) => deps.stocks.get(c))),
-      Promise.all(codes.map((c) => currentPrice(c))),
-    ]);
-    const byCode = new Map(codes.map((c, i) => [c, { stock: stocks[i], quote: quotes[i] ?? null }]));
-    return valueHoldings(holdings.map((h) => ({ holding: h, ...byCode.get(h.code)! })));
-  }
+  const overview = (userId: string) => valueOverview(deps, userId);
 
   return {
     async addHolding(userId, input) {
@@ -130,33 +107,7 @@ export function createPortfolioService(deps: PortfolioDeps): PortfolioService {
     },
     async recordTransaction(userId, input) {
       await requireStock(input.code);
-      const date = input.traded_at.slice(0, 10);
-      const trade = { quantity: input.quantity, price: input.price, fee: input.fee ?? 0, date };
-      return deps.db.transaction(async (q) => {
-        const lots = await deps.holdings.byCode(userId, input.code, q);
-        const base = { code: input.code, side: input.side, quantity: input.quantity, price: input.price, fee: trade.fee, traded_at: input.traded_at };
-        let holding: Holding | null;
-        let averageCost: number;
-        let realized: number | null = null;
-        const [first, ...rest] = lots;
-        if (input.side === 'buy') {
-          const next = first ? mergeLot(first, trade) : { quantity: trade.quantity, average_price: (trade.quantity * trade.price + trade.fee) / trade.quantity, acquired_at: date };
-          holding = first
-            ? ((await deps.holdings.update(q, userId, first.id, next)) ?? null)
-            : await deps.holdings.insert(q, userId, { code: input.code, ...next, note: null });
-          averageCost = next.average_price;
-        } else {
-          // Average-cost method: the lots of the stock are one pool; what is left stays in the oldest lot.
-          const sale = sellFrom(lots.length ? poolLots(lots) : null, trade, input.code);
-          await deps.holdings.remove(q, userId, rest.map((l) => l.id));
-          if (sale.remaining) holding = (await deps.holdings.update(q, userId, first!.id, sale.remaining)) ?? null;
-          else (await deps.holdings.remove(q, userId, [first!.id]), (holding = null));
-          averageCost = sale.average_cost;
-          realized = sale.realized_pnl;
-        }
-        const transaction = await deps.transactions.insert(q, userId, { ...base, average_cost: averageCost, realized_pnl: realized });
-        return { transaction, holding };
-      });
+      return deps.db.transaction((q) => applyTrade(deps, q, userId, input));
     },
     listTransactions: (userId, options) => deps.transactions.list(userId, options),
     overview,
@@ -165,4 +116,33 @@ export function createPortfolioService(deps: PortfolioDeps): PortfolioService {
       return computePerformanceReport({ view, realized, prices: deps.prices, index: deps.index, riskFreeRate: deps.riskFreeRate, series: options.series });
     },
   };
+}
+
+/** Apply a trade to the user's lots of its stock inside `q` (average-cost method) and record it. @throws AppError INVALID_REQUEST for a sale above the held quantity */
+async function applyTrade(deps: PortfolioDeps, q: Queryable, userId: string, input: TransactionRequest): Promise<{ transaction: PortfolioTransaction; holding: Holding | null }> {
+  const date = input.traded_at.slice(0, 10);
+  const trade = { quantity: input.quantity, price: input.price, fee: input.fee ?? 0, date };
+  const lots = await deps.holdings.byCode(userId, input.code, q);
+  const base = { code: input.code, side: input.side, quantity: input.quantity, price: input.price, fee: trade.fee, traded_at: input.traded_at };
+  let holding: Holding | null;
+  let averageCost: number;
+  let realized: number | null = null;
+  const [first, ...rest] = lots;
+  if (input.side === 'buy') {
+    const next = first ? mergeLot(first, trade) : { quantity: trade.quantity, average_price: (trade.quantity * trade.price + trade.fee) / trade.quantity, acquired_at: date };
+    holding = first
+      ? ((await deps.holdings.update(q, userId, first.id, next)) ?? null)
+      : await deps.holdings.insert(q, userId, { code: input.code, ...next, note: null });
+    averageCost = next.average_price;
+  } else {
+    // Average-cost method: the lots of the stock are one pool; what is left stays in the oldest lot.
+    const sale = sellFrom(lots.length ? poolLots(lots) : null, trade, input.code);
+    await deps.holdings.remove(q, userId, rest.map((l) => l.id));
+    if (sale.remaining) holding = (await deps.holdings.update(q, userId, first!.id, sale.remaining)) ?? null;
+    else (await deps.holdings.remove(q, userId, [first!.id]), (holding = null));
+    averageCost = sale.average_cost;
+    realized = sale.realized_pnl;
+  }
+  const transaction = await deps.transactions.insert(q, userId, { ...base, average_cost: averageCost, realized_pnl: realized });
+  return { transaction, holding };
 }

@@ -5,9 +5,12 @@
  * recorded once per (alert, generation) and only while the alert is still active.
  */
 import { randomUUID } from 'node:crypto';
-import type { AlertFiring, ScreenMembership, Alert as WireAlert } from '../contract/alerts.js';
+import type { ScreenMembership, Alert as WireAlert } from '../contract/alerts.js';
 import type { AlertType } from '../kernel/alert-types.js';
+import { firedBetween, firingsOf, recordFiring, recordScreenFiring, type AlertFiringRecord, type AlertsRepoHooks, type ScreenFiringRecord } from './alert-firings.js';
 import type { Db, Queryable } from './db.js';
+
+export type { AlertFiringRecord, AlertsRepoHooks, ScreenFiringRecord } from './alert-firings.js';
 
 /** A stored alert: the wire shape (daemon/contract, less its channels) with its owner, `last_fired_at` in ms since the epoch. */
 export type Alert = Omit<WireAlert, 'last_fired_at' | 'channels'> & {
@@ -30,21 +33,6 @@ export interface AlertFilter {
   limit: number;
   offset: number;
 }
-
-/**
- * One recorded firing: the wire shape (daemon/contract) with its owner, generation and claim,
- * `fired_at` in ms since the epoch. Unique per (alert_id, generation, claim): a price firing has
- * claim '' (one per generation), a screen firing the stock and cause of the entry or exit.
- */
-export type AlertFiringRecord = Omit<AlertFiring, 'fired_at'> & {
-  user_id: string;
-  generation: number;
-  claim: string;
-  fired_at: number;
-};
-
-/** A screen alert's firing to record: its claim identifies it (its generation is always 0). */
-export type ScreenFiringRecord = Omit<AlertFiringRecord, 'generation'>;
 
 /** Alerts repository. */
 export interface AlertsRepo {
@@ -85,24 +73,23 @@ interface AlertRow extends Omit<Alert, 'recurring' | 'active' | 'armed'> {
 const toAlert = (r: AlertRow): Alert => ({ ...r, recurring: r.recurring === 1, active: r.active === 1, armed: r.armed === 1 });
 const SELECT = `SELECT a.id, a.user_id, a.stock_code AS code, s.name AS name, a.preset_id, a.alert_type, a.threshold, a.recurring, a.cooldown_s,
   a.membership, a.dwell_s, a.note, a.active, a.armed, a.fire_count, a.last_fired_at, a.created_at, a.updated_at FROM alerts a LEFT JOIN stocks s ON s.code = a.stock_code`;
-const EVENT_COLS = 'id, alert_id, user_id, generation, claim, stock_code AS code, preset_id, alert_type, threshold, price, change_percent, volume, message, fired_at';
-
-const INSERT_COLS = 'id, alert_id, user_id, generation, claim, stock_code, preset_id, alert_type, threshold, price, change_percent, volume, message, fired_at';
-const insertParams = (r: AlertFiringRecord) => [
-  r.id, r.alert_id, r.user_id, r.generation, r.claim, r.code, r.preset_id, r.alert_type, r.threshold, r.price, r.change_percent, r.volume, r.message, r.fired_at,
-];
 
 async function countActive(q: Queryable, userId: string, exceptId = ''): Promise<number> {
   return (await q.get<{ n: number }>('SELECT COUNT(*) AS n FROM alerts WHERE user_id = ? AND active = 1 AND id <> ?', [userId, exceptId]))?.n ?? 0;
 }
 
-/** What else a firing's claim transaction records (notification deliveries' outbox). */
-export interface AlertsRepoHooks {
-  /** Runs inside the transaction that recorded `record`, after its insert; must only touch the database. */
-  firingRecorded?(tx: Queryable, record: { id: string; alert_id: string; user_id: string; fired_at: number }): Promise<unknown>;
+/** The SET list of an update applying `patch` (`rearm`: arm it again), `updated_at` last, and its parameters but that time. */
+function patchSets(patch: AlertPatch, rearm: boolean): { sets: string; params: unknown[] } {
+  const sets: string[] = [];
+  const params: unknown[] = [];
+  for (const k of ['threshold', 'note', 'cooldown_s', 'membership', 'dwell_s'] as const) if (patch[k] !== undefined) (sets.push(`${k} = ?`), params.push(patch[k]));
+  for (const k of ['active', 'recurring'] as const) if (patch[k] !== undefined) (sets.push(`${k} = ?`), params.push(patch[k] ? 1 : 0));
+  if (rearm) sets.push('armed = 1');
+  sets.push('updated_at = ?');
+  return { sets: sets.join(', '), params };
 }
 
-/** Create the alerts repository. */
+/** Create the alerts repository (the firing history's queries are in alert-firings.ts). */
 export function createAlertsRepo(db: Db, hooks: AlertsRepoHooks = {}): AlertsRepo {
   const getById = async (id: string, q: Queryable = db) => {
     const row = await q.get<AlertRow>(`${SELECT} WHERE a.id = ?`, [id]);
@@ -151,14 +138,8 @@ export function createAlertsRepo(db: Db, hooks: AlertsRepoHooks = {}): AlertsRep
           const active = await countActive(tx, userId, id);
           if (active >= maxActive) return { ok: false, reason: 'cap', active };
         }
-        const rearm = activating || (patch.threshold !== undefined && patch.threshold !== current.threshold);
-        const sets: string[] = [];
-        const params: unknown[] = [];
-        for (const k of ['threshold', 'note', 'cooldown_s', 'membership', 'dwell_s'] as const) if (patch[k] !== undefined) (sets.push(`${k} = ?`), params.push(patch[k]));
-        for (const k of ['active', 'recurring'] as const) if (patch[k] !== undefined) (sets.push(`${k} = ?`), params.push(patch[k] ? 1 : 0));
-        if (rearm) sets.push('armed = 1');
-        sets.push('updated_at = ?');
-        await tx.run(`UPDATE alerts SET ${sets.join(', ')} WHERE user_id = ? AND id = ?`, [...params, new Date().toISOString(), userId, id]);
+        const { sets, params } = patchSets(patch, activating || (patch.threshold !== undefined && patch.threshold !== current.threshold));
+        await tx.run(`UPDATE alerts SET ${sets} WHERE user_id = ? AND id = ?`, [...params, new Date().toISOString(), userId, id]);
         return { ok: true, alert: (await get(userId, id, tx))! };
       });
     },
@@ -168,68 +149,15 @@ export function createAlertsRepo(db: Db, hooks: AlertsRepoHooks = {}): AlertsRep
     async listActive() {
       return (await db.all<AlertRow>(`${SELECT} WHERE a.active = 1`)).map(toAlert);
     },
-    recordFiring(r) {
-      return db.transaction(async (tx) => {
-        // A deleted or deactivated alert does not fire; the UNIQUE key lets one instance record a firing.
-        if (!(await tx.get('SELECT 1 AS x FROM alerts WHERE id = ? AND active = 1', [r.alert_id]))) return false;
-        const inserted = await tx.run(
-          `INSERT INTO alert_events (${INSERT_COLS}) VALUES (${INSERT_COLS.split(',').map(() => '?').join(', ')})
-           ON CONFLICT (alert_id, generation, claim) DO NOTHING`,
-          insertParams(r),
-        );
-        if (inserted.changes === 0) return false;
-        await hooks.firingRecorded?.(tx, r);
-        await tx.run(
-          `UPDATE alerts SET fire_count = ${tx.dialect.greatest}(fire_count, ?), last_fired_at = ?, armed = 0,
-             active = CASE WHEN recurring = 1 THEN active ELSE 0 END WHERE id = ?`,
-          [r.generation + 1, r.fired_at, r.alert_id],
-        );
-        return true;
-      });
-    },
-    recordScreenFiring(r, cooldownMs) {
-      return db.transaction(async (tx) => {
-        if (!(await tx.get('SELECT 1 AS x FROM alerts WHERE id = ? AND active = 1', [r.alert_id]))) return false;
-        // The cooldown is per stock, and durable, so that every daemon applies the same one.
-        if (cooldownMs > 0 && (await tx.get('SELECT 1 AS x FROM alert_events WHERE alert_id = ? AND stock_code = ? AND fired_at > ?', [r.alert_id, r.code, r.fired_at - cooldownMs]))) return false;
-        const inserted = await tx.run(
-          `INSERT INTO alert_events (${INSERT_COLS}) VALUES (${INSERT_COLS.split(',').map(() => '?').join(', ')})
-           ON CONFLICT (alert_id, generation, claim) DO NOTHING`,
-          insertParams({ ...r, generation: 0 }),
-        );
-        if (inserted.changes === 0) return false;
-        await hooks.firingRecorded?.(tx, r);
-        await tx.run(
-          `UPDATE alerts SET fire_count = fire_count + 1, last_fired_at = ?, active = CASE WHEN recurring = 1 THEN active ELSE 0 END WHERE id = ?`,
-          [r.fired_at, r.alert_id],
-        );
-        return true;
-      });
-    },
+    recordFiring: (r) => recordFiring(db, hooks, r),
+    recordScreenFiring: (r, cooldownMs) => recordScreenFiring(db, hooks, r, cooldownMs),
     async activeIdsOfPreset(presetId) {
       return (await db.all<{ id: string }>('SELECT id FROM alerts WHERE preset_id = ? AND active = 1', [presetId])).map((r) => r.id);
     },
     async rearm(id, generation) {
       await db.run('UPDATE alerts SET armed = 1 WHERE id = ? AND fire_count = ? AND armed = 0', [id, generation]);
     },
-    firedBetween(userId, fromMs, toMs, limit) {
-      // Served by the alert_events (user_id, fired_at) index.
-      return db.all<AlertFiringRecord>(
-        `SELECT ${EVENT_COLS} FROM alert_events WHERE user_id = ? AND fired_at >= ? AND fired_at < ? ORDER BY fired_at, ${db.dialect.insertionOrder} LIMIT ?`,
-        [userId, fromMs, toMs, limit],
-      );
-    },
-    async events(userId, f) {
-      const where = ['user_id = ?'];
-      const params: unknown[] = [userId];
-      if (f.alertId) (where.push('alert_id = ?'), params.push(f.alertId));
-      if (f.code) (where.push('stock_code = ?'), params.push(f.code));
-      const clause = where.join(' AND ');
-      const [items, count] = await Promise.all([
-        db.all<AlertFiringRecord>(`SELECT ${EVENT_COLS} FROM alert_events WHERE ${clause} ORDER BY fired_at DESC, ${db.dialect.insertionOrder} DESC LIMIT ? OFFSET ?`, [...params, f.limit, f.offset]),
-        db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM alert_events WHERE ${clause}`, params),
-      ]);
-      return { items, total: count?.n ?? 0 };
-    },
+    firedBetween: (userId, fromMs, toMs, limit) => firedBetween(db, userId, fromMs, toMs, limit),
+    events: (userId, f) => firingsOf(db, userId, f),
   };
 }

@@ -3,6 +3,9 @@ import type { DailyBar, HaltRecord } from '../kernel/records.js';
 import { bulkUpsert } from './bulk.js';
 import type { Db, Queryable } from './db.js';
 import { LIVE_TABLES, type MarketTableNames } from './market-tables.js';
+import { readBarColumns, type BarColumns } from './bar-columns.js';
+
+export { parseBarColumns, type BarColumns } from './bar-columns.js';
 
 const BAR_COLUMNS = [
   'stock_code', 'trade_date', 'open_price', 'high_price', 'low_price', 'close_price',
@@ -10,32 +13,12 @@ const BAR_COLUMNS = [
 ] as const;
 const HALT_COLUMNS = ['stock_code', 'trade_date', 'last_close', 'market_cap', 'shares_outstanding'] as const;
 
-/** Aliases and columns of barColumns. */
-const COLUMN_PARTS = [
-  ['o', 'open_price'], ['h', 'high_price'], ['l', 'low_price'], ['c', 'close_price'], ['v', 'volume'], ['tv', 'trading_value'],
-  ['mc', 'market_cap'], ['so', 'shares_outstanding'],
-] as const;
-
 /** A history read. */
 export interface HistoryQuery {
   from?: string;
   to?: string;
   /** Most recent N bars (still returned oldest first). */
   limit?: number;
-}
-
-/** One stock's bars as columns, oldest first (null where the source gave none). */
-export interface BarColumns {
-  stock_code: string;
-  dates: string[];
-  open: number[];
-  high: number[];
-  low: number[];
-  close: number[];
-  volume: number[];
-  value: number[];
-  cap: (number | null)[];
-  shares: (number | null)[];
 }
 
 /** Prices repository. */
@@ -70,7 +53,7 @@ export interface PricesRepo {
   latestDate(): Promise<string | null>;
 }
 
-/** Create the prices repository. */
+/** Create the prices repository: bars here, halts and trading dates below, whole histories as columns in bar-columns.ts. */
 export function createPricesRepo(db: Db, t: MarketTableNames = LIVE_TABLES): PricesRepo {
   return {
     async upsertBars(q, bars) {
@@ -83,14 +66,6 @@ export function createPricesRepo(db: Db, t: MarketTableNames = LIVE_TABLES): Pri
         );
       }
       return written;
-    },
-    async upsertHalts(q, halts) {
-      const free: HaltRecord[] = [];
-      for (const h of halts) {
-        const bar = await q.get(`SELECT 1 AS x FROM ${t.daily_prices} WHERE stock_code = ? AND trade_date = ?`, [h.stock_code, h.trade_date]);
-        if (!bar) free.push(h);
-      }
-      return bulkUpsert(q, { table: t.trading_halts, columns: HALT_COLUMNS, key: ['stock_code', 'trade_date'] }, free.map((h) => HALT_COLUMNS.map((c) => h[c])));
     },
     async history(code, { from, to, limit }) {
       const where = ['stock_code = ?'];
@@ -118,6 +93,32 @@ export function createPricesRepo(db: Db, t: MarketTableNames = LIVE_TABLES): Pri
       }
       return out;
     },
+    barsFor: (codes, from = '') =>
+      db.all<DailyBar>(
+        `SELECT * FROM ${t.daily_prices} WHERE ${db.dialect.inTextList('stock_code')} AND trade_date >= ? ORDER BY stock_code, trade_date`,
+        [db.dialect.textList(codes), from],
+      ),
+    barsOn: (date) => db.all<DailyBar>(`SELECT * FROM ${t.daily_prices} WHERE trade_date = ?`, [date]),
+    barColumns: (codes) => readBarColumns(db, t.daily_prices, codes),
+    async countBars() {
+      return (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${t.daily_prices}`))?.n ?? 0;
+    },
+    ...haltQueries(db, t),
+    ...dateQueries(db, t),
+  };
+}
+
+/** Trading halts: a halt is kept only for a day without a bar, and read when newer than the stock's last bar. */
+function haltQueries(db: Db, t: MarketTableNames): Pick<PricesRepo, 'upsertHalts' | 'latestHalts' | 'latestHalt' | 'allHalts'> {
+  return {
+    async upsertHalts(q, halts) {
+      const free: HaltRecord[] = [];
+      for (const h of halts) {
+        const bar = await q.get(`SELECT 1 AS x FROM ${t.daily_prices} WHERE stock_code = ? AND trade_date = ?`, [h.stock_code, h.trade_date]);
+        if (!bar) free.push(h);
+      }
+      return bulkUpsert(q, { table: t.trading_halts, columns: HALT_COLUMNS, key: ['stock_code', 'trade_date'] }, free.map((h) => HALT_COLUMNS.map((c) => h[c])));
+    },
     async latestHalts() {
       const rows = await db.all<HaltRecord>(
         `SELECT h.* FROM ${t.trading_halts} h
@@ -134,11 +135,13 @@ export function createPricesRepo(db: Db, t: MarketTableNames = LIVE_TABLES): Pri
          ORDER BY trade_date DESC LIMIT 1`,
         [code],
       ),
-    barsFor: (codes, from = '') =>
-      db.all<DailyBar>(
-        `SELECT * FROM ${t.daily_prices} WHERE ${db.dialect.inTextList('stock_code')} AND trade_date >= ? ORDER BY stock_code, trade_date`,
-        [db.dialect.textList(codes), from],
-      ),
+    allHalts: () => db.all<HaltRecord>(`SELECT * FROM ${t.trading_halts} ORDER BY stock_code, trade_date`),
+  };
+}
+
+/** The trading dates that have bars, read off the trade_date index. */
+function dateQueries(db: Db, t: MarketTableNames): Pick<PricesRepo, 'nthLatestDate' | 'tradeDates' | 'latestDate'> {
+  return {
     async nthLatestDate(n) {
       // A skip scan over the trade_date index: one seek per date (~2 ms for 300 dates) instead of
       // DISTINCT over every bar (~50 ms on a full market). A long query matters beyond its own
@@ -154,7 +157,6 @@ export function createPricesRepo(db: Db, t: MarketTableNames = LIVE_TABLES): Pri
       );
       return row?.d ?? null;
     },
-    allHalts: () => db.all<HaltRecord>(`SELECT * FROM ${t.trading_halts} ORDER BY stock_code, trade_date`),
     async tradeDates() {
       // Skip scan (see nthLatestDate): one index seek per date.
       const rows = await db.all<{ d: string }>(
@@ -166,44 +168,8 @@ export function createPricesRepo(db: Db, t: MarketTableNames = LIVE_TABLES): Pri
       );
       return rows.map((r) => r.d);
     },
-    barsOn: (date) => db.all<DailyBar>(`SELECT * FROM ${t.daily_prices} WHERE trade_date = ?`, [date]),
-    async barColumns(codes) {
-      if (codes.length === 0) return [];
-      // Both engines print a double as text that reads back to the same double (shortest round
-      // trip). sqlite aggregates in primary-key order, (stock_code, trade_date), and an ORDER BY
-      // inside the aggregate would more than double the read; the order is checked below anyway.
-      const join = (col: string) => (db.dialect.name === 'sqlite'
-        ? `group_concat(coalesce(${col}, 'null'), ',')`
-        : `string_agg(coalesce(${col}::text, 'null'), ',' ORDER BY trade_date)`);
-      const rows = await db.all<Record<string, string>>(
-        `SELECT stock_code, ${join('trade_date')} AS d, ${COLUMN_PARTS.map(([k, col]) => `${join(col)} AS ${k}`).join(', ')}
-         FROM ${t.daily_prices} WHERE ${db.dialect.inTextList('stock_code')} GROUP BY stock_code`,
-        [db.dialect.textList(codes)],
-      );
-      return rows.map(parseBarColumns);
-    },
-    async countBars() {
-      return (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${t.daily_prices}`))?.n ?? 0;
-    },
     async latestDate() {
       return (await db.get<{ d: string | null }>(`SELECT MAX(trade_date) AS d FROM ${t.daily_prices}`))?.d ?? null;
     },
-  };
-}
-
-/** One barColumns row: each joined column parsed, all put in date order (one aggregate pass keeps them aligned). */
-export function parseBarColumns(r: Record<string, string>): BarColumns {
-  const num = (k: string) => JSON.parse(`[${r[k] ?? ''}]`) as number[];
-  const cols: BarColumns = {
-    stock_code: r.stock_code ?? '', dates: (r.d ?? '').split(','), open: num('o'), high: num('h'), low: num('l'), close: num('c'),
-    volume: num('v'), value: num('tv'), cap: num('mc'), shares: num('so'),
-  };
-  const { dates } = cols;
-  if (dates.every((d, i) => i === 0 || (dates[i - 1] ?? '') < d)) return cols;
-  const order = dates.map((_, i) => i).sort((a, b) => ((dates[a] ?? '') < (dates[b] ?? '') ? -1 : 1));
-  const by = <T>(xs: T[]): T[] => order.map((i) => xs[i] as T);
-  return {
-    stock_code: cols.stock_code, dates: by(dates), open: by(cols.open), high: by(cols.high), low: by(cols.low), close: by(cols.close),
-    volume: by(cols.volume), value: by(cols.value), cap: by(cols.cap), shares: by(cols.shares),
   };
 }

@@ -74,45 +74,20 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
     failedOpen: metrics.rateLimitDecisions.labels({ decision: 'failed_open', limit: 'none' }),
   };
 
-  /** The caller, and the key of its token's revocation mark when it has a signed token. */
-  async function identify(req: Request): Promise<{ identity: Identity; probe?: string }> {
-    const address = () => ({ identity: { kind: 'address', address: addressKey(req.ip ?? req.socket.remoteAddress) } as const });
-    if (!req.user && !bearerToken(req)) return address();
-    try {
-      // Protected routes identified the caller already; on public ones a valid token still counts as its user.
-      const user = req.user ?? (await identifyCaller(deps.authGuard, req));
-      const custom = user.tier === 'enterprise' ? (req.customRateLimit ?? null) : null;
-      return { identity: { kind: 'user', id: user.id, tier: user.tier, customPerHour: custom }, probe: deps.revocationKey?.(user) };
-    } catch {
-      // An invalid token on a public route only makes the caller anonymous.
-      return address();
-    }
-  }
-
   function forRoute(route: LimitedRoute): RequestHandler {
     const rule = ruleOf(route);
     const free = route.freeWhen;
-    const weightOf = (req: Request): number => {
-      // A request refused for its credentials has no validated input to weigh: it counts once.
-      if (req.rateLimitUnauthenticated === true) return 1;
-      try {
-        const w = req.rateLimitRefusal === true ? (route.refusalWeight?.(req) ?? 1) : (route.weight?.(req) ?? 1);
-        return Number.isFinite(w) ? Math.max(1, Math.floor(w)) : 1;
-      } catch {
-        return 1;
-      }
-    };
     return async (req, res, next) => {
-      const { identity, probe } = await identify(req);
+      const { identity, probe } = await identify(deps, req);
       // An account with a load-test exemption in force is not counted (its revocation is checked by confirmCaller).
       if (req.rateLimitExempt === true) return next();
       const endpoint = rule && { rule, path: canonicalPrefix(req.baseUrl, API_PREFIXES) + route.template };
       const checks = planChecks(config, identity, endpoint, deps.key);
       // A refused request has no valid body to look up: it always counts.
       const refused = req.rateLimitRefusal === true || req.rateLimitUnauthenticated === true;
-      const freeOrLookup = free && !refused ? await freeCheck(free, req, res) : false;
+      const freeOrLookup = free && !refused ? await freeCheck(deps.logger, free, req, res) : false;
       // Never more than the smallest limit, or it could never be admitted.
-      const weight = Math.min(weightOf(req), ...checks.map((c) => c.limit));
+      const weight = Math.min(weightOf(route, req), ...checks.map((c) => c.limit));
       const lookup = typeof freeOrLookup === 'object' ? freeOrLookup : undefined;
       let result: WindowResult;
       try {
@@ -129,7 +104,7 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
         return next();
       }
       // A cached answer read in the same call makes the request free.
-      const isFree = freeOrLookup === true || (lookup !== undefined && foundCached(lookup, result));
+      const isFree = freeOrLookup === true || (lookup !== undefined && foundCached(deps.logger, lookup, result));
       if (isFree) {
         decided.free.inc();
         setHeaders(res, peekHeaders(checks, result));
@@ -143,27 +118,56 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
     };
   }
 
-  async function freeCheck(free: NonNullable<LimitedRoute['freeWhen']>, req: Request, res: Parameters<RequestHandler>[1]): Promise<boolean | CachedAnswerLookup> {
-    try {
-      return await free(req, res);
-    } catch (err) {
-      deps.logger.warn({ err: (err as Error).message }, 'rate limit: free-request check failed; counting the request');
-      return false;
-    }
-  }
-
-  function foundCached(lookup: CachedAnswerLookup, result: WindowResult): boolean {
-    try {
-      return lookup.found(result.cached ?? null, result.asked ?? 0);
-    } catch (err) {
-      // The call found an answer (so it counted nothing) that cannot be used: the route computes it
-      // again, this one request uncounted rather than failed.
-      deps.logger.warn({ err: (err as Error).message }, 'rate limit: cached answer unreadable; counting the request');
-      return false;
-    }
-  }
-
   return { forRoute, unusedEndpointLimits };
+}
+
+/** The caller, and the key of its token's revocation mark when it has a signed token. */
+async function identify(deps: Pick<RateLimiterDeps, 'authGuard' | 'revocationKey'>, req: Request): Promise<{ identity: Identity; probe?: string }> {
+  const address = () => ({ identity: { kind: 'address', address: addressKey(req.ip ?? req.socket.remoteAddress) } as const });
+  if (!req.user && !bearerToken(req)) return address();
+  try {
+    // Protected routes identified the caller already; on public ones a valid token still counts as its user.
+    const user = req.user ?? (await identifyCaller(deps.authGuard, req));
+    const custom = user.tier === 'enterprise' ? (req.customRateLimit ?? null) : null;
+    return { identity: { kind: 'user', id: user.id, tier: user.tier, customPerHour: custom }, probe: deps.revocationKey?.(user) };
+  } catch {
+    // An invalid token on a public route only makes the caller anonymous.
+    return address();
+  }
+}
+
+/** The request's weight: the route's (or its refusal's) whole count, at least 1; 1 when it cannot be weighed. */
+function weightOf(route: LimitedRoute, req: Request): number {
+  // A request refused for its credentials has no validated input to weigh: it counts once.
+  if (req.rateLimitUnauthenticated === true) return 1;
+  try {
+    const w = req.rateLimitRefusal === true ? (route.refusalWeight?.(req) ?? 1) : (route.weight?.(req) ?? 1);
+    return Number.isFinite(w) ? Math.max(1, Math.floor(w)) : 1;
+  } catch {
+    return 1;
+  }
+}
+
+/** The route's free-when-cached test; one that throws counts the request. */
+async function freeCheck(logger: Logger, free: NonNullable<LimitedRoute['freeWhen']>, req: Request, res: Parameters<RequestHandler>[1]): Promise<boolean | CachedAnswerLookup> {
+  try {
+    return await free(req, res);
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, 'rate limit: free-request check failed; counting the request');
+    return false;
+  }
+}
+
+/** Whether the answer the counters' call read can be used (the request is then free). */
+function foundCached(logger: Logger, lookup: CachedAnswerLookup, result: WindowResult): boolean {
+  try {
+    return lookup.found(result.cached ?? null, result.asked ?? 0);
+  } catch (err) {
+    // The call found an answer (so it counted nothing) that cannot be used: the route computes it
+    // again, this one request uncounted rather than failed.
+    logger.warn({ err: (err as Error).message }, 'rate limit: cached answer unreadable; counting the request');
+    return false;
+  }
 }
 
 /** Plain string headers straight onto the response (express's res.set re-checks each for content-type and charset). */

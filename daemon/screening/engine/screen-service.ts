@@ -1,18 +1,15 @@
 /**
  * Runs screens: parse either request shape once into a compiled screen (compiled-screen.ts:
  * the query with its expression, formulas, cost and cache key) that the cache and the engine
- * both take, answer identical requests from the 5-minute result cache
- * (keyed by the snapshot version, so a recomputation invalidates it), otherwise execute on the
- * in-memory snapshot. Answers are serialised once: the page of stocks is one UTF-8 JSON array,
- * assembled from the snapshot's pre-serialised rows (row-json.ts), kept as such in the cache
- * and spliced into the response.
- *
- * Two cache layers: Redis, shared by every daemon, and in front of it a bounded in-process
- * copy of recent answers (with their encoded bytes), so a hot screen costs no Redis read and
- * no re-encoding. Both are keyed by the snapshot version, so a recomputation invalidates both.
+ * both take, answer identical requests from the 5-minute result cache (answer-cache.ts: Redis
+ * and an in-process layer, keyed by the snapshot version, so a recomputation invalidates it),
+ * otherwise execute on the in-memory snapshot. Answers are serialised once: the page of stocks
+ * is one UTF-8 JSON array, assembled from the snapshot's pre-serialised rows (row-json.ts), kept
+ * as such in the cache and spliced into the response.
  */
 import { createCrossSectionMemo, CROSS_SECTION_MEMO_BYTES } from '../language/cross-section.js';
-import { explainEmpty, type ScreenExplanation } from './explain.js';
+import { explainEmpty } from './explain.js';
+import { cacheHead, createAnswerCache, LOCAL_CACHE_BYTES, type CacheFound, type CacheProbe, type ResultCache, type ScreenAnswer, type ScreenSummary } from './answer-cache.js';
 import { invalidRequest } from '../../errors.js';
 import { compileScreen, type CompiledScreen } from '../request/compiled-screen.js';
 import { checkBudget, type BudgetTier, type CostBudget, type QueryCost, type ScreenCaller } from './cost.js';
@@ -23,74 +20,12 @@ import { buildItem, executePageSliced, indicatorFieldsOf, matchAllSliced, type S
 import { rowsJson } from './row-json.js';
 import { createWorkGuard } from './work-guard.js';
 import { describeFiltersApplied, parseScreenRequest } from '../request/request.js';
-import type { FiltersApplied } from '../request/query-normalize.js';
 import type { SnapshotService } from './snapshot-service.js';
 import type { Snapshot } from './snapshot.js';
 
-/**
- * A result cache (Redis in the daemon); failures must not fail the screen. Values are bytes
- * (UTF-8 text), so an answer goes in and out without being encoded or decoded again.
- */
-export interface ResultCache {
-  get(key: string): Promise<Buffer | null>;
-  set(key: string, value: Buffer, ttlSeconds: number): Promise<void>;
-  /**
-   * The Redis keys of `key`'s answer and of its request count, for a caller that reads them in a
-   * Redis call of its own (the rate limiter, in the same call as its counters). Absent: no such caller.
-   */
-  redisKeys?(key: string): CacheKeys;
-}
-
-/** Where an answer lives in Redis, and the counter of how often it was asked for while it could be cached. */
-export interface CacheKeys {
-  value: string;
-  asked: string;
-}
-
-/**
- * How the rate limiter looks a query's answer up in its own Redis call: the answer is already
- * in process, or these keys are read (the answer, kept `ttlMs`), or there is no cache.
- */
-export type CacheProbe = { answer: ScreenAnswer } | { keys: CacheKeys & { ttlMs: number } } | null;
-
-/**
- * What a lookup made outside the service found: the answer (null: none), and whether an answer
- * computed now goes to the shared layer too (false for a query nobody asked for before, see run).
- */
-export interface CacheFound {
-  answer: ScreenAnswer | null;
-  share: boolean;
-}
-
-/** Everything about a screen's answer but its rows. */
-export interface ScreenSummary {
-  total: number;
-  page: number;
-  per_page: number;
-  total_pages: number;
-  query_time_ms: number;
-  filters_applied: FiltersApplied;
-  snapshot_version: string;
-  /** The trading date an as-of screen used (the last on or before the query's as_of). */
-  as_of?: string;
-  /** Names of required inputs that no stock has (templates on data without financials). */
-  missing_inputs?: string[];
-  message?: string;
-  /** The request's formula columns and score with their definitions (sent in meta). */
-  columns?: { name: string; expression: string }[];
-  /** Why nothing matched (sent in meta; only when `total` is 0). */
-  explain?: ScreenExplanation;
-}
-
-/** A screen's answer, ready for either response shape: the page of stocks already serialised. */
-export interface ScreenAnswer extends ScreenSummary {
-  /** The page's stocks (ScreenItem[]) as a UTF-8 JSON array: what the response splices in. */
-  stocks: Buffer;
-  cached: boolean;
-}
-
-/** Bytes of answers the in-process layer keeps (oldest dropped first). */
-export const LOCAL_CACHE_BYTES = 64 * 1024 * 1024;
+export {
+  LOCAL_CACHE_BYTES, type CacheFound, type CacheKeys, type CacheProbe, type ResultCache, type ScreenAnswer, type ScreenSummary,
+} from './answer-cache.js';
 
 /** Collaborators of the screen service. */
 export interface ScreenServiceDeps {
@@ -178,29 +113,9 @@ export interface ScreenService {
   snapshotFor(query: ScreenQuery): Promise<{ snapshot: Snapshot; as_of?: string }>;
 }
 
-const NEWLINE = 0x0a;
-
-/** Start of a cache value: the summary's JSON and a newline; the stocks' JSON follows (JSON text never holds a raw newline). */
-function cacheHead(summary: ScreenSummary): Buffer {
-  return Buffer.from(`${JSON.stringify(summary)}\n`);
-}
-
-function decode(value: Buffer): ScreenAnswer | null {
-  const cut = value.indexOf(NEWLINE);
-  if (cut < 0) return null;
-  try {
-    return { ...(JSON.parse(value.toString('utf8', 0, cut)) as ScreenSummary), stocks: value.subarray(cut + 1), cached: true };
-  } catch {
-    return null;
-  }
-}
-
 /** Create the screen service. */
 export function createScreenService(deps: ScreenServiceDeps): ScreenService {
-  /** The cache key of `screen` on the current snapshot. */
-  const keyOf = (screen: CompiledScreen): string => `a2:${deps.snapshot.current().version}:${screen.key}`;
-
-  const local = createLocalCache(deps.now ?? Date.now, deps.ttlSeconds * 1000, deps.memory);
+  const answers = createAnswerCache(deps);
   // Cross-sectional columns of the current snapshot, shared by every screen.
   const memo = createCrossSectionMemo(CROSS_SECTION_MEMO_BYTES, deps.memory);
   const { limits } = deps;
@@ -231,33 +146,7 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
     return expensive && work !== undefined ? fair.run(work.user, start) : start();
   }
 
-  async function snapshotFor(query: ScreenQuery): Promise<{ snapshot: Snapshot; as_of?: string }> {
-    if (query.as_of === undefined) return { snapshot: deps.snapshot.current() };
-    if (!deps.asOf) throw invalidRequest('as-of screens are not available here', { as_of: 'not supported by this service' });
-    const { snapshot, date } = await deps.asOf(query.as_of, indicatorFieldsOf(query, deps.knownFields));
-    return { snapshot, as_of: date };
-  }
-
-  async function lookup(screen: CompiledScreen): Promise<ScreenAnswer | null> {
-    if (deps.ttlSeconds === 0) return null;
-    const key = keyOf(screen);
-    const near = local.get(key);
-    if (near) return near;
-    return cacheFound(screen, await deps.cache.get(key).catch(() => null));
-  }
-
-  function cacheFound(screen: CompiledScreen, value: Buffer | null): ScreenAnswer | null {
-    const answer = value === null ? null : decode(value);
-    if (answer) local.set(keyOf(screen), answer);
-    return answer;
-  }
-
-  function cacheProbe(screen: CompiledScreen): CacheProbe {
-    if (deps.ttlSeconds === 0 || !deps.cache.redisKeys) return null;
-    const key = keyOf(screen);
-    const near = local.get(key);
-    return near ? { answer: near } : { keys: { ...deps.cache.redisKeys(key), ttlMs: deps.ttlSeconds * 1000 } };
-  }
+  const snapshotFor = (query: ScreenQuery) => snapshotOf(deps, query);
 
   return {
     parse: (body, caller) => compile(body, caller).query,
@@ -265,15 +154,15 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
     compileQuery,
     check,
     limits,
-    stats: () => ({ memo_bytes: memo.bytes(), memo_max_bytes: CROSS_SECTION_MEMO_BYTES, answers_bytes: local.bytes(), answers_max_bytes: LOCAL_CACHE_BYTES, ...fair.stats() }),
-    lookup,
-    cacheProbe,
-    cacheFound,
+    stats: () => ({ memo_bytes: memo.bytes(), memo_max_bytes: CROSS_SECTION_MEMO_BYTES, answers_bytes: answers.bytes(), answers_max_bytes: LOCAL_CACHE_BYTES, ...fair.stats() }),
+    lookup: answers.lookup,
+    cacheProbe: answers.cacheProbe,
+    cacheFound: answers.cacheFound,
     async run(screen, extra = {}, found, work) {
       const { query } = screen;
       // The cache is keyed by the query alone, so a template's note (missing_inputs) is added
       // per call, never stored: /screen with the same query must not inherit it, nor lose it.
-      const hit = found === undefined ? await lookup(screen) : found.answer;
+      const hit = found === undefined ? await answers.lookup(screen) : found.answer;
       if (hit) return { ...hit, ...extra };
       // An answer goes to Redis (shared by every daemon) once a second request asked for it: most
       // computed screens are asked for once (a slider moved, a one-off script), and a repeat on
@@ -285,32 +174,42 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
         // snapshot). As-of snapshots are cached by bytes that would not count the orders, and an
         // as-of screen's cost is its history, not its sort: they take the general path.
         const result = await executePageSliced(snap, query, { memo, presorted: query.as_of === undefined, ...parsedOf(screen) }, checkpoint);
-        const summary: ScreenSummary = {
-          total: result.total,
-          page: result.page,
-          per_page: result.per_page,
-          total_pages: result.total_pages,
-          query_time_ms: result.query_time_ms,
-          filters_applied: describeFiltersApplied(query),
-          snapshot_version: snap.version,
-          ...describeColumns(screen),
-          ...(as_of !== undefined ? { as_of } : {}),
-          ...(result.total === 0 ? { explain: explainEmpty(snap, query, deps.knownFields) } : {}),
-        };
+        const summary = summarize(snap, screen, result, as_of, deps.knownFields);
         // Shared, the stocks are written after the cache value's head in one buffer.
         const head = share ? cacheHead(summary) : undefined;
         return { summary, head, value: await pageBytes(snap, result, query.as_of === undefined, head, checkpoint) };
       });
       const answer: ScreenAnswer = { ...summary, stocks: head === undefined ? value : value.subarray(head.length), cached: true };
-      if (deps.ttlSeconds > 0) {
-        const key = keyOf(screen);
-        local.set(key, answer);
-        if (share) await deps.cache.set(key, value, deps.ttlSeconds).catch(() => undefined);
-      }
+      const storing = answers.keep(screen, answer, value, share);
+      if (storing) await storing;
       return { ...answer, ...extra, cached: false };
     },
     exportAll: (screen, work) => guarded(screen.query, work, true, (snapshot, checkpoint) => matchAllSliced(snapshot, screen.query, { memo, ...parsedOf(screen) }, checkpoint)),
     snapshotFor,
+  };
+}
+
+/** The snapshot `query` runs on: the live one, or its as-of date's (with the date used). */
+async function snapshotOf(deps: ScreenServiceDeps, query: ScreenQuery): Promise<{ snapshot: Snapshot; as_of?: string }> {
+  if (query.as_of === undefined) return { snapshot: deps.snapshot.current() };
+  if (!deps.asOf) throw invalidRequest('as-of screens are not available here', { as_of: 'not supported by this service' });
+  const { snapshot, date } = await deps.asOf(query.as_of, indicatorFieldsOf(query, deps.knownFields));
+  return { snapshot, as_of: date };
+}
+
+/** Everything about `result`, the page of `screen` on `snap`, but its rows. */
+function summarize(snap: Snapshot, screen: CompiledScreen, result: ScreenPage, as_of: string | undefined, knownFields: ReadonlySet<string>): ScreenSummary {
+  return {
+    total: result.total,
+    page: result.page,
+    per_page: result.per_page,
+    total_pages: result.total_pages,
+    query_time_ms: result.query_time_ms,
+    filters_applied: describeFiltersApplied(screen.query),
+    snapshot_version: snap.version,
+    ...describeColumns(screen),
+    ...(as_of !== undefined ? { as_of } : {}),
+    ...(result.total === 0 ? { explain: explainEmpty(snap, screen.query, knownFields) } : {}),
   };
 }
 
@@ -350,41 +249,4 @@ function parsedOf(screen: CompiledScreen): { parsedExpression?: ParsedExpression
 /** `columns` of a summary: each formula column (and the score) with its definition; nothing when there are none. */
 function describeColumns({ formulas }: CompiledScreen): Pick<ScreenSummary, 'columns'> {
   return formulas.length === 0 ? {} : { columns: formulas.map((f) => ({ name: f.name, expression: f.parsed.source })) };
-}
-
-/** The in-process layer: answers by key, each kept `ttlMs`, at most LOCAL_CACHE_BYTES of them. */
-function createLocalCache(now: () => number, ttlMs: number, memory?: MemoryBudget) {
-  // Insertion order is the drop order (an answer expires a fixed time after it was kept).
-  const entries = new Map<string, { answer: ScreenAnswer; expires: number; bytes: number; used: number }>();
-  let bytes = 0;
-  const drop = (key: string) => {
-    const e = entries.get(key);
-    if (!e) return;
-    bytes -= e.bytes;
-    entries.delete(key);
-  };
-  memory?.hold('answers', {
-    bytes: () => bytes,
-    oldest: () => entries.values().next().value?.used,
-    dropOldest: () => drop(entries.keys().next().value as string),
-  });
-  return {
-    get(key: string): ScreenAnswer | undefined {
-      const e = entries.get(key);
-      if (!e) return undefined;
-      if (e.expires <= now()) return void drop(key);
-      return e.answer;
-    },
-    set(key: string, answer: ScreenAnswer): void {
-      if (ttlMs <= 0) return;
-      drop(key);
-      const size = answer.stocks.length + 1024;
-      if (size > LOCAL_CACHE_BYTES / 4) return;
-      while (bytes + size > LOCAL_CACHE_BYTES) drop(entries.keys().next().value as string);
-      entries.set(key, { answer, expires: now() + ttlMs, bytes: size, used: memory?.stamp() ?? 0 });
-      bytes += size;
-      memory?.fit();
-    },
-    bytes: () => bytes,
-  };
 }

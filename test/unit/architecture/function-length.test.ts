@@ -17,21 +17,13 @@ const MAX_LINES = 79;
 /** `file#function` → its length in lines when it was listed. */
 const REMAINING = new Map<string, number>([
   ['daemon/market/market-data-service.ts#createMarketDataService', 209],
-  ['daemon/backtest/backtest-service.ts#createBacktestService', 190],
-  ['daemon/store/deliveries-repo.ts#createDeliveriesRepo', 177],
   ['daemon/sources/opendart.ts#createDartSource', 179],
   ['daemon/market/feeds/kis/socket.ts#createKisSocket', 170],
   ['daemon/market/feed/simulator.ts#createSimulator', 150],
   ['daemon/market/bus.ts#createMarketBus', 140],
   ['daemon/jobs/market-jobs.ts#createMarketJobs', 133],
-  ['daemon/store/alerts-repo.ts#createAlertsRepo', 130],
   ['daemon/jobs/delivery-jobs.ts#createDeliveryJobs', 125],
   ['daemon/jobs/backtest-jobs.ts#createBacktestJobs', 121],
-  ['daemon/store/prices-repo.ts#createPricesRepo', 119],
-  ['daemon/auth/auth-service.ts#createAuthService', 107],
-  ['daemon/portfolio/portfolio-service.ts#createPortfolioService', 102],
-  ['daemon/screening/engine/screen-service.ts#createScreenService', 117],
-  ['daemon/http/middleware/rate-limit.ts#createRateLimiter', 111],
 ]);
 
 /** One function: where it starts and how many lines it spans. */
