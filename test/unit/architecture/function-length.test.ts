@@ -20,7 +20,6 @@ const REMAINING = new Map<string, number>([
   ['daemon/store/deliveries-repo.ts#createDeliveriesRepo', 177],
   ['daemon/ws/live-screens.ts#createLiveScreenHook', 175],
   ['daemon/alerts/screen-alert-evaluator.ts#createScreenAlertEvaluator', 174],
-  ['daemon/market/feeds/kis/socket.ts#createKisSocket', 170],
   ['daemon/history/field-series.ts#createSeriesStore', 169],
   ['daemon/alerts/evaluator.ts#createAlertEvaluator', 158],
   ['daemon/ws/gateway.ts#createWsGateway', 153],
