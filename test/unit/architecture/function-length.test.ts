@@ -23,7 +23,6 @@ const REMAINING = new Map<string, number>([
   ['daemon/history/field-series.ts#createSeriesStore', 169],
   ['daemon/alerts/evaluator.ts#createAlertEvaluator', 158],
   ['daemon/ws/gateway.ts#createWsGateway', 153],
-  ['daemon/market/feed/simulator.ts#createSimulator', 150],
   ['daemon/alerts/alert-service.ts#createAlertService', 142],
   ['daemon/market/bus.ts#createMarketBus', 140],
   ['daemon/history/as-of-service.ts#createAsOfService', 138],
