@@ -24,7 +24,6 @@ const REMAINING = new Map<string, number>([
   ['daemon/alerts/evaluator.ts#createAlertEvaluator', 158],
   ['daemon/ws/gateway.ts#createWsGateway', 153],
   ['daemon/alerts/alert-service.ts#createAlertService', 142],
-  ['daemon/market/bus.ts#createMarketBus', 140],
   ['daemon/history/as-of-service.ts#createAsOfService', 138],
   ['daemon/store/alerts-repo.ts#createAlertsRepo', 130],
   ['daemon/live/engine.ts#createLiveScreenEngine', 128],
