@@ -12,17 +12,15 @@
  * saved (redisPicksCheckpoint). A job stalled more than `attempts − 1`
  * times, or failing `attempts` times on a transient fault, fails; its row then says why.
  */
-import { Queue, WaitingError, Worker, type Job } from 'bullmq';
+import { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import { AppError, isAppError } from '../errors.js';
-import type { Redis } from 'ioredis';
-import type { BacktestJob, BacktestQueue, PicksCheckpoint, QueuedState, RunHooks } from '../backtest/backtest-service.js';
-import { RunInterrupted, RunYielded } from '../backtest/backtest-service.js';
-import type { Selected } from '../backtest/types.js';
-import { dropRedis, type RedisFactory } from '../infra/redis.js';
+import type { BacktestJob, BacktestQueue, QueuedState } from '../backtest/backtest-service.js';
+import type { RedisFactory } from '../infra/redis.js';
 import { settledWithin } from '../infra/shutdown.js';
-import { closeAfterHandshake, trackHandshake } from './worker-handshake.js';
-import type { BacktestPhase, BacktestStatus } from '../store/backtests-repo.js';
+import type { BacktestStatus } from '../store/backtests-repo.js';
+import { createBacktestWorker, MAX_PRIORITY, type BacktestFailed, type BacktestRunner } from './backtest-worker.js';
+import { dropConnections } from './worker-handshake.js';
 
 /** The backtest queue's name (a database's queue adds its identity: backtestQueueName). */
 export const BACKTEST_QUEUE = 'backtests';
@@ -36,7 +34,7 @@ export function backtestQueueName(databaseId: string): string {
 }
 
 /** Runs one job (the backtest service's `run`). */
-export type BacktestRunner = (job: BacktestJob, hooks: RunHooks) => Promise<BacktestStatus>;
+export type { BacktestRunner } from './backtest-worker.js';
 
 /** The queue, the in-process worker, and the port the backtest service uses. */
 export interface BacktestJobs extends BacktestQueue {
@@ -47,7 +45,7 @@ export interface BacktestJobs extends BacktestQueue {
    * Start `concurrency` runs at a time in this process; `onFailed` hears of a job that failed for
    * good (its row is failed with the reason). Resolves true once connected (at most `readyTimeoutMs`).
    */
-  startWorker(runner: BacktestRunner, onFailed: (job: BacktestJob, reason: string) => Promise<void>, concurrency?: number, readyTimeoutMs?: number): Promise<boolean>;
+  startWorker(runner: BacktestRunner, onFailed: BacktestFailed, concurrency?: number, readyTimeoutMs?: number): Promise<boolean>;
   /**
    * Stop the worker (startWorker may start it again). `abandon`: do not wait for the run under
    * way (what a killed daemon does; tests) — its lock lapses and another daemon's worker takes it again.
@@ -71,44 +69,14 @@ export interface BacktestJobsOptions {
   queueName?: string;
 }
 
-/** Largest selection kept in a checkpoint (top ≤ 500; a `top: "all"` date over this is screened again on resume). */
-const MAX_CHECKPOINT_PICKS = 500;
-/** A checkpoint outlives its job by at most this (ms): a job that fails for good leaves one behind. */
-const CHECKPOINT_TTL_MS = 7 * 86_400_000;
-
-/**
- * A run's selections in a Redis list (one entry per rebalance date, tagged with the data
- * version), readable by whichever daemon takes the run over.
- */
-export function redisPicksCheckpoint(client: Redis, key: string): PicksCheckpoint {
-  return {
-    async load(version) {
-      const saved = new Map<number, Selected[]>();
-      for (const entry of await client.lrange(key, 0, -1)) {
-        const { v, d, p } = JSON.parse(entry) as { v: string; d: number; p: Selected[] };
-        if (v === version) saved.set(d, p);
-      }
-      return saved;
-    },
-    async save(version, day, picks) {
-      if (picks.length > MAX_CHECKPOINT_PICKS) return;
-      await client.multi().rpush(key, JSON.stringify({ v: version, d: day, p: picks })).pexpire(key, CHECKPOINT_TTL_MS).exec();
-    },
-  };
-}
-
-/** BullMQ's largest priority (2^21). */
-const MAX_PRIORITY = 2_097_152;
-/** How much less urgent a run becomes each time its turn ends (a user's next waiting run is 1 less urgent). */
-const YIELD_PRIORITY_STEP = 2;
+/** A run's selections kept in Redis for whichever daemon takes the run over. */
+export { redisPicksCheckpoint } from './backtest-worker.js';
 
 const STATES: Record<string, QueuedState['state']> = { waiting: 'waiting', delayed: 'waiting', prioritized: 'waiting', active: 'active', completed: 'completed', failed: 'failed' };
 
 /** Create the backtest queue (connects at once; the worker starts with startWorker). */
 export function createBacktestJobs(options: BacktestJobsOptions): BacktestJobs {
   const { redis, logger } = options;
-  const lockMs = options.lockMs ?? 30_000;
-  const sliceDates = options.sliceDates ?? 0;
   const attempts = options.attempts ?? 3;
   const prefix = `${redis.prefix}bull`;
   const queueConnection = redis.connect('command', 'backtest-queue');
@@ -117,8 +85,9 @@ export function createBacktestJobs(options: BacktestJobsOptions): BacktestJobs {
   queue.on('error', (err) => logger.warn({ err: err.message }, 'backtest queue error'));
   // Closing the queue during its connection handshake would interrupt it (an unhandled rejection): close() waits for it, briefly.
   const handshake = queue.waitUntilReady().then(() => undefined, () => undefined);
-  let worker: Worker<BacktestJob, BacktestStatus> | undefined;
-  let workerConnection: ReturnType<RedisFactory['connect']> | undefined;
+  const worker = createBacktestWorker({
+    redis, logger, queueName, prefix, attempts, lockMs: options.lockMs ?? 30_000, sliceDates: options.sliceDates ?? 0, checkpoints: queueConnection,
+  });
   let closing: Promise<void> | undefined;
 
   const unavailable = (err: unknown): never => {
@@ -126,49 +95,6 @@ export function createBacktestJobs(options: BacktestJobsOptions): BacktestJobs {
     logger.warn({ err: (err as Error).message }, 'backtest queue unavailable');
     throw new AppError('SERVICE_UNAVAILABLE', 'Backtest queue unavailable (Redis not reachable)');
   };
-
-  function processorOf(runner: BacktestRunner) {
-    return async (job: Job<BacktestJob, BacktestStatus>, token?: string): Promise<BacktestStatus> => {
-      // Each change is a BullMQ `progress` event too: what the run is doing before its first date, then done/total.
-      const report = (phase: BacktestPhase, done: number, total: number) =>
-        job.updateProgress({ phase, done, total }).catch((err: Error) => logger.warn({ backtest: job.id, err: err.message }, 'backtest progress not recorded'));
-      const onProgress = (done: number, total: number) => report('screening', done, total);
-      const key = redis.key('backtest', job.data.id, 'picks');
-      try {
-        const status = await runner(job.data, { onProgress, onPhase: report, checkpoint: redisPicksCheckpoint(queueConnection, key), ...(sliceDates > 0 ? { yieldAfter: sliceDates } : {}) });
-        await queueConnection.del(key).catch(() => undefined);
-        return status;
-      } catch (err) {
-        if (!(err instanceof RunInterrupted) || !token) throw err;
-        // Its turn ended: behind the runs of the same priority and before none of a lower one (a fresh run).
-        if (err instanceof RunYielded) await job.changePriority({ priority: Math.min(MAX_PRIORITY, (job.priority || 1) + YIELD_PRIORITY_STEP) });
-        // This daemon is stopping, or the turn ended: the run goes back to the queue at once, not counted as an attempt.
-        await job.moveToWait(token);
-        throw new WaitingError();
-      }
-    };
-  }
-
-  async function spawn(runner: BacktestRunner, onFailed: (job: BacktestJob, reason: string) => Promise<void>, concurrency: number): Promise<Worker<BacktestJob, BacktestStatus> | null> {
-    const connection = (workerConnection = redis.connect('bullmq', 'backtest-worker'));
-    // Made once its connection is up: a BullMQ worker still waiting for Redis when closed fails unhandled.
-    const up = await new Promise<boolean>((resolve) => {
-      if (connection.status === 'ready') return resolve(true);
-      connection.once('ready', () => resolve(true));
-      connection.once('end', () => resolve(false));
-    });
-    if (!up || closing) return null;
-    const w = trackHandshake(new Worker<BacktestJob, BacktestStatus>(queueName, processorOf(runner), {
-      connection, prefix, concurrency, lockDuration: lockMs, stalledInterval: lockMs, maxStalledCount: Math.max(1, attempts - 1),
-    }));
-    w.on('error', (err) => logger.warn({ err: err.message }, 'backtest worker error'));
-    w.on('failed', (job, err) => {
-      if (!job) return;
-      logger.warn({ backtest: job.id, err: err.message }, 'backtest job failed');
-      void job.isFailed().then((final) => (final ? onFailed(job.data, err.message) : undefined)).catch(() => undefined);
-    });
-    return (worker = w);
-  }
 
   return {
     queue,
@@ -192,35 +118,17 @@ export function createBacktestJobs(options: BacktestJobsOptions): BacktestJobs {
       // A job a worker holds is locked: remove() refuses, and the run stops on its own (its row is cancelled).
       await queue.remove(id).catch(() => 0);
     },
-    async startWorker(runner, onFailed, concurrency = 1, readyTimeoutMs = 2000) {
-      const started = spawn(runner, onFailed, concurrency);
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<false>((resolve) => (timer = setTimeout(resolve, readyTimeoutMs, false)));
-      const ok = await Promise.race([started.then(async (w) => (await w?.waitUntilReady(), w !== null), () => false), timedOut]);
-      clearTimeout(timer);
-      if (!ok) logger.warn('backtest worker not connected to redis yet; it takes runs once it is reachable');
-      return ok;
-    },
-    async closeWorker(abandon = false) {
-      const [w, c] = [worker, workerConnection];
-      worker = workerConnection = undefined;
-      // Redis gone: a polite close would wait for it (QUIT queued for a reconnect that never comes).
-      if (w) await closeAfterHandshake(w, c?.status === 'ready', abandon);
-      if (c) dropRedis(c);
-    },
+    startWorker: (runner, onFailed, concurrency = 1, readyTimeoutMs = 2000) => worker.start(runner, onFailed, concurrency, readyTimeoutMs),
+    closeWorker: (abandon = false) => worker.closeWorker(abandon),
     close() {
       closing ??= (async () => {
-        await settledWithin(worker ? closeAfterHandshake(worker, workerConnection?.status === 'ready') : Promise.resolve(), 10_000);
-        // Redis unreachable: no handshake to wait for (its wait is left pending, see below).
+        await worker.shutdown();
+        // Redis unreachable: no handshake to wait for (its wait is left pending: dropConnections).
         if (queueConnection.status === 'ready') {
           await settledWithin(handshake, 2000);
           await settledWithin(queue.close(), 2000);
         }
-        for (const c of [queueConnection, workerConnection]) {
-          if (!c) continue;
-          if (c.status !== 'ready') c.removeAllListeners('end');
-          dropRedis(c);
-        }
+        dropConnections([queueConnection, worker.connection()]);
       })();
       return closing;
     },

@@ -18,9 +18,9 @@ import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { AppError, isAppError } from '../errors.js';
 import type { Clock } from '../infra/clock.js';
-import { dropRedis, type RedisFactory } from '../infra/redis.js';
+import type { RedisFactory } from '../infra/redis.js';
 import { settledWithin } from '../infra/shutdown.js';
-import { closeAfterHandshake, trackHandshake } from './worker-handshake.js';
+import { closeAfterHandshake, dropConnections, workerOnceConnected } from './worker-handshake.js';
 import type { DeliveryQueuePort, StepResult } from '../notify/delivery-service.js';
 
 /** The delivery queue's name. */
@@ -59,26 +59,12 @@ export interface DeliveryJobsOptions {
 /** A transient failure of a step (database or Redis down) is retried with this backoff, capped at a minute. */
 const capped = (attemptsMade: number) => Math.min(60_000, 1000 * 2 ** Math.max(0, attemptsMade - 1));
 
-/** Create the delivery queue (connects at once; the worker starts with start()). */
-export function createDeliveryJobs(options: DeliveryJobsOptions): DeliveryJobs {
-  const { redis, logger, clock } = options;
-  const prefix = `${redis.prefix}bull`;
-  // A BullMQ connection (commands wait for Redis rather than time out): a command timing out inside
-  // BullMQ's scheduler upsert surfaces as an unhandled rejection. Producers still fail fast: add() gives up after 2 s.
-  const connection = redis.connect('bullmq', 'delivery-queue');
-  const queue = new Queue<DeliveryJobData>(DELIVERY_QUEUE, { connection, prefix });
-  queue.on('error', (err) => logger.warn({ err: err.message }, 'delivery queue error'));
-  const handshake = queue.waitUntilReady().then(() => undefined, () => undefined);
-  let worker: Worker<DeliveryJobData> | undefined;
-  let workerConnection: ReturnType<RedisFactory['connect']> | undefined;
-  let closing: Promise<void> | undefined;
+/** Real milliseconds until `atMs` of the daemon's clock. */
+const delayUntil = (clock: Clock, atMs: number) => Math.max(0, atMs - clock.now());
 
-  /** Real milliseconds until `atMs` of the daemon's clock. */
-  const delayUntil = (atMs: number) => Math.max(0, atMs - clock.now());
-  const common = { removeOnComplete: true, removeOnFail: { age: 7 * 86_400, count: 10_000 }, attempts: 1000, backoff: { type: 'capped' } } as const;
-
-  async function processor(job: Job<DeliveryJobData>, token?: string): Promise<void> {
-    const h = handlers!;
+/** What the worker runs for each job; `send` queues a delivery's send job. */
+function processorOf(h: DeliveryHandlers, send: DeliveryQueuePort['send'], clock: Clock, logger: Logger) {
+  return async (job: Job<DeliveryJobData>, token?: string): Promise<void> => {
     switch (job.name) {
       case 'collect': {
         const d = job.data as { event_id: string; channel_id: string };
@@ -86,15 +72,15 @@ export function createDeliveryJobs(options: DeliveryJobsOptions): DeliveryJobs {
         if (!next) return;
         // A delivery this item opened and that is due now gets its first attempt here; anything else
         // (a wait, a retry, a delivery another item opened) goes to its send job (idempotent per round).
-        if (!next.created || next.at > clock.now()) return port.send(next.id, next.round, next.at);
+        if (!next.created || next.at > clock.now()) return send(next.id, next.round, next.at);
         const step = await h.step(next.id);
-        if (!step.done) await port.send(next.id, next.round, step.at);
+        if (!step.done) await send(next.id, next.round, step.at);
         return;
       }
       case 'send': {
         const next = await h.step((job.data as { id: string }).id);
         if (next.done || !token) return;
-        await job.moveToDelayed(Date.now() + delayUntil(next.at), token);
+        await job.moveToDelayed(Date.now() + delayUntil(clock, next.at), token);
         throw new DelayedError();
       }
       case 'digest-tick':
@@ -106,55 +92,66 @@ export function createDeliveryJobs(options: DeliveryJobsOptions): DeliveryJobs {
       default:
         logger.warn({ job: job.name }, 'unknown delivery job');
     }
-  }
-  let handlers: DeliveryHandlers | undefined;
+  };
+}
 
-  async function spawnWorker(concurrency: number): Promise<void> {
+/** Queue a job, or fail within 2 s when Redis cannot take it (the sweep queues it later). */
+async function addFailingFast(queue: Queue<DeliveryJobData>, name: string, data: DeliveryJobData, opts: Record<string, unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new AppError('SERVICE_UNAVAILABLE', 'Delivery queue unavailable (Redis not reachable)')), 2000);
+  });
+  try {
+    await Promise.race([queue.add(name, data, opts), timeout]);
+  } catch (err) {
+    if (isAppError(err)) throw err;
+    throw new AppError('SERVICE_UNAVAILABLE', 'Delivery queue unavailable (Redis not reachable)');
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const COMMON_OPTIONS = { removeOnComplete: true, removeOnFail: { age: 7 * 86_400, count: 10_000 }, attempts: 1000, backoff: { type: 'capped' } } as const;
+
+/** Create the delivery queue (connects at once; the worker starts with start()). */
+export function createDeliveryJobs(options: DeliveryJobsOptions): DeliveryJobs {
+  const { redis, logger, clock } = options;
+  const prefix = `${redis.prefix}bull`;
+  // A BullMQ connection (commands wait for Redis rather than time out): a command timing out inside
+  // BullMQ's scheduler upsert surfaces as an unhandled rejection. Producers still fail fast: add() gives up after 2 s.
+  const connection = redis.connect('bullmq', 'delivery-queue');
+  const queue = new Queue<DeliveryJobData>(DELIVERY_QUEUE, { connection, prefix });
+  queue.on('error', (err) => logger.warn({ err: err.message }, 'delivery queue error'));
+  const handshake = queue.waitUntilReady().then(() => undefined, () => undefined);
+  let worker: Worker<DeliveryJobData> | null = null;
+  let workerConnection: ReturnType<RedisFactory['connect']> | undefined;
+  let closing: Promise<void> | undefined;
+
+  async function spawnWorker(handlers: DeliveryHandlers, concurrency: number): Promise<void> {
     const conn = (workerConnection = redis.connect('bullmq', 'delivery-worker'));
-    // Made once its connection is up: a BullMQ worker still waiting for Redis when closed fails unhandled.
-    const up = await new Promise<boolean>((resolve) => {
-      if (conn.status === 'ready') return resolve(true);
-      conn.once('ready', () => resolve(true));
-      conn.once('end', () => resolve(false));
+    const processor = processorOf(handlers, (id, round, atMs) => port.send(id, round, atMs), clock, logger);
+    worker = await workerOnceConnected(conn, () => closing !== undefined, () => {
+      const w = new Worker<DeliveryJobData>(DELIVERY_QUEUE, processor, {
+        connection: conn, prefix, concurrency, lockDuration: options.lockMs, stalledInterval: options.lockMs, maxStalledCount: 1_000_000,
+        settings: { backoffStrategy: (attemptsMade: number) => capped(attemptsMade) },
+      });
+      w.on('error', (err) => logger.warn({ err: err.message }, 'delivery worker error'));
+      w.on('failed', (job, err) => {
+        if (job && !(err instanceof DelayedError)) logger.warn({ job: job.id, name: job.name, err: err.message }, 'delivery job failed (retried)');
+      });
+      return w;
     });
-    if (!up || closing) return;
-    const w = trackHandshake(new Worker<DeliveryJobData>(DELIVERY_QUEUE, processor, {
-      connection: conn, prefix, concurrency, lockDuration: options.lockMs, stalledInterval: options.lockMs, maxStalledCount: 1_000_000,
-      settings: { backoffStrategy: (attemptsMade: number) => capped(attemptsMade) },
-    }));
-    w.on('error', (err) => logger.warn({ err: err.message }, 'delivery worker error'));
-    w.on('failed', (job, err) => {
-      if (job && !(err instanceof DelayedError)) logger.warn({ job: job.id, name: job.name, err: err.message }, 'delivery job failed (retried)');
-    });
-    worker = w;
-  }
-
-  /** Queue a job, or fail within 2 s when Redis cannot take it (the sweep queues it later). */
-  async function add(name: string, data: DeliveryJobData, opts: Record<string, unknown>): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new AppError('SERVICE_UNAVAILABLE', 'Delivery queue unavailable (Redis not reachable)')), 2000);
-    });
-    try {
-      await Promise.race([queue.add(name, data, opts), timeout]);
-    } catch (err) {
-      if (isAppError(err)) throw err;
-      throw new AppError('SERVICE_UNAVAILABLE', 'Delivery queue unavailable (Redis not reachable)');
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   const port: DeliveryJobs = {
     queue,
     async collect(eventId, channelId) {
-      await add('collect', { event_id: eventId, channel_id: channelId }, { ...common, jobId: `c-${eventId}-${channelId}` });
+      await addFailingFast(queue, 'collect', { event_id: eventId, channel_id: channelId }, { ...COMMON_OPTIONS, jobId: `c-${eventId}-${channelId}` });
     },
     async send(deliveryId, round, atMs) {
-      await add('send', { id: deliveryId }, { ...common, jobId: `s-${deliveryId}-${round}`, delay: delayUntil(atMs) });
+      await addFailingFast(queue, 'send', { id: deliveryId }, { ...COMMON_OPTIONS, jobId: `s-${deliveryId}-${round}`, delay: delayUntil(clock, atMs) });
     },
     async start(h, concurrency) {
-      handlers = h;
       // Neither step is waited for: with Redis unreachable the daemon serves at once, and they
       // happen once it is back (BullMQ's commands wait for their connection).
       void handshake
@@ -164,7 +161,7 @@ export function createDeliveryJobs(options: DeliveryJobsOptions): DeliveryJobs {
           await queue.upsertJobScheduler('delivery-sweep', { every: options.sweepIntervalMs }, { name: 'sweep', data: {}, opts: { removeOnComplete: true, removeOnFail: true } });
         })
         .catch((err: Error) => logger.warn({ err: err.message }, 'delivery schedulers not declared (another daemon or the next start declares them)'));
-      if (concurrency > 0) void spawnWorker(concurrency);
+      if (concurrency > 0) void spawnWorker(h, concurrency);
     },
     close(abandon = false) {
       closing ??= (async () => {
@@ -174,11 +171,7 @@ export function createDeliveryJobs(options: DeliveryJobsOptions): DeliveryJobs {
           await settledWithin(handshake, 2000);
           await settledWithin(queue.close(), 2000);
         }
-        for (const c of [connection, workerConnection]) {
-          if (!c) continue;
-          if (c.status !== 'ready') c.removeAllListeners('end');
-          dropRedis(c);
-        }
+        dropConnections([connection, workerConnection]);
       })();
       return closing;
     },

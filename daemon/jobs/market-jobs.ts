@@ -13,13 +13,14 @@
  * the next job (or a crashed worker's stalled one) when one is busy or gone. What they
  * do not give: parallel loads. Jobs queue up and run one after another.
  */
-import { Queue, Worker, type Job } from 'bullmq';
+import { Queue, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { AppError, isAppError, notFound } from '../errors.js';
-import { dropRedis, type RedisFactory } from '../infra/redis.js';
+import type { RedisFactory } from '../infra/redis.js';
 import { settledWithin } from '../infra/shutdown.js';
-import { closeAfterHandshake, trackHandshake } from './worker-handshake.js';
-import { createMarketProcessor, type MarketProcessorDeps } from './processors/market-processor.js';
+import { dropConnections } from './worker-handshake.js';
+import { createMarketWorkers, type JobData } from './market-workers.js';
+import type { MarketProcessorDeps } from './processors/market-processor.js';
 import type { JobView } from '../contract/jobs.js';
 import { MARKET_QUEUE, type JobProgress, type JobRequest, type JobResult } from './types.js';
 
@@ -51,7 +52,7 @@ export interface MarketJobs {
 }
 
 /** Stored job data: the request plus who asked. */
-export type JobData = JobRequest & { requested_by?: string | null };
+export type { JobData } from './market-workers.js';
 
 const iso = (ms: number | undefined) => (ms ? new Date(ms).toISOString() : null);
 
@@ -103,24 +104,9 @@ export interface MarketJobsOptions {
   queueName?: string;
 }
 
-/** Create the market job system. */
-export function createMarketJobs(options: MarketJobsOptions): MarketJobs {
-  const { redis, logger } = options;
-  const retry = options.retry ?? { attempts: 3, backoffMs: 1000 };
-  const lockMs = options.lockMs ?? 30_000;
-  const prefix = `${redis.prefix}bull`;
-  // BullMQ does not close a connection it was given: keep it to close it ourselves.
-  const queueConnection = redis.connect('command', 'queue');
-  const queueName = options.queueName ?? MARKET_QUEUE;
-  const queue = new Queue<JobData, JobResult>(queueName, { connection: queueConnection, prefix });
-  queue.on('error', (err) => logger.warn({ err: err.message }, 'market queue error'));
-  const workers: Worker[] = [];
-  const workerConnections: ReturnType<RedisFactory['connect']>[] = [];
-  let closing: Promise<void> | undefined;
-  const running = new Set<Promise<JobResult>>();
-
-  // The API side fails fast when Redis is down: callers get 503, never a hang.
-  const guarded = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
+/** The API side fails fast when Redis is down: callers get 503, never a hang. */
+function guardedBy(logger: Logger) {
+  return <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
     async (...a: A): Promise<R> => {
       try {
         return await fn(...a);
@@ -130,12 +116,12 @@ export function createMarketJobs(options: MarketJobsOptions): MarketJobs {
         throw new AppError('SERVICE_UNAVAILABLE', 'Job queue unavailable (Redis not reachable)');
       }
     };
+}
 
+/** The producer side over `queue`: enqueue, list and read jobs. */
+function producerOf(queue: Queue<JobData, JobResult>, retry: { attempts: number; backoffMs: number }, logger: Logger): Pick<MarketJobs, 'enqueue' | 'list' | 'get'> {
+  const guarded = guardedBy(logger);
   return {
-    queue,
-    async ready(timeoutMs) {
-      await Promise.race([queue.waitUntilReady().catch(() => undefined), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
-    },
     enqueue: guarded(async (request: JobRequest, requestedBy: string | null) => {
       // One job at a time across every worker (see the file comment).
       await queue.setGlobalConcurrency(1);
@@ -159,79 +145,35 @@ export function createMarketJobs(options: MarketJobsOptions): MarketJobs {
       if (!job) throw notFound('Job', { id });
       return view(job, queue);
     }),
-    async startWorkers(n, deps, readyTimeoutMs = 2000) {
-      const processJob = createMarketProcessor(deps);
-      // Each run is tracked so close() can wait for the hand-back of a job, not for BullMQ's whole close.
-      // (Three parameters: BullMQ passes the abort signal only to a processor that declares it.)
-      const processor = (job: Job<JobData, JobResult>, token?: string, signal?: AbortSignal): Promise<JobResult> => {
-        const run = processJob(job, token, signal);
-        running.add(run);
-        void run.then(() => running.delete(run), () => running.delete(run));
-        return run;
-      };
-      const spawn = (connection: ReturnType<RedisFactory['connect']>): Worker => {
-        const worker = trackHandshake(new Worker<JobData, JobResult>(queueName, processor, {
-          connection,
-          prefix,
-          concurrency: 1,
-          // The lock is renewed every lockDuration/2 while the worker lives (the processor yields
-          // to the event loop often); a killed worker's job is taken back after it lapses.
-          lockDuration: lockMs,
-          stalledInterval: lockMs,
-          // A job whose worker died counts as an attempt: it runs at most `attempts` times in all.
-          maxStalledCount: Math.max(1, retry.attempts - 1),
-        }));
-        worker.on('error', (err) => logger.warn({ err: err.message }, 'market worker error'));
-        worker.on('failed', (job, err) => logger.warn({ job: job?.id, err: err.message }, 'market job failed'));
-        workers.push(worker);
-        return worker;
-      };
-      // Each worker is made once its connection is up: a BullMQ worker still waiting for Redis
-      // when it is closed fails into an emitter without listeners (an unhandled rejection).
-      const started = Array.from({ length: n }, (_, i) => {
-        const connection = redis.connect('bullmq', `worker-${i}`);
-        workerConnections.push(connection);
-        return new Promise<Worker | null>((resolve) => {
-          const go = () => resolve(closing ? null : spawn(connection));
-          if (connection.status === 'ready') go();
-          else {
-            connection.once('ready', go);
-            connection.once('end', () => resolve(null));
-          }
-        });
-      });
-      const ready = Promise.all(started.map(async (w) => (await w)?.waitUntilReady())).then(() => true, () => false);
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<false>((resolve) => (timer = setTimeout(resolve, readyTimeoutMs, false)));
-      const ok = await Promise.race([ready, timedOut]);
-      clearTimeout(timer);
-      if (!ok) logger.warn({ workers: n }, 'job workers not connected to redis yet; they take jobs once it is reachable');
-      return ok;
+  };
+}
+
+/** Create the market job system. */
+export function createMarketJobs(options: MarketJobsOptions): MarketJobs {
+  const { redis, logger } = options;
+  const retry = options.retry ?? { attempts: 3, backoffMs: 1000 };
+  const prefix = `${redis.prefix}bull`;
+  // BullMQ does not close a connection it was given: keep it to close it ourselves.
+  const queueConnection = redis.connect('command', 'queue');
+  const queueName = options.queueName ?? MARKET_QUEUE;
+  const queue = new Queue<JobData, JobResult>(queueName, { connection: queueConnection, prefix });
+  queue.on('error', (err) => logger.warn({ err: err.message }, 'market queue error'));
+  const workers = createMarketWorkers({ redis, logger, queueName, prefix, lockMs: options.lockMs ?? 30_000, attempts: retry.attempts });
+  let closing: Promise<void> | undefined;
+
+  return {
+    queue,
+    async ready(timeoutMs) {
+      await Promise.race([queue.waitUntilReady().catch(() => undefined), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
     },
+    ...producerOf(queue, retry, logger),
+    startWorkers: (n, deps, readyTimeoutMs = 2000) => workers.start(n, deps, readyTimeoutMs),
     close(timeoutMs = 10_000) {
       closing ??= (async () => {
         const until = Date.now() + (Number.isFinite(timeoutMs) ? timeoutMs : 10_000);
-        // A running job stops at its next progress report, rolls back and goes back to the queue
-        // (market-processor.ts): most of the time is for that, not for the whole job.
-        for (const w of workers) {
-          // Paused first (it sets a flag; nothing waits): a worker would otherwise take the job it just
-          // handed back straight up again, this time with nobody to stop it.
-          void w.pause(true).catch(() => undefined);
-          w.cancelAllJobs('shutdown');
-        }
-        const handedBack = await settledWithin(Promise.allSettled([...running]), (until - Date.now()) * 0.7);
-        if (!handedBack) logger.warn('a running job did not stop in time (the database or Redis not answering); it runs again once its lock lapses');
-        // Redis gone: a polite close would wait for it (QUIT queued for a reconnect that never comes).
-        const connected = workerConnections.every((c) => c.status === 'ready');
-        await settledWithin(Promise.all(workers.map((w) => closeAfterHandshake(w, connected, !handedBack))), (until - Date.now()) * 0.7);
+        await workers.stop(until);
         if (queueConnection.status === 'ready') await settledWithin(queue.close(), until - Date.now());
-        for (const c of [queueConnection, ...workerConnections]) {
-          // Redis never reached: BullMQ is still waiting for this connection, and on its 'end' that wait
-          // fails into an emitter whose listeners close() removed — an unhandled rejection. We are done
-          // with the connection: let that wait stay pending instead.
-          if (c.status !== 'ready') c.removeAllListeners('end');
-          dropRedis(c);
-        }
+        dropConnections([queueConnection, ...workers.connections]);
       })();
       return closing;
     },

@@ -3,9 +3,13 @@
  * second (blocking) connection of its own, close() removes every listener of it, and the
  * handshake still under way then rejects into an 'error' event nobody listens to. So each worker's
  * handshake is remembered when it is made, and waited for (briefly, and only while Redis is up)
- * before the worker is closed.
+ * before the worker is closed. Making one has its own step for the same reason (a worker is made
+ * only once its connection is up), and so does dropping the connections at the end. The three
+ * queues (market data, backtests, deliveries) share these steps.
  */
 import type { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { dropRedis } from '../infra/redis.js';
 import { settledWithin } from '../infra/shutdown.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -30,4 +34,43 @@ export function trackHandshake<W extends AnyWorker>(worker: W): W {
 export async function closeAfterHandshake(worker: AnyWorker, redisUp: boolean, abandon = false): Promise<void> {
   if (redisUp) await settledWithin(handshakes.get(worker) ?? Promise.resolve(), HANDSHAKE_WAIT_MS);
   await worker.close(abandon || !redisUp);
+}
+
+/**
+ * Make a worker once `connection` is up, and remember its handshake; null when the connection
+ * ended first or `closing()` says the owner is closing by then. A BullMQ worker still waiting for
+ * Redis when it is closed fails into an emitter without listeners (an unhandled rejection), so
+ * none is made before its connection answers.
+ */
+export async function workerOnceConnected<W extends AnyWorker>(connection: Redis, closing: () => boolean, make: () => W): Promise<W | null> {
+  const up = await new Promise<boolean>((resolve) => {
+    if (connection.status === 'ready') return resolve(true);
+    connection.once('ready', () => resolve(true));
+    connection.once('end', () => resolve(false));
+  });
+  if (!up || closing()) return null;
+  return trackHandshake(make());
+}
+
+/** Whether `ready` resolved true within `ms` (false when it resolved false or took longer). */
+export async function readyWithin(ready: Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  const ok = await Promise.race([ready, timedOut]);
+  clearTimeout(timer);
+  return ok;
+}
+
+/**
+ * Drop the connections of a queue and its workers, the last step of a close. One that never
+ * reached Redis has BullMQ still waiting for it, and on its 'end' that wait fails into an emitter
+ * whose listeners close() removed (an unhandled rejection): its 'end' listeners go first, leaving
+ * that wait pending.
+ */
+export function dropConnections(connections: ReadonlyArray<Redis | undefined>): void {
+  for (const c of connections) {
+    if (!c) continue;
+    if (c.status !== 'ready') c.removeAllListeners('end');
+    dropRedis(c);
+  }
 }

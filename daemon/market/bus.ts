@@ -7,8 +7,9 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { closeRedis, dropRedis, waitReady, type RedisFactory } from '../infra/redis.js';
+import { closeRedis, waitReady, type RedisFactory } from '../infra/redis.js';
 import type { MarketEvent } from '../kernel/events.js';
+import { createBusReader, decodeEntry, ENTRY_FIELD } from './bus-reader.js';
 import { createRecentEvents } from './recent-events.js';
 
 /** Publish, subscribe and replay market events (contract shared by the feed and the gateway). */
@@ -57,13 +58,9 @@ export interface MarketBusDeps {
   historyTimeoutMs?: number;
 }
 
-const FIELD = 'e';
-const BLOCK_MS = 5000;
 /** Events kept in memory for replays (at most the stream's own length). */
 const RECENT_EVENTS_KEPT = 50_000;
 const HISTORY_TIMEOUT_MS = 5000;
-/** Longest the read loop dispatches without giving the event loop a turn. */
-const DISPATCH_SLICE_MS = 4;
 
 /** Compare two stream ids ("ms-seq"); negative when a < b. */
 export function compareStreamIds(a: string, b: string): number {
@@ -106,15 +103,21 @@ export function nextStreamId(id: string): string {
   return seq === '18446744073709551615' ? `${BigInt(ms) + 1n}-0` : `${ms}-${BigInt(seq) + 1n}`;
 }
 
-function decode(fields: string[], logger: Logger, id: string): MarketEvent | null {
-  const i = fields.indexOf(FIELD);
-  const raw = i >= 0 ? fields[i + 1] : undefined;
+/** Entries ever removed from the stream `key` (see StreamMarketBus.removedCount). */
+async function removedCount(history: Redis, key: string): Promise<number | null> {
+  let info: unknown[];
   try {
-    return raw === undefined ? null : (JSON.parse(raw) as MarketEvent);
-  } catch {
-    logger.warn({ id }, 'market bus: undecodable entry skipped');
-    return null;
+    info = (await history.xinfo('STREAM', key)) as unknown[];
+  } catch (err) {
+    if (/no such key/i.test((err as Error).message)) return null;
+    throw err;
   }
+  const field = (name: string) => {
+    const at = info.indexOf(name);
+    return at >= 0 ? Number(info[at + 1]) : NaN;
+  };
+  const removed = field('entries-added') - field('length');
+  return Number.isFinite(removed) ? removed : null;
 }
 
 /** Create the bus (connections open now; the read loop starts on the first subscribe). */
@@ -123,92 +126,33 @@ export function createMarketBus(deps: MarketBusDeps): StreamMarketBus {
   const streamKey = redis.key('events');
   const commands: Redis = redis.connect('command', 'bus');
   const history: Redis = redis.connect('command', 'bus-history', { commandTimeoutMs: deps.historyTimeoutMs ?? HISTORY_TIMEOUT_MS });
-  let reader: Redis | undefined;
-  const handlers = new Set<(id: string, event: MarketEvent) => void>();
-  let closed = false;
-  let position: string | null = null;
-  let loop: Promise<void> | undefined;
   // What the read loop dispatched lately, for replays (recent-events.ts).
   const recent = createRecentEvents(Math.min(maxLen, RECENT_EVENTS_KEPT), compareStreamIds);
-  let markReady!: () => void;
-  const readyPromise = new Promise<void>((resolve) => (markReady = resolve));
+  const reader = createBusReader({ redis, logger, streamKey, readCount: deps.readCount ?? 1000, recent });
+  let closed = false;
 
   async function ensureReady(conn: Redis = commands): Promise<void> {
     if (conn.status !== 'ready') await waitReady(conn, 2000);
   }
 
-  function dispatch(id: string, event: MarketEvent): void {
-    for (const handler of handlers) {
-      try {
-        handler(id, event);
-      } catch (err) {
-        logger.error({ err, id }, 'market bus handler failed');
-      }
-    }
-  }
-
-  async function run(conn: Redis): Promise<void> {
-    let failures = 0;
-    while (!closed) {
-      try {
-        if (position === null) {
-          const last = await conn.xrevrange(streamKey, '+', '-', 'COUNT', 1);
-          position = last[0]?.[0] ?? '0-0';
-          recent.reset(position);
-          markReady();
-        }
-        const res = await conn.xread('COUNT', deps.readCount ?? 1000, 'BLOCK', BLOCK_MS, 'STREAMS', streamKey, position);
-        failures = 0;
-        let sliceStart = performance.now();
-        for (const [, entries] of res ?? []) {
-          for (const [id, fields] of entries) {
-            position = id;
-            const event = decode(fields, logger, id);
-            if (!event) continue;
-            recent.push(id, event);
-            dispatch(id, event);
-            // A read is up to `readCount` events, each dispatched to the live screens and the
-            // gateway: give the event loop a turn every few ms so requests do not wait for all of them.
-            if (performance.now() - sliceStart >= DISPATCH_SLICE_MS) {
-              await new Promise<void>((r) => setImmediate(r));
-              if (closed) return;
-              sliceStart = performance.now();
-            }
-          }
-        }
-      } catch (err) {
-        if (closed) return;
-        if (failures++ === 0) logger.warn({ err: (err as Error).message }, 'market bus read failed; retrying');
-        await new Promise((r) => setTimeout(r, Math.min(100 * failures, 2000)));
-      }
-    }
-  }
-
   return {
     async publish(event) {
       await ensureReady();
-      const id = await commands.xadd(streamKey, 'MAXLEN', '~', maxLen, '*', FIELD, JSON.stringify(event));
+      const id = await commands.xadd(streamKey, 'MAXLEN', '~', maxLen, '*', ENTRY_FIELD, JSON.stringify(event));
       return id as string;
     },
     async publishMany(events) {
       if (events.length === 0) return [];
       await ensureReady();
       const pipe = commands.pipeline();
-      for (const event of events) pipe.xadd(streamKey, 'MAXLEN', '~', maxLen, '*', FIELD, JSON.stringify(event));
+      for (const event of events) pipe.xadd(streamKey, 'MAXLEN', '~', maxLen, '*', ENTRY_FIELD, JSON.stringify(event));
       const results = (await pipe.exec()) ?? [];
       return results.map(([err, id]) => {
         if (err) throw err;
         return id as string;
       });
     },
-    subscribe(handler) {
-      handlers.add(handler);
-      if (!loop && !closed) {
-        reader = redis.connect('subscriber', 'bus-reader');
-        loop = run(reader);
-      }
-      return () => void handlers.delete(handler);
-    },
+    subscribe: (handler) => reader.subscribe(handler),
     async range(afterId, count) {
       // From memory as far as it goes; the stream for the rest (usually nothing: the newest
       // entries not read by the loop yet).
@@ -219,7 +163,7 @@ export function createMarketBus(deps: MarketBusDeps): StreamMarketBus {
       const entries = await history.xrange(streamKey, `(${from}`, '+', 'COUNT', count - local.length);
       const out = local;
       for (const [id, fields] of entries) {
-        const event = decode(fields, logger, id);
+        const event = decodeEntry(fields, logger, id);
         if (event) out.push([id, event]);
       }
       return out;
@@ -231,29 +175,14 @@ export function createMarketBus(deps: MarketBusDeps): StreamMarketBus {
     },
     async removedCount() {
       await ensureReady(history);
-      let info: unknown[];
-      try {
-        info = (await history.xinfo('STREAM', streamKey)) as unknown[];
-      } catch (err) {
-        if (/no such key/i.test((err as Error).message)) return null;
-        throw err;
-      }
-      const field = (name: string) => {
-        const at = info.indexOf(name);
-        return at >= 0 ? Number(info[at + 1]) : NaN;
-      };
-      const removed = field('entries-added') - field('length');
-      return Number.isFinite(removed) ? removed : null;
+      return removedCount(history, streamKey);
     },
-    ready: () => readyPromise,
-    position: () => position,
+    ready: () => reader.ready(),
+    position: () => reader.position(),
     async close() {
       if (closed) return;
       closed = true;
-      handlers.clear();
-      if (reader) dropRedis(reader);
-      // With Redis down the pending XREAD may never settle: do not let it hold up shutdown.
-      await Promise.race([loop, new Promise((r) => setTimeout(r, 1000).unref())]);
+      await reader.close();
       await Promise.all([closeRedis(commands), closeRedis(history)]);
     },
   };

@@ -4,13 +4,11 @@
  * short commit: nothing half-written is ever visible), derives quarters
  * from filed statements across files, computes the cap-weighted index when none was
  * loaded (a day at a time), and runs the full-market indicator computation in small
- * chunks, so the event loop is never blocked for more than a few milliseconds.
+ * chunks, so the event loop is never blocked for more than a few milliseconds. The writes are in
+ * market-writes.ts, the computations in market-computations.ts; this file puts them together
+ * over one set of tables, in one transaction, or on a staged copy.
  */
-import { randomUUID } from 'node:crypto';
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { applyCrossSectionalScoresAsync, computeStockIndicators, type StockSeries } from '../indicators/compute.js';
-import type { IndicatorValues } from '../indicators/registry.js';
-import { autocommitDb, batchCommitDb, transactionDb, type Db, type Queryable } from '../store/db.js';
+import { autocommitDb, batchCommitDb, transactionDb, type Db } from '../store/db.js';
 import { createDesignationsRepo, type DesignationsRepo } from '../store/designations-repo.js';
 import { createFinancialsRepo, type FinancialsRepo } from '../store/financials-repo.js';
 import { createIndexRepo, type IndexRepo } from '../store/index-repo.js';
@@ -19,47 +17,14 @@ import { clearMarket, marketContent, setMarketContent, type MarketContent } from
 import { createMarketStage } from '../store/market-stage.js';
 import { LIVE_TABLES, type MarketTableNames } from '../store/market-tables.js';
 import { createPricesRepo, type PricesRepo } from '../store/prices-repo.js';
-import { createStocksRepo, type StocksRepo, type StockUpdate } from '../store/stocks-repo.js';
-import { createWritePace, type WritePace } from '../store/write-pace.js';
-import { createCapWeightedIndexBuilder } from './cap-weighted-index.js';
-import { deriveQuarters, reportYears, type ReportedAmount } from '../kernel/financial-reports.js';
-import { MARKETS, type DailyBar, type DesignationRecord, type FinancialQuarter, type HaltRecord, type IndexBar, type Market } from '../kernel/records.js';
+import { createStocksRepo, type StocksRepo } from '../store/stocks-repo.js';
+import { computeIndicators, fillComputedIndex, type ProgressFn } from './market-computations.js';
+import { createRecordWriter, type ApplyHooks, type ApplyResult, type RecordsBatch } from './market-writes.js';
 
-/** Records to write, as produced by a loader or the sample generator. */
-export interface RecordsBatch {
-  stocks: readonly StockUpdate[];
-  bars: readonly DailyBar[];
-  halts: readonly HaltRecord[];
-  financials: readonly FinancialQuarter[];
-  index: readonly IndexBar[];
-  /** Designations stated by dated files (as-of screens read them). */
-  designations?: readonly DesignationRecord[];
-  /**
-   * Statement amounts as filed (dart-json). The quarters of every (stock, year) they
-   * touch are derived again from these plus the amounts and quarters already stored,
-   * and replace `financials` of those years.
-   */
-  financial_reports?: readonly ReportedAmount[];
-}
-
-/** What one batch wrote. */
-export interface ApplyResult {
-  stocks: number;
-  bars: number;
-  halts: number;
-  financials: number;
-  index: number;
-  /** Codes with no stock record (not listed, and no name/market to add them): their records were not written. */
-  unknown_codes: string[];
-}
-
-/** Callbacks of `applyAll`, run inside its transaction. */
-export interface ApplyHooks<B> {
-  /** After each batch is written (not committed yet). */
-  onBatch?(batch: B, written: ApplyResult): void | Promise<void>;
-  /** After the last batch, before the commit: throw to roll the whole source back. */
-  beforeCommit?(): void | Promise<void>;
-}
+/** Records to write (a loader's or the sample generator's), what a batch wrote, and the hooks of `applyAll`. */
+export type { ApplyHooks, ApplyResult, RecordsBatch } from './market-writes.js';
+/** Progress of a computation: (done, total). */
+export type { ProgressFn } from './market-computations.js';
 
 /** Collaborators of the service. */
 export interface MarketDataDeps {
@@ -80,32 +45,6 @@ export interface MarketDataDeps {
    */
   commitPerBatch?: boolean;
 }
-
-/** Progress of a computation: (done, total). */
-export type ProgressFn = (done: number, total: number) => void | Promise<void>;
-
-/** History the indicators need: 252 trading days for 12-month figures plus slack. */
-const HISTORY_DAYS = 300;
-/**
- * Bars per read during the computation. The sqlite driver turns a whole result into JS
- * objects in one callback on the main thread (~5 µs a row: 25 stocks × 260 days held the
- * event loop ~30 ms), so a read covers as many stocks as fit ~750 bars of history.
- */
-const BARS_PER_READ = 750;
-/** Most stocks per read (bounds the financial rows read alongside). */
-const MAX_STOCKS_PER_READ = 50;
-/** Longest stretch of indicator computation (ms) before the event loop gets a turn. */
-const SLICE_MS = 4;
-/** Least time between two progress reports (each is a Redis write for a job). */
-const PROGRESS_MS = 250;
-/** Bars of the first piece of a staged load on sqlite (then sized by time, see write-pace.ts). */
-const PIECE_INITIAL_ROWS = 2_000;
-/** Bounds of a piece: at least some progress per commit, and no more than one bulk statement. */
-const PIECE_MIN_ROWS = 200;
-const PIECE_MAX_ROWS = 50_000;
-
-/** A batch with nothing in it (the pieces after a batch's first carry only bars, the last its halts). */
-const NO_RECORDS: RecordsBatch = { stocks: [], bars: [], halts: [], financials: [], index: [] };
 
 /** Market data service. */
 export interface MarketDataService {
@@ -162,229 +101,49 @@ export function marketDataDeps(db: Db, t: MarketTableNames = LIVE_TABLES): Marke
   };
 }
 
+/**
+ * Run `fn` with a service over a staged copy of the market (see MarketDataService.staged), then
+ * publish the stage.
+ */
+async function staged<T>(db: Db, tables: MarketTableNames, replace: boolean, fn: (market: MarketDataService) => Promise<T>): Promise<T> {
+  const stage = createMarketStage(db, tables);
+  await stage.prepare({ copy: !replace });
+  // One short transaction per batch; the indicator values (a few MB of JSON) statement by statement.
+  const stagedDeps = marketDataDeps(batchCommitDb(db), stage.tables);
+  const indicators = createIndicatorsRepo(autocommitDb(db), stage.tables);
+  const market = createMarketDataService({ ...stagedDeps, indicators, commitPerBatch: true });
+  // The computations read the stage by date: its secondary indexes first (built after the rows).
+  const result = await fn({
+    ...market,
+    fillComputedIndex: async () => (await stage.buildIndexes(), market.fillComputedIndex()),
+    computeIndicators: async (onProgress) => (await stage.buildIndexes(), market.computeIndicators(onProgress)),
+  });
+  await stage.publish();
+  return result;
+}
+
 /** Create the market data service. */
 export function createMarketDataService(deps: MarketDataDeps): MarketDataService {
   const { db } = deps;
   const tables = deps.tables ?? LIVE_TABLES;
   const designations = deps.designations ?? createDesignationsRepo(db, tables);
-  // sqlite has one writer: a staged load writes each batch in pieces short enough that other
-  // writes queue behind one piece at most. PostgreSQL's writers do not wait for each other.
-  const pace: WritePace | null = deps.commitPerBatch && db.dialect.name === 'sqlite'
-    ? createWritePace({ initial: PIECE_INITIAL_ROWS, min: PIECE_MIN_ROWS, max: PIECE_MAX_ROWS })
-    : null;
-
-  /** Quarters of the (stock, year)s that filed amounts touch, derived with what is stored. */
-  async function derivedFinancials(tx: Queryable, reports: readonly ReportedAmount[]): Promise<{ years: Set<string>; quarters: FinancialQuarter[] }> {
-    const years = reportYears(reports);
-    const key = (a: ReportedAmount) => `${a.stock_code}|${a.fiscal_year}|${a.fiscal_quarter}|${a.field}`;
-    const merged = new Map((await deps.financials.reportsOf(tx, years)).map((a) => [key(a), a]));
-    for (const a of reports) merged.set(key(a), a);
-    const stored = await deps.financials.quartersOf(tx, years);
-    await deps.financials.upsertReports(tx, reports);
-    return { years, quarters: deriveQuarters([...merged.values()], stored) };
-  }
-
-  async function write(tx: Queryable, batch: RecordsBatch): Promise<ApplyResult> {
-    const merged = await deps.stocks.merge(tx, batch.stocks);
-    const { known } = merged;
-    const unknown = new Set(merged.unknown);
-    const keep = <T extends { stock_code: string }>(rows: readonly T[]) =>
-      rows.filter((r) => known.has(r.stock_code) || (unknown.add(r.stock_code), false));
-    const bars = keep(batch.bars);
-    const halts = keep(batch.halts);
-    let financials = keep(batch.financials);
-    const reports = keep(batch.financial_reports ?? []);
-    if (reports.length > 0) {
-      const derived = await derivedFinancials(tx, reports);
-      // A quarter derived again keeps the disclosure date its source gave (OpenDART's receipt date):
-      // as-of screens use a statement only from then on. Without one, the stored date stands.
-      const disclosed = new Map(financials.filter((f) => f.disclosed_on).map((f) => [`${f.stock_code}|${f.fiscal_year}|${f.fiscal_quarter}`, f.disclosed_on]));
-      const dated = derived.quarters.map((q) => {
-        const on = disclosed.get(`${q.stock_code}|${q.fiscal_year}|${q.fiscal_quarter}`);
-        return on ? { ...q, disclosed_on: on } : q;
-      });
-      financials = [...financials.filter((f) => !derived.years.has(`${f.stock_code}|${f.fiscal_year}`)), ...dated];
-    }
-    await designations.upsert(tx, keep(batch.designations ?? []));
-    return {
-      stocks: merged.written,
-      bars: await deps.prices.upsertBars(tx, bars),
-      halts: await deps.prices.upsertHalts(tx, halts),
-      financials: await deps.financials.upsert(tx, financials),
-      index: await deps.index.upsert(tx, batch.index),
-      unknown_codes: [...unknown].sort(),
-    };
-  }
-
-  /**
-   * One batch in short transactions: the first piece writes the stocks and every record but bars
-   * and halts with the first bars, the next ones the bars that follow, the last also the halts
-   * (after every bar, as in one transaction: a halt on a day with a bar is not written).
-   */
-  async function writePaced(batch: RecordsBatch, by: WritePace): Promise<ApplyResult> {
-    const total: ApplyResult = { stocks: 0, bars: 0, halts: 0, financials: 0, index: 0, unknown_codes: [] };
-    const unknown = new Set<string>();
-    for (let from = 0, first = true; first || from < batch.bars.length; first = false) {
-      const bars = batch.bars.slice(from, from + by.size());
-      from += bars.length;
-      const halts = from >= batch.bars.length ? batch.halts : [];
-      const piece: RecordsBatch = first ? { ...batch, bars, halts } : { ...NO_RECORDS, bars, halts };
-      let began = 0;
-      const written = await db.transaction((tx) => ((began = performance.now()), write(tx, piece)));
-      by.took(piece.stocks.length + bars.length + halts.length + piece.financials.length + piece.index.length, performance.now() - began);
-      for (const k of ['stocks', 'bars', 'halts', 'financials', 'index'] as const) total[k] += written[k];
-      for (const code of written.unknown_codes) unknown.add(code);
-    }
-    total.unknown_codes = [...unknown].sort();
-    return total;
-  }
-
-  /** One batch committed on its own: paced on sqlite, in one transaction elsewhere. */
-  const commitBatch = (batch: RecordsBatch) => (pace ? writePaced(batch, pace) : db.transaction((tx) => write(tx, batch)));
+  const writer = createRecordWriter(db, { ...deps, designations }, deps.commitPerBatch ?? false);
 
   return {
-    apply(batch) {
-      return commitBatch(batch);
+    apply: (batch) => writer.apply(batch),
+    applyAll(open, hooks) {
+      return writer.applyAll(open, hooks);
     },
-
     atomically(fn) {
       return db.transaction((tx) => fn(createMarketDataService(marketDataDeps(transactionDb(tx, db.label), tables))));
     },
-    async staged({ replace }, fn) {
-      const stage = createMarketStage(db, tables);
-      await stage.prepare({ copy: !replace });
-      // One short transaction per batch; the indicator values (a few MB of JSON) statement by statement.
-      const stagedDeps = marketDataDeps(batchCommitDb(db), stage.tables);
-      const indicators = createIndicatorsRepo(autocommitDb(db), stage.tables);
-      const market = createMarketDataService({ ...stagedDeps, indicators, commitPerBatch: true });
-      // The computations read the stage by date: its secondary indexes first (built after the rows).
-      const result = await fn({
-        ...market,
-        fillComputedIndex: async () => (await stage.buildIndexes(), market.fillComputedIndex()),
-        computeIndicators: async (onProgress) => (await stage.buildIndexes(), market.computeIndicators(onProgress)),
-      });
-      await stage.publish();
-      return result;
-    },
+    staged: ({ replace }, fn) => staged(db, tables, replace, fn),
     tidy: () => createMarketStage(db, tables).dropRetired(),
     content: () => marketContent(db, tables),
     stockCount: () => deps.stocks.count(),
     setContent: (content) => db.transaction((tx) => setMarketContent(tx, content, tables)),
     clear: () => db.transaction((tx) => clearMarket(tx, tables)),
-
-    async applyAll(open, hooks = {}) {
-      if (deps.commitPerBatch) {
-        for await (const batch of open()) {
-          const written = await commitBatch(batch);
-          await hooks.onBatch?.(batch, written);
-        }
-        await hooks.beforeCommit?.();
-        return;
-      }
-      return db.transaction(async (tx) => {
-        for await (const batch of open()) {
-          const written = await write(tx, batch);
-          await hooks.onBatch?.(batch, written);
-        }
-        await hooks.beforeCommit?.();
-      });
-    },
-
-    async fillComputedIndex() {
-      const markets: Market[] = [];
-      for (const market of MARKETS) if ((await deps.index.loadedDays(market)) === 0) markets.push(market);
-      if (markets.length === 0) return 0;
-      const stocks = await deps.stocks.all();
-      const runs = markets.map((market) => ({ builder: createCapWeightedIndexBuilder(market, stocks), series: [] as IndexBar[] }));
-      // One day of a full market (~2,700 bars) per read, then a turn for the event loop:
-      // reading every bar at once would hold it for seconds on a full history.
-      for (const date of await deps.prices.tradeDates()) {
-        const bars = await deps.prices.barsOn(date);
-        for (const run of runs) {
-          const bar = run.builder.addDay(date, bars);
-          if (bar) run.series.push(bar);
-        }
-        await yieldToLoop();
-      }
-      let written = 0;
-      for (const run of runs) written += await db.transaction((tx) => deps.index.upsert(tx, run.series, true));
-      return written;
-    },
-
-    async computeIndicators(onProgress) {
-      const started = Date.now();
-      const [stocks, halts, latest, from] = await Promise.all([
-        deps.stocks.all(),
-        deps.prices.latestHalts(),
-        deps.prices.latestDate(),
-        deps.prices.nthLatestDate(HISTORY_DAYS),
-      ]);
-      const asOf = maxDate(latest, ...[...halts.values()].map((h) => h.trade_date));
-      const index = Object.fromEntries(await Promise.all(MARKETS.map(async (m) => [m, await deps.index.series(m)] as const)));
-      const out = new Map<string, IndicatorValues>();
-      // Read a few stocks at a time and compute under a time budget: no single step holds
-      // the event loop for more than a few milliseconds. Stocks per read: sized from
-      // the longest history a stock can have, then from what the reads return (a market with
-      // 10 days of history reads many stocks at a time).
-      let group = Math.max(1, Math.floor(BARS_PER_READ / HISTORY_DAYS));
-      let reportedAt = -Infinity;
-      for (let i = 0; i < stocks.length; ) {
-        const chunk = stocks.slice(i, i + group);
-        i += chunk.length;
-        const codes = chunk.map((s) => s.code);
-        const [rows, financials] = await Promise.all([deps.prices.barsFor(codes, from ?? ''), deps.financials.all(codes)]);
-        const bars = groupBy(rows);
-        group = Math.min(MAX_STOCKS_PER_READ, Math.max(1, Math.floor(BARS_PER_READ / Math.max(1, rows.length / chunk.length))));
-        let sliceStart = performance.now();
-        for (const s of chunk) {
-          const halt = halts.get(s.code);
-          const series: StockSeries = {
-            code: s.code,
-            market: s.market,
-            bars: bars.get(s.code) ?? [],
-            financials: financials.get(s.code) ?? [],
-            shares_outstanding: halt?.shares_outstanding ?? s.shares_outstanding,
-            last_close: halt?.last_close ?? null,
-            market_cap: halt?.market_cap ?? null,
-            halted: halt !== undefined && halt.trade_date === asOf,
-          };
-          out.set(s.code, computeStockIndicators(series, index[s.market], asOf ?? '9999-12-31'));
-          if (performance.now() - sliceStart >= SLICE_MS) {
-            await yieldToLoop();
-            sliceStart = performance.now();
-          }
-        }
-        if (onProgress && (i === stocks.length || performance.now() - reportedAt >= PROGRESS_MS)) {
-          reportedAt = performance.now();
-          await onProgress(i, stocks.length);
-        }
-      }
-      await applyCrossSectionalScoresAsync(out.values(), yieldToLoop);
-      const run: IndicatorRun = {
-        version: `${asOf ?? 'none'}:${randomUUID().slice(0, 8)}`,
-        as_of: asOf,
-        stocks: out.size,
-        duration_ms: Date.now() - started,
-        computed_at: new Date().toISOString(),
-      };
-      await deps.indicators.replaceAll(out, run);
-      return run;
-    },
+    fillComputedIndex: () => fillComputedIndex(db, deps),
+    computeIndicators: (onProgress) => computeIndicators(deps, onProgress),
   };
-}
-
-function maxDate(...dates: (string | null)[]): string | null {
-  let max: string | null = null;
-  for (const d of dates) if (d && (!max || d > max)) max = d;
-  return max;
-}
-
-function groupBy(bars: DailyBar[]): Map<string, DailyBar[]> {
-  const out = new Map<string, DailyBar[]>();
-  for (const b of bars) {
-    let list = out.get(b.stock_code);
-    if (!list) out.set(b.stock_code, (list = []));
-    list.push(b);
-  }
-  return out;
 }

@@ -30,23 +30,19 @@
  * fetched a hundred companies per call, one call per period; a run resumed after a quota stop or
  * a crash refetches only the companies not committed yet. So a backfill costs one full-statement
  * call per company-quarter, and a daily run only the disclosures filed since the last one.
+ * The calls are in dart/client.ts, a run's plan in dart/planned-run.ts.
  */
 import type { SourceCheck, SourceTestResult } from '../contract/sources.js';
-import { parseCorpCodes, parseStatusXml, type CorpCode } from './dart/corp-codes.js';
-import { companyStatements, groupByCompany, periodKey, type CompanyItems, type KeyAccountItem } from './dart/key-accounts.js';
-import { fullRequests } from './dart/full-statements.js';
-import { period, reportPeriods, type ReportPeriod } from './dart/periods.js';
-import { readZipEntry, ZipError } from './dart/zip.js';
-import type { FetchedUnit, PlanContext, PlannedRun, SourceDriver } from './driver.js';
-import { answerJson, ProviderError, type ProviderHttp, type RawAnswer } from './provider-http.js';
+import type { CorpCode } from './dart/corp-codes.js';
+import { createDartClient, DART_SERVICES, type DartClient } from './dart/client.js';
+import { planDartRun } from './dart/planned-run.js';
+import { period } from './dart/periods.js';
+import type { SourceDriver } from './driver.js';
+import { ProviderError, type ProviderHttp } from './provider-http.js';
 import { kstDate, minutesOfDay } from './status-store.js';
 
-/** The services this source calls. */
-export const DART_SERVICES = {
-  corpCode: 'corpCode.xml',
-  keyAccounts: 'fnlttMultiAcnt.json',
-  fullStatements: 'fnlttSinglAcntAll.json',
-} as const;
+/** The services this source calls, and what OpenDART's status means for a run. */
+export { DART_SERVICES, dartFailure } from './dart/client.js';
 
 /** Most corp codes one key-accounts call takes (more answers 021). */
 export const DART_MAX_BATCH = 100;
@@ -73,162 +69,39 @@ export interface DartSourceOptions {
 
 const MS_PER_MIN = 60_000;
 
-/** What OpenDART's status means for the run, with its own code and message. */
-export function dartFailure(status: string, message: string, service: string): ProviderError {
-  const said = `${service}: ${status} ${message}`.trim();
-  switch (status) {
-    case '010': case '011': case '901':
-      return new ProviderError('auth', status, `${said} — the key is not registered or not usable: check STOCKSCREEN_DART_API_KEY at opendart.fss.or.kr (인증키 신청/관리)`, service);
-    case '012':
-      return new ProviderError('auth', status, `${said} — this server's IP is not allowed for the key: register it at opendart.fss.or.kr`, service);
-    case '020':
-      return new ProviderError('quota', status, `${said} — the key's daily request limit is used up`, service);
-    case '800': case '900':
-      return new ProviderError('transient', status, said, service);
-    default:
-      return new ProviderError('refused', status, said, service);
+/** One call per service: the company list, and one company's last annual key accounts. */
+async function testSource(client: DartClient, nowMs: number): Promise<SourceTestResult> {
+  const checks: SourceCheck[] = [];
+  const fail = (service: string, err: unknown) => {
+    const e = err instanceof ProviderError ? err : new ProviderError('transient', 'ERROR', (err as Error).message);
+    checks.push({ service, ok: false, code: e.code, message: e.message, apply_for: null });
+  };
+  let sample: CorpCode | undefined;
+  try {
+    const companies = await client.corpCodes();
+    const withStock = companies.filter((c) => c.stock_code !== '');
+    sample = withStock.find((c) => c.stock_code === '005930') ?? withStock[0];
+    checks.push({ service: DART_SERVICES.corpCode, ok: true, code: null, message: `${companies.length} companies, ${withStock.length} listed`, apply_for: null });
+  } catch (err) {
+    fail(DART_SERVICES.corpCode, err);
   }
-}
-
-/** HTTP status failures before the body is read. */
-function httpFailure(answer: RawAnswer, service: string): ProviderError | null {
-  if (answer.status === 200) return null;
-  const transient = answer.status >= 500 || answer.status === 429 || answer.status === 408;
-  return new ProviderError(transient ? 'transient' : 'refused', `HTTP_${answer.status}`, `${service}: HTTP ${answer.status}`, service);
+  const annual = period(Number(kstDate(nowMs).slice(0, 4)) - 1, 4);
+  try {
+    // The last annual report of one listed company (Samsung Electronics when listed): one call.
+    const items = await client.callJson(DART_SERVICES.keyAccounts, { corp_code: sample?.corp_code ?? '00126380', bsns_year: String(annual.year), reprt_code: annual.reprt_code });
+    checks.push({ service: DART_SERVICES.keyAccounts, ok: true, code: null, message: items.length > 0 ? `${items.length} accounts of ${sample?.corp_name ?? '00126380'} for ${annual.year}` : `no ${annual.year} annual report yet (013)`, apply_for: null });
+  } catch (err) {
+    fail(DART_SERVICES.keyAccounts, err);
+  }
+  return { name: 'dart', ok: checks.every((c) => c.ok), checks };
 }
 
 /** Create the OpenDART source. */
 export function createDartSource(options: DartSourceOptions): SourceDriver {
-  const { apiKey, baseUrl, http } = options;
+  const { apiKey, http } = options;
   const runMinutes = minutesOfDay(options.runTime);
-  const batchSize = Math.max(1, Math.min(DART_MAX_BATCH, options.batchSize));
-
-  function url(service: string, params: Record<string, string>): string {
-    if (!apiKey) throw new ProviderError('auth', 'NO_KEY', 'no OpenDART key: set STOCKSCREEN_DART_API_KEY', service);
-    // The key travels in the query, as OpenDART requires: the URL is never logged or put in a message.
-    return `${baseUrl}/${service}?${new URLSearchParams({ crtfc_key: apiKey, ...params }).toString()}`;
-  }
-
-  /** One JSON call: the list (empty for 013), or the failure in OpenDART's terms. */
-  function callJson(service: string, params: Record<string, string>, signal?: AbortSignal): Promise<KeyAccountItem[]> {
-    return http.get(url(service, params), { Accept: 'application/json' }, (answer) => {
-      const bad = httpFailure(answer, service);
-      if (bad) throw bad;
-      const json = answerJson(answer, service) as { status?: unknown; message?: unknown; list?: unknown } | null;
-      if (typeof json !== 'object' || json === null || typeof json.status !== 'string') {
-        throw new ProviderError('transient', 'BAD_ANSWER', `${service}: the answer has no status`, service);
-      }
-      if (json.status === '013') return [];
-      if (json.status !== '000') throw dartFailure(json.status, typeof json.message === 'string' ? json.message : '', service);
-      if (!Array.isArray(json.list)) throw new ProviderError('transient', 'BAD_ANSWER', `${service}: status 000 without a list`, service);
-      return json.list as KeyAccountItem[];
-    }, signal);
-  }
-
-  /** The company list: the zip's CORPCODE.xml, or OpenDART's error. */
-  function corpCodes(signal?: AbortSignal): Promise<CorpCode[]> {
-    const service = DART_SERVICES.corpCode;
-    return http.get(url(service, {}), { Accept: 'application/zip, application/xml' }, async (answer) => {
-      const bad = httpFailure(answer, service);
-      if (bad) throw bad;
-      const isZip = answer.bytes.length >= 4 && answer.bytes[0] === 0x50 && answer.bytes[1] === 0x4b;
-      if (!isZip) {
-        const said = (await parseStatusXml(answer.text)) ?? jsonStatus(answer.text);
-        if (said && said.status !== '000') throw dartFailure(said.status, said.message, service);
-        const kind = /html/i.test(answer.contentType) || /^\s*<(!doctype|html)/i.test(answer.text) ? 'an HTML page' : 'a body that is not a zip';
-        throw new ProviderError('transient', 'BAD_ANSWER', `${service}: the provider answered ${kind} (HTTP ${answer.status})`, service);
-      }
-      try {
-        const list = await parseCorpCodes(await readZipEntry(answer.bytes, 'CORPCODE.xml', options.maxXmlBytes));
-        if (list.length === 0) throw new ProviderError('transient', 'EMPTY', `${service}: the company list is empty`, service);
-        return list;
-      } catch (err) {
-        if (err instanceof ProviderError) throw err;
-        const what = err instanceof ZipError ? 'the zip is unreadable' : 'CORPCODE.xml is unreadable';
-        throw new ProviderError('transient', 'BAD_ANSWER', `${service}: ${what}: ${(err as Error).message}`, service);
-      }
-    }, signal);
-  }
-
-  /** The listed companies among `stored`, one corp code per stock code (the latest modified when listed twice). */
-  function listed(companies: readonly CorpCode[], stored: ReadonlySet<string>): Map<string, CorpCode> {
-    const byStock = new Map<string, CorpCode>();
-    for (const c of companies) {
-      if (c.stock_code === '' || !stored.has(c.stock_code)) continue;
-      const known = byStock.get(c.stock_code);
-      if (!known || c.modify_date > known.modify_date) byStock.set(c.stock_code, c);
-    }
-    return new Map([...byStock.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  }
-
-  /** One company's full statements for a period: the first division answered, or none (013 for each). */
-  async function fullStatements(corp: string, p: ReportPeriod, divisions: readonly string[], signal?: AbortSignal): Promise<KeyAccountItem[]> {
-    for (const fsDiv of divisions) {
-      const items = await callJson(DART_SERVICES.fullStatements, { corp_code: corp, bsns_year: String(p.year), reprt_code: p.reprt_code, fs_div: fsDiv }, signal);
-      if (items.length > 0) return items.map((i) => ({ ...i, corp_code: i.corp_code ?? corp, fs_div: fsDiv }));
-    }
-    return [];
-  }
-
-  async function plan(from: string, to: string, context: PlanContext, signal?: AbortSignal): Promise<PlannedRun> {
-    const periods = reportPeriods(from, to);
-    const byStock = listed(await corpCodes(signal), context.stored);
-    const units = [...byStock.keys()];
-    const position = new Map(units.map((u, i) => [u, i]));
-    /** The key accounts of the batch fetched last, by corp code. */
-    let batchItems = new Map<string, CompanyItems>();
-    let batchUnits = new Set<string>();
-
-    async function fetchBatch(first: string, batchSignal?: AbortSignal): Promise<void> {
-      const start = position.get(first) ?? 0;
-      const batch = units.slice(start, start + batchSize);
-      const corpCodesOf = batch.map((s) => byStock.get(s)!.corp_code).join(',');
-      const grouped = new Map<string, CompanyItems>();
-      for (const p of periods) {
-        const items = await callJson(DART_SERVICES.keyAccounts, { corp_code: corpCodesOf, bsns_year: String(p.year), reprt_code: p.reprt_code }, batchSignal);
-        groupByCompany(items, p, grouped);
-      }
-      batchItems = grouped;
-      batchUnits = new Set(batch);
-    }
-
-    /** One company: its key accounts, and the full statements of the disclosures not fetched in full before. */
-    async function fetchCompany(stock: string, unitSignal?: AbortSignal): Promise<FetchedUnit> {
-      if (!batchUnits.has(stock)) await fetchBatch(stock, unitSignal);
-      const corp = byStock.get(stock)!.corp_code;
-      const company = batchItems.get(corp);
-      const fetched = new Map<string, KeyAccountItem[]>();
-      const parts: { unit: string; hash: string }[] = [];
-      let inEffect = new Map<string, string>();
-      if (options.fullStatements) {
-        const wanted = fullRequests(stock, periods, company, context.parts, to);
-        inEffect = wanted.inEffect;
-        for (const r of wanted.requests) {
-          const items = await fullStatements(corp, r.period, r.divisions, unitSignal);
-          fetched.set(periodKey(r.period), items);
-          // Recorded under the receipt number the key accounts named (what the next run compares), even
-          // when it has no full statement (013): asking again would cost a call every run for the same answer.
-          const rcept = r.rceptNo ?? items.find((i) => i.rcept_no)?.rcept_no;
-          if (rcept) {
-            inEffect.set(r.ledgerKey, rcept);
-            parts.push({ unit: r.ledgerKey, hash: rcept });
-          }
-        }
-      }
-      const { batch: result, hash } = companyStatements(stock, corp, company, { fetched, inEffect });
-      return { unit: stock, batches: [result], hash, parts };
-    }
-
-    return {
-      units,
-      // The key accounts (amortised over a batch, paid by its first company) and, at most, two divisions of full statements per period.
-      callsPerUnit: periods.length * 3,
-      async fetchUnit(stock, unitSignal) {
-        if (!position.has(stock)) throw new ProviderError('refused', 'NOT_LISTED', `${stock} is not a listed company of OpenDART's list`);
-        return fetchCompany(stock, unitSignal);
-      },
-    };
-  }
+  const client = createDartClient({ apiKey, baseUrl: options.baseUrl, http, maxXmlBytes: options.maxXmlBytes });
+  const run = { batchSize: Math.max(1, Math.min(DART_MAX_BATCH, options.batchSize)), fullStatements: options.fullStatements };
 
   return {
     name: 'dart',
@@ -242,48 +115,14 @@ export function createDartSource(options: DartSourceOptions): SourceDriver {
     expectedLatest: (nowMs) => kstDate(nowMs - (runMinutes + options.staleGraceMinutes) * MS_PER_MIN),
     units: () => [],
     scheduledRange: (nowMs) => ({ from: kstDate(nowMs), to: kstDate(nowMs) }),
-    plan,
+    plan: (from, to, context, signal) => planDartRun(client, run, from, to, context, signal),
 
     fetchUnit() {
       return Promise.reject(new ProviderError('refused', 'NOT_PLANNED', 'OpenDART units are fetched through a planned run'));
     },
 
-    async test(nowMs): Promise<SourceTestResult> {
-      const checks: SourceCheck[] = [];
-      const fail = (service: string, err: unknown) => {
-        const e = err instanceof ProviderError ? err : new ProviderError('transient', 'ERROR', (err as Error).message);
-        checks.push({ service, ok: false, code: e.code, message: e.message, apply_for: null });
-      };
-      let sample: CorpCode | undefined;
-      try {
-        const companies = await corpCodes();
-        const withStock = companies.filter((c) => c.stock_code !== '');
-        sample = withStock.find((c) => c.stock_code === '005930') ?? withStock[0];
-        checks.push({ service: DART_SERVICES.corpCode, ok: true, code: null, message: `${companies.length} companies, ${withStock.length} listed`, apply_for: null });
-      } catch (err) {
-        fail(DART_SERVICES.corpCode, err);
-      }
-      const annual = period(Number(kstDate(nowMs).slice(0, 4)) - 1, 4);
-      try {
-        // The last annual report of one listed company (Samsung Electronics when listed): one call.
-        const items = await callJson(DART_SERVICES.keyAccounts, { corp_code: sample?.corp_code ?? '00126380', bsns_year: String(annual.year), reprt_code: annual.reprt_code });
-        checks.push({ service: DART_SERVICES.keyAccounts, ok: true, code: null, message: items.length > 0 ? `${items.length} accounts of ${sample?.corp_name ?? '00126380'} for ${annual.year}` : `no ${annual.year} annual report yet (013)`, apply_for: null });
-      } catch (err) {
-        fail(DART_SERVICES.keyAccounts, err);
-      }
-      return { name: 'dart', ok: checks.every((c) => c.ok), checks };
-    },
+    test: (nowMs) => testSource(client, nowMs),
 
     close: () => http.close(),
   };
-}
-
-/** The status of a JSON error body, or null. */
-function jsonStatus(text: string): { status: string; message: string } | null {
-  try {
-    const json = JSON.parse(text) as { status?: unknown; message?: unknown };
-    return typeof json.status === 'string' ? { status: json.status, message: typeof json.message === 'string' ? json.message : '' } : null;
-  } catch {
-    return null;
-  }
 }

@@ -16,14 +16,6 @@ const MAX_LINES = 79;
 
 /** `file#function` → its length in lines when it was listed. */
 const REMAINING = new Map<string, number>([
-  ['daemon/market/market-data-service.ts#createMarketDataService', 209],
-  ['daemon/sources/opendart.ts#createDartSource', 179],
-  ['daemon/market/feeds/kis/socket.ts#createKisSocket', 170],
-  ['daemon/market/feed/simulator.ts#createSimulator', 150],
-  ['daemon/market/bus.ts#createMarketBus', 140],
-  ['daemon/jobs/market-jobs.ts#createMarketJobs', 133],
-  ['daemon/jobs/delivery-jobs.ts#createDeliveryJobs', 125],
-  ['daemon/jobs/backtest-jobs.ts#createBacktestJobs', 121],
 ]);
 
 /** One function: where it starts and how many lines it spans. */

@@ -7,17 +7,15 @@
  * between half and the whole of it), because the provider blocks keys and addresses that
  * connect and disconnect in a loop. A registration the provider refuses for the limit
  * (OPSP0008 "MAX SUBSCRIBE OVER") lowers the number this session asks for, so a refusal is
- * never retried in a loop either.
+ * never retried in a loop either (the registrations are kept in registrations.ts).
  */
 import WebSocket from 'ws';
 import type { Logger } from 'pino';
 import { KIS, parseSystemMessage, registrationMessage, splitFrame } from './protocol.js';
+import { RegistrationBook, type Registration } from './registrations.js';
 
 /** One real-time registration: a feed (H0STCNT0, H0STASP0) and a code. */
-export interface Registration {
-  trId: string;
-  code: string;
-}
+export type { Registration } from './registrations.js';
 
 /** Collaborators and settings of the socket. */
 export interface KisSocketOptions {
@@ -64,179 +62,159 @@ export interface KisSocket {
   stats(): KisSocketStats;
 }
 
-const keyOf = (r: Registration) => `${r.trId}|${r.code}`;
-const PENDING_MS = 5_000;
-// "ALREADY IN SUBSCRIBE": the server holds it (a request repeated after a lost answer).
-const ALREADY_REGISTERED = 'OPSP0002';
+/** The session: its connection, reconnects and registrations. */
+class KisSession implements KisSocket {
+  private readonly logger: Logger;
+  private readonly url: string;
+  private readonly baseMs: number;
+  private readonly maxMs: number;
+  private readonly random: () => number;
+  private readonly book = new RegistrationBook();
+  private ws: WebSocket | undefined;
+  private approval: string | undefined;
+  private running = false;
+  /** Reconnects since the last healthy session (the backoff's exponent). */
+  private attempt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly counters = { connects: 0, reconnects: 0, pingpongs: 0, refused_over_limit: 0, last_message_at: 0, connected_at: 0 };
 
-/** Create the socket (nothing connects until start()). */
-export function createKisSocket(options: KisSocketOptions): KisSocket {
-  const { logger } = options;
-  const baseMs = options.reconnectBaseMs ?? 1_000;
-  const maxMs = options.reconnectMaxMs ?? 60_000;
-  const random = options.random ?? Math.random;
-  const url = `${options.url.replace(/\/+$/, '')}${KIS.wsPath}`;
-  let ws: WebSocket | undefined;
-  let approval: string | undefined;
-  let running = false;
-  let attempt = 0;
-  let timer: NodeJS.Timeout | undefined;
-  let wanted: Registration[] = [];
-  // Registrations the server confirmed, and requests sent but not yet answered.
-  const registered = new Set<string>();
-  // Sent request → when (ms); one unanswered for PENDING_MS is sent again on the next reconcile.
-  const pending = new Map<string, number>();
-  // After an OPSP0008 the session asks for no more than it holds.
-  let cap = Infinity;
-  const stats = { connects: 0, reconnects: 0, pingpongs: 0, refused_over_limit: 0, last_message_at: 0, connected_at: 0 };
-
-  function scheduleReconnect(): void {
-    if (!running || timer) return;
-    const ceiling = Math.min(maxMs, baseMs * 2 ** Math.min(attempt, 16));
-    const delay = Math.round(ceiling / 2 + random() * (ceiling / 2));
-    attempt++;
-    timer = setTimeout(() => {
-      timer = undefined;
-      void connect();
-    }, delay);
-    timer.unref();
+  constructor(private readonly options: KisSocketOptions) {
+    this.logger = options.logger;
+    this.url = `${options.url.replace(/\/+$/, '')}${KIS.wsPath}`;
+    this.baseMs = options.reconnectBaseMs ?? 1_000;
+    this.maxMs = options.reconnectMaxMs ?? 60_000;
+    this.random = options.random ?? Math.random;
   }
 
-  function send(text: string): void {
-    if (ws?.readyState === WebSocket.OPEN) ws.send(text);
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.connect();
+  }
+
+  want(registrations: readonly Registration[]): void {
+    this.book.want(registrations);
+    this.reconcile();
+  }
+
+  recycle(reason: string): void {
+    if (!this.ws) return;
+    this.logger.warn({ reason }, 'KIS socket recycled');
+    this.ws.terminate();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const socket = this.ws;
+    this.ws = undefined;
+    if (!socket) return;
+    if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING) {
+      await new Promise<void>((resolve) => {
+        socket.once('close', () => resolve());
+        socket.close(1000);
+        setTimeout(() => (socket.terminate(), resolve()), 2_000).unref();
+      });
+    }
+  }
+
+  stats(): KisSocketStats {
+    return { connected: this.ws?.readyState === WebSocket.OPEN, registered: this.book.registeredCount, wanted: this.book.wantedCount, ...this.counters };
+  }
+
+  private scheduleReconnect(): void {
+    if (!this.running || this.timer) return;
+    const ceiling = Math.min(this.maxMs, this.baseMs * 2 ** Math.min(this.attempt, 16));
+    const delay = Math.round(ceiling / 2 + this.random() * (ceiling / 2));
+    this.attempt++;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.connect();
+    }, delay);
+    this.timer.unref();
   }
 
   /** Bring the server's registrations to the wanted ones: releases first, then registrations. */
-  function reconcile(): void {
+  private reconcile(): void {
+    const { ws, approval } = this;
     if (!ws || ws.readyState !== WebSocket.OPEN || !approval) return;
-    const target = wanted.slice(0, Number.isFinite(cap) ? cap : wanted.length);
-    const targetKeys = new Set(target.map(keyOf));
-    const t = Date.now();
-    const waiting = (key: string) => (pending.get(key) ?? -Infinity) > t - PENDING_MS;
-    for (const key of [...registered]) {
-      if (targetKeys.has(key) || waiting(key)) continue;
-      const [trId, code] = key.split('|') as [string, string];
-      pending.set(key, t);
-      send(registrationMessage(approval, trId, code, false));
-    }
-    for (const r of target) {
-      const key = keyOf(r);
-      if (registered.has(key) || waiting(key)) continue;
-      pending.set(key, t);
-      send(registrationMessage(approval, r.trId, r.code, true));
+    for (const r of this.book.requests(Date.now())) {
+      if (ws.readyState === WebSocket.OPEN) ws.send(registrationMessage(approval, r.trId, r.code, r.register));
     }
   }
 
-  function onSystem(raw: string): void {
+  private onSystem(raw: string): void {
     const msg = parseSystemMessage(raw);
     if (!msg) {
-      options.onBadFrame();
+      this.options.onBadFrame();
       return;
     }
     if (msg.pingpong) {
       // The provider's client answers with the frame itself (kis_auth.py: `await ws.pong(raw)`).
-      ws?.pong(raw);
-      stats.pingpongs++;
+      this.ws?.pong(raw);
+      this.counters.pingpongs++;
       return;
     }
     if (!msg.trKey) return;
-    const key = `${msg.trId}|${msg.trKey}`;
-    pending.delete(key);
-    if (msg.ok || msg.msgCode === ALREADY_REGISTERED) {
-      if (msg.message?.startsWith('UNSUB')) registered.delete(key);
-      else registered.add(key);
-      return;
+    const outcome = this.book.acknowledge({ ...msg, trKey: msg.trKey });
+    if (outcome === 'over-limit') {
+      this.counters.refused_over_limit++;
+      this.logger.warn({ held: this.book.registeredCount }, 'KIS refused a registration (MAX SUBSCRIBE OVER); holding the registrations this session has');
+    } else if (outcome === 'refused') {
+      this.logger.warn({ tr_id: msg.trId, code: msg.trKey, msg_cd: msg.msgCode, msg: msg.message }, 'KIS refused a real-time request');
     }
-    if (msg.msgCode === KIS.maxSubscribeOver) {
-      stats.refused_over_limit++;
-      cap = registered.size;
-      logger.warn({ held: registered.size }, 'KIS refused a registration (MAX SUBSCRIBE OVER); holding the registrations this session has');
-      return;
-    }
-    logger.warn({ tr_id: msg.trId, code: msg.trKey, msg_cd: msg.msgCode, msg: msg.message }, 'KIS refused a real-time request');
   }
 
-  async function connect(): Promise<void> {
-    if (!running) return;
+  private async connect(): Promise<void> {
+    if (!this.running) return;
     try {
-      approval = await options.approvalKey();
+      this.approval = await this.options.approvalKey();
     } catch (err) {
-      logger.warn({ err: (err as Error).message }, 'KIS approval key not available; retrying after the backoff');
-      scheduleReconnect();
+      this.logger.warn({ err: (err as Error).message }, 'KIS approval key not available; retrying after the backoff');
+      this.scheduleReconnect();
       return;
     }
-    if (!running) return;
-    const socket = new WebSocket(url, { handshakeTimeout: 10_000 });
-    ws = socket;
+    if (!this.running) return;
+    const socket = new WebSocket(this.url, { handshakeTimeout: 10_000 });
+    this.ws = socket;
     socket.on('open', () => {
-      stats.connects++;
-      stats.connected_at = Date.now();
-      registered.clear();
-      pending.clear();
-      cap = Infinity;
-      reconcile();
+      this.counters.connects++;
+      this.counters.connected_at = Date.now();
+      this.book.forget(true);
+      this.reconcile();
     });
-    socket.on('message', (data, isBinary) => {
-      stats.last_message_at = Date.now();
-      const raw = isBinary ? data.toString() : data.toString();
+    socket.on('message', (data) => {
+      this.counters.last_message_at = Date.now();
+      const raw = data.toString();
       const frame = splitFrame(raw);
-      if (frame) {
-        options.onData(frame.trId, frame.count, frame.body, frame.encrypted);
-        return;
-      }
-      onSystem(raw);
+      if (frame) this.options.onData(frame.trId, frame.count, frame.body, frame.encrypted);
+      else this.onSystem(raw);
     });
-    socket.on('error', (err) => logger.warn({ err: err.message }, 'KIS socket error'));
-    socket.on('close', (code) => {
-      if (ws !== socket) return;
-      ws = undefined;
-      // A session that lived a minute was healthy: the next drop starts the backoff over.
-      if (stats.connected_at && Date.now() - stats.connected_at > 60_000) attempt = 0;
-      stats.connected_at = 0;
-      registered.clear();
-      pending.clear();
-      if (!running) return;
-      stats.reconnects++;
-      logger.warn({ code }, 'KIS socket closed; reconnecting after the backoff');
-      scheduleReconnect();
-    });
+    socket.on('error', (err) => this.logger.warn({ err: err.message }, 'KIS socket error'));
+    socket.on('close', (code) => this.onClose(socket, code));
     socket.on('unexpected-response', (_req, res) => {
-      logger.warn({ status: res.statusCode }, 'KIS socket refused the connection');
-      if (approval && (res.statusCode === 401 || res.statusCode === 403)) void options.dropApprovalKey(approval).catch(() => undefined);
+      this.logger.warn({ status: res.statusCode }, 'KIS socket refused the connection');
+      const approval = this.approval;
+      if (approval && (res.statusCode === 401 || res.statusCode === 403)) void this.options.dropApprovalKey(approval).catch(() => undefined);
     });
   }
 
-  return {
-    start() {
-      if (running) return;
-      running = true;
-      void connect();
-    },
-    want(registrations) {
-      const seen = new Set<string>();
-      wanted = registrations.filter((r) => !seen.has(keyOf(r)) && seen.add(keyOf(r)));
-      reconcile();
-    },
-    recycle(reason) {
-      if (!ws) return;
-      logger.warn({ reason }, 'KIS socket recycled');
-      ws.terminate();
-    },
-    async stop() {
-      running = false;
-      clearTimeout(timer);
-      timer = undefined;
-      const socket = ws;
-      ws = undefined;
-      if (!socket) return;
-      if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING) {
-        await new Promise<void>((resolve) => {
-          socket.once('close', () => resolve());
-          socket.close(1000);
-          setTimeout(() => (socket.terminate(), resolve()), 2_000).unref();
-        });
-      }
-    },
-    stats: () => ({ connected: ws?.readyState === WebSocket.OPEN, registered: registered.size, wanted: wanted.length, ...stats }),
-  };
+  private onClose(socket: WebSocket, code: number): void {
+    if (this.ws !== socket) return;
+    this.ws = undefined;
+    // A session that lived a minute was healthy: the next drop starts the backoff over.
+    if (this.counters.connected_at && Date.now() - this.counters.connected_at > 60_000) this.attempt = 0;
+    this.counters.connected_at = 0;
+    this.book.forget(false);
+    if (!this.running) return;
+    this.counters.reconnects++;
+    this.logger.warn({ code }, 'KIS socket closed; reconnecting after the backoff');
+    this.scheduleReconnect();
+  }
+}
+
+/** Create the socket (nothing connects until start()). */
+export function createKisSocket(options: KisSocketOptions): KisSocket {
+  return new KisSession(options);
 }
