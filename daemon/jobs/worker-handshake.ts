@@ -7,7 +7,7 @@
  * only once its connection is up), and so does dropping the connections at the end. The three
  * queues (market data, backtests, deliveries) share these steps.
  */
-import type { Worker } from 'bullmq';
+import { isNotConnectionError, type Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { dropRedis } from '../infra/redis.js';
 import { settledWithin } from '../infra/shutdown.js';
@@ -23,7 +23,35 @@ const HANDSHAKE_WAIT_MS = 2000;
 /** Remember `worker`'s handshake; call right after making it. Returns the worker. */
 export function trackHandshake<W extends AnyWorker>(worker: W): W {
   handshakes.set(worker, worker.waitUntilReady().catch(() => undefined));
+  stopRetryingWhenClosing(worker);
   return worker;
+}
+
+/** The step BullMQ's worker runs its Redis calls through, retrying those that fail on the connection. */
+type RetryStep = (fn: () => Promise<unknown>, opts: unknown) => Promise<unknown>;
+
+/**
+ * BullMQ's worker retries a call that failed on the connection (scheduling a job scheduler's next
+ * run, say) until it succeeds, pausing between tries only while the worker is not closing. Closed
+ * with Redis gone, that is a loop of at once rejected promises that never yields to the event loop:
+ * the process stops answering, even its shutdown timer. Once closing, a call that failed on the
+ * connection is given up instead (what it would have written, a scheduler's next run, is declared
+ * again at the next start).
+ * Kept to the worker's own step, when the installed BullMQ has one by that name.
+ */
+function stopRetryingWhenClosing(worker: AnyWorker): void {
+  const target = worker as unknown as { retryIfFailed?: RetryStep; closing?: unknown };
+  const retry = target.retryIfFailed;
+  if (typeof retry !== 'function') return;
+  target.retryIfFailed = (fn, opts) => retry.call(worker, async () => {
+    try {
+      return await fn();
+    } catch (err) {
+      // Anything else (or any failure while not closing) goes to BullMQ's own handling, unchanged.
+      if (target.closing && err instanceof Error && !isNotConnectionError(err)) return undefined;
+      throw err;
+    }
+  }, opts);
 }
 
 /**
