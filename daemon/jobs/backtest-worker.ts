@@ -6,14 +6,13 @@
  */
 import { WaitingError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
 import type { BacktestJob, PicksCheckpoint, RunHooks } from '../backtest/backtest-service.js';
 import { RunInterrupted, RunYielded } from '../backtest/backtest-service.js';
 import type { Selected } from '../backtest/types.js';
-import { dropRedis, type RedisFactory } from '../infra/redis.js';
+import { dropRedis } from '../infra/redis.js';
 import { settledWithin } from '../infra/shutdown.js';
 import type { BacktestPhase, BacktestStatus } from '../store/backtests-repo.js';
-import { closeAfterHandshake, readyWithin, workerOnceConnected } from './worker-handshake.js';
+import { closeAfterHandshake, readyWithin, workerOnceConnected, type WorkerSettings } from './worker-handshake.js';
 
 /** Runs one job (the backtest service's `run`). */
 export type BacktestRunner = (job: BacktestJob, hooks: RunHooks) => Promise<BacktestStatus>;
@@ -51,13 +50,7 @@ export function redisPicksCheckpoint(client: Redis, key: string): PicksCheckpoin
 }
 
 /** Settings of the worker (the queue's). */
-export interface BacktestWorkerOptions {
-  redis: RedisFactory;
-  logger: Logger;
-  queueName: string;
-  prefix: string;
-  lockMs: number;
-  attempts: number;
+export interface BacktestWorkerOptions extends WorkerSettings {
   /** Rebalance dates a run screens per turn before it goes back to the queue (0: no turns). */
   sliceDates: number;
   /** Where checkpoints are kept (the queue's connection). */

@@ -5,10 +5,8 @@
  */
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
-import type { RedisFactory } from '../infra/redis.js';
 import { settledWithin } from '../infra/shutdown.js';
-import { closeAfterHandshake, readyWithin, workerOnceConnected } from './worker-handshake.js';
+import { closeAfterHandshake, readyWithin, workerOnceConnected, type WorkerSettings } from './worker-handshake.js';
 import { createMarketProcessor, type MarketProcessorDeps } from './processors/market-processor.js';
 import type { JobRequest, JobResult } from './types.js';
 
@@ -16,15 +14,7 @@ import type { JobRequest, JobResult } from './types.js';
 export type JobData = JobRequest & { requested_by?: string | null };
 
 /** Settings of the workers (the queue's). */
-export interface MarketWorkersOptions {
-  redis: RedisFactory;
-  logger: Logger;
-  queueName: string;
-  prefix: string;
-  lockMs: number;
-  /** Runs of a job in all: a job whose worker died counts as one. */
-  attempts: number;
-}
+export type MarketWorkersOptions = WorkerSettings;
 
 /** The workers of this process. */
 export interface MarketWorkers {

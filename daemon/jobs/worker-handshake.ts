@@ -9,8 +9,21 @@
  */
 import { isNotConnectionError, type Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { RedisFactory } from '../infra/redis.js';
 import { dropRedis } from '../infra/redis.js';
 import { settledWithin } from '../infra/shutdown.js';
+
+/** What every queue's workers are made with (the queue's settings). */
+export interface WorkerSettings {
+  redis: RedisFactory;
+  logger: Logger;
+  queueName: string;
+  prefix: string;
+  lockMs: number;
+  /** Runs of a job in all: a job whose worker died counts as one. */
+  attempts: number;
+}
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyWorker = Worker<any, any>;

@@ -11,7 +11,7 @@ import { INDICATOR_IDS } from '../../../../daemon/indicators/registry.js';
 import { createMemoryBudget } from '../../../../daemon/screening/engine/memory-budget.js';
 import { buildSnapshot, valueAt, type Snapshot } from '../../../../daemon/screening/engine/snapshot.js';
 import type { AsOfDepth } from '../../../../daemon/history/point-indicators.js';
-import { sampleHistory } from './sample-history.js';
+import { sampleHistory, snapshotDifferences } from './sample-history.js';
 
 const noop = async () => {};
 
@@ -99,17 +99,7 @@ describe('as-of series', () => {
     expect(store.stats().bytes).toBeLessThanOrEqual(perField * 3);
   });
 
-  /** `field` × row cells where two snapshots of the same stocks differ (at most 10 listed). */
-  const differences = (a: Snapshot, b: Snapshot, fields: readonly string[]): string[] => {
-    expect(b.codes).toEqual(a.codes);
-    const out: string[] = [];
-    for (const field of fields) {
-      for (let row = 0; row < a.size && out.length < 10; row++) {
-        if (!Object.is(valueAt(a, field, row), valueAt(b, field, row))) out.push(`${a.codes[row]} ${field}: ${valueAt(a, field, row)} vs ${valueAt(b, field, row)}`);
-      }
-    }
-    return out;
-  };
+  const differences = snapshotDifferences;
 
   /** The snapshot as it was built before columns: one object of values per stock from the daily code, then the rows. */
   const fromObjects = async (day: number, depth: AsOfDepth): Promise<Snapshot> => {

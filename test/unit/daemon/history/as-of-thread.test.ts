@@ -11,23 +11,12 @@ import { createAsOfService, type AsOfService } from '../../../../daemon/history/
 import { AS_OF_THREAD_NICE, createAsOfThread } from '../../../../daemon/history/as-of-thread.js';
 import { INDICATOR_IDS } from '../../../../daemon/indicators/registry.js';
 import { createMemoryBudget } from '../../../../daemon/screening/engine/memory-budget.js';
-import { valueAt, type Snapshot } from '../../../../daemon/screening/engine/snapshot.js';
-import { sampleHistory } from './sample-history.js';
+import { sampleHistory, snapshotDifferences } from './sample-history.js';
 
 const history = sampleHistory(30, 420, 330);
 const perField = history.dates.length * history.stocks.length * 8;
 
-/** `field` × row cells where two snapshots of the same stocks differ (at most 10 listed). */
-function differences(a: Snapshot, b: Snapshot, fields: readonly string[]): string[] {
-  expect(b.codes).toEqual(a.codes);
-  const out: string[] = [];
-  for (const field of fields) {
-    for (let row = 0; row < a.size && out.length < 10; row++) {
-      if (!Object.is(valueAt(a, field, row), valueAt(b, field, row))) out.push(`${a.codes[row]} ${field}: ${valueAt(a, field, row)} vs ${valueAt(b, field, row)}`);
-    }
-  }
-  return out;
-}
+const differences = snapshotDifferences;
 
 const services: AsOfService[] = [];
 /** An as-of service over the sample history, its budget `fields` series wide, on the thread or not. */

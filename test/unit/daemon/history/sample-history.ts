@@ -2,6 +2,8 @@
  * A sample market read into a MarketHistory for the as-of tests, as the history loader reads the
  * store (createHistoryBuilder), with a halt day and a gap day.
  */
+import { expect } from 'vitest';
+import { valueAt, type Snapshot } from '../../../../daemon/screening/engine/snapshot.js';
 import { createHistoryBuilder } from '../../../../daemon/history/history-loader.js';
 import type { MarketHistory } from '../../../../daemon/history/market-history.js';
 import type { DailyBar, FinancialQuarter, HaltRecord, IndexBar } from '../../../../daemon/kernel/records.js';
@@ -38,4 +40,16 @@ export function sampleHistory(stocks: number, days: number, haltDay: number): Ma
   return builder.finish('v1', halts, financials, {
     KOSPI: index.filter((b) => b.market === 'KOSPI'), KOSDAQ: index.filter((b) => b.market === 'KOSDAQ'),
   });
+}
+
+/** `field` × row cells where two snapshots of the same stocks differ (at most 10 listed). */
+export function snapshotDifferences(a: Snapshot, b: Snapshot, fields: readonly string[]): string[] {
+  expect(b.codes).toEqual(a.codes);
+  const out: string[] = [];
+  for (const field of fields) {
+    for (let row = 0; row < a.size && out.length < 10; row++) {
+      if (!Object.is(valueAt(a, field, row), valueAt(b, field, row))) out.push(`${a.codes[row]} ${field}: ${valueAt(a, field, row)} vs ${valueAt(b, field, row)}`);
+    }
+  }
+  return out;
 }
