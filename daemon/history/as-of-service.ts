@@ -46,9 +46,6 @@ export interface AsOfServiceDeps {
   builder?: AsOfBuilder;
 }
 
-export { WARM_FIELDS } from './as-of-builder.js';
-export { snapshotBytes } from './as-of-cache.js';
-
 /** A resolved as-of date. */
 export interface AsOfDay {
   history: MarketHistory;
@@ -94,7 +91,6 @@ export interface AsOfService {
   /** Let the builder go (the as-of thread ends); later calls start a new one. */
   close(): Promise<void>;
 }
-
 
 /** @throws AppError INVALID_REQUEST (details[field]) unless `date` is a calendar date YYYY-MM-DD */
 function checkDate(date: string, field: string): void {

@@ -41,7 +41,8 @@ const STOCKS_PER_MESSAGE = 100;
 /** What the thread is started with. */
 export interface ThreadOptions {
   budgetBytes: number;
-  nice: number;
+  /** Nice steps the thread takes below the daemon's priority. */
+  lowerPriorityBy: number;
   warmFields?: readonly (readonly string[])[];
 }
 
@@ -142,7 +143,7 @@ class AsOfThread implements AsOfBuilder {
 
   private running(): Worker {
     if (this.worker) return this.worker;
-    const options: ThreadOptions = { budgetBytes: this.budgetBytes, nice: AS_OF_THREAD_NICE, ...(this.o.warmFields ? { warmFields: this.o.warmFields } : {}) };
+    const options: ThreadOptions = { budgetBytes: this.budgetBytes, lowerPriorityBy: AS_OF_THREAD_NICE, ...(this.o.warmFields ? { warmFields: this.o.warmFields } : {}) };
     const w = new Worker(workerUrl(), { workerData: options, resourceLimits: { maxOldGenerationSizeMb: AS_OF_THREAD_HEAP_MB } });
     // Idle, it must not keep the process alive; close() ends it on shutdown.
     w.unref();

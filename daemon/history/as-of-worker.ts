@@ -41,7 +41,7 @@ function lowerPriority(by: number): { tid: number; nice: number } | undefined {
   }
 }
 
-send({ type: 'started', thread: lowerPriority(options.nice) });
+send({ type: 'started', thread: lowerPriority(options.lowerPriorityBy) });
 const held = (): number => memory.stats().used;
 
 function receive(message: ToThread): void {

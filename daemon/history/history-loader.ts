@@ -34,7 +34,8 @@ interface Builder {
   cols: number[][];
 }
 
-const length = (b: Builder | undefined): number => (b?.first?.days.length ?? 0) + (b?.days.length ?? 0);
+/** Bars read so far for one stock. */
+const barCount = (b: Builder | undefined): number => (b?.first?.days.length ?? 0) + (b?.days.length ?? 0);
 
 const COLS = 8;
 
@@ -86,7 +87,7 @@ export function createHistoryBuilder(records: readonly StockRecord[], dates: Ite
       const builder = builders.get(c.stock_code);
       if (!builder) return;
       const sources = [c.open, c.high, c.low, c.close, c.volume, c.value, c.cap, c.shares];
-      if (length(builder) === 0) {
+      if (barCount(builder) === 0) {
         builder.first = typedColumns(c.dates.map((d) => dayOf.get(d) ?? -1), sources);
         return;
       }
@@ -149,7 +150,7 @@ function typedColumns(days: readonly number[], sources: readonly (readonly (numb
  * the market (≈95 MB on a full one), and a column is one allocation instead of one per stock.
  */
 function sharedColumns(builders: readonly (Builder | undefined)[]): (i: number) => StockColumns {
-  const total = builders.reduce((n, b) => n + length(b), 0);
+  const total = builders.reduce((n, b) => n + barCount(b), 0);
   const days = new Int32Array(new SharedArrayBuffer(total * Int32Array.BYTES_PER_ELEMENT));
   const cols = Array.from({ length: COLS }, () => new Float64Array(new SharedArrayBuffer(total * Float64Array.BYTES_PER_ELEMENT)));
   const starts: number[] = [];
@@ -169,7 +170,7 @@ function sharedColumns(builders: readonly (Builder | undefined)[]): (i: number) 
   }
   return (i) => {
     const from = starts[i] ?? 0;
-    const to = from + length(builders[i]);
+    const to = from + barCount(builders[i]);
     return { days: days.subarray(from, to), cols: cols.map((c) => c.subarray(from, to)) };
   };
 }
