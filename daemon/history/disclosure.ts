@@ -22,9 +22,22 @@ export function quarterEnd(fiscalYear: number, quarter: number, settleMonth: num
   return last.toISOString().slice(0, 10);
 }
 
+/**
+ * Deadlines computed so far, by year, quarter and settlement month: reading the history asks for
+ * one per stored statement (tens of thousands, a few hundred distinct), and the date arithmetic
+ * was a quarter of that read's time on the daemon's thread. A few entries per fiscal year.
+ */
+const deadlines = new Map<string, string>();
+
 /** The statutory disclosure deadline of a quarter's statement (see the file comment). */
 export function disclosureDeadline(fiscalYear: number, quarter: number, settleMonth: number | null = 12): string {
+  const key = `${fiscalYear}|${quarter}|${settleMonth ?? 12}`;
+  const known = deadlines.get(key);
+  if (known !== undefined) return known;
   const end = new Date(`${quarterEnd(fiscalYear, quarter, settleMonth)}T00:00:00Z`);
   end.setUTCDate(end.getUTCDate() + (quarter === 4 ? ANNUAL_REPORT_DAYS : QUARTER_REPORT_DAYS));
-  return end.toISOString().slice(0, 10);
+  const deadline = end.toISOString().slice(0, 10);
+  // Bounded by what is stored: years times quarters times twelve months, unless asked for nonsense.
+  if (deadlines.size < 10_000) deadlines.set(key, deadline);
+  return deadline;
 }

@@ -1,8 +1,10 @@
 /**
- * Reads the stored market into a MarketHistory (market-history.ts): the bars of 100 stocks per
- * read, as columns (PricesRepo.barColumns: a few strings per stock, not an object per bar), with
- * a turn for the event loop after each, so loading years of history never blocks the daemon
- * for more than one read.
+ * Reads the stored market into a MarketHistory (market-history.ts) without holding the daemon's
+ * thread for more than a short slice at a time: the bars and the financial statements of
+ * HISTORY_PAGE_STOCKS stocks per read (PricesRepo.barColumns: a few strings per stock, not an
+ * object per bar; the sqlite driver turns a whole result into objects in one callback on this
+ * thread, so no read is of the whole market), a turn for the event loop after each, and the
+ * stocks' histories assembled in slices of FINISH_SLICE_STOCKS.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { MARKETS, type DailyBar, type DesignationRecord, type FinancialQuarter, type HaltRecord, type IndexBar, type Market, type StockRecord } from '../kernel/records.js';
@@ -39,21 +41,37 @@ const barCount = (b: Builder | undefined): number => (b?.first?.days.length ?? 0
 
 const COLS = 8;
 
-/** Stocks whose bars are read at once (≈50,000 bars over two years: a read of tens of ms). */
-export const HISTORY_PAGE_STOCKS = 100;
+/**
+ * Stocks whose bars and statements are read at once: ≈25,000 bars over two years, parsed in about
+ * ten milliseconds. A read of the whole market's statements at once held the thread for half a
+ * second while the driver made its rows, and a hundred stocks' bars for tens of milliseconds.
+ */
+export const HISTORY_PAGE_STOCKS = 50;
+
+/** Stocks assembled between two turns of the event loop (statements sorted, columns cut). */
+const FINISH_SLICE_STOCKS = 250;
 
 /** Read the whole stored market. @throws the repositories' errors */
 export async function loadMarketHistory(src: HistorySources, version: string): Promise<MarketHistory> {
-  const [records, barDates, halts, financials, designations] = await Promise.all([
-    src.stocks.all(), src.prices.tradeDates(), src.prices.allHalts(), src.financials.all(), src.designations?.all() ?? [],
+  const [records, barDates, halts, designations] = await Promise.all([
+    src.stocks.all(), src.prices.tradeDates(), src.prices.allHalts(), src.designations?.all() ?? [],
   ]);
   const builder = createHistoryBuilder(records, [...barDates, ...halts.map((h) => h.trade_date)]);
+  const financials = new Map<string, FinancialQuarter[]>();
   for (let i = 0; i < records.length; i += HISTORY_PAGE_STOCKS) {
-    for (const cols of await src.prices.barColumns(records.slice(i, i + HISTORY_PAGE_STOCKS).map((r) => r.code))) builder.addColumns(cols);
+    const codes = records.slice(i, i + HISTORY_PAGE_STOCKS).map((r) => r.code);
+    for (const cols of await src.prices.barColumns(codes)) builder.addColumns(cols);
+    await yieldToLoop();
+    for (const [code, quarters] of await src.financials.all(codes)) financials.set(code, quarters);
     await yieldToLoop();
   }
   const index = Object.fromEntries(await Promise.all(MARKETS.map(async (m) => [m, await src.index.series(m)] as const))) as Record<Market, IndexBar[]>;
-  return builder.finish(version, halts, financials, index, designations);
+  const assembly = builder.assemble(version, halts, financials, index, designations);
+  for (let i = 0; i < records.length; i += FINISH_SLICE_STOCKS) {
+    assembly.stocks(i, i + FINISH_SLICE_STOCKS);
+    await yieldToLoop();
+  }
+  return assembly.history();
 }
 
 /** Assembles a MarketHistory from records: bars in date order (any number of calls), then the rest. */
@@ -65,6 +83,19 @@ export interface HistoryBuilder {
     version: string, halts: readonly HaltRecord[], financials: ReadonlyMap<string, readonly FinancialQuarter[]>,
     index: Partial<Record<Market, IndexBar[]>>, designations?: readonly DesignationRecord[],
   ): MarketHistory;
+  /** The same as finish, a range of stocks at a time (the caller gives the event loop turns between them). */
+  assemble(
+    version: string, halts: readonly HaltRecord[], financials: ReadonlyMap<string, readonly FinancialQuarter[]>,
+    index: Partial<Record<Market, IndexBar[]>>, designations?: readonly DesignationRecord[],
+  ): HistoryAssembly;
+}
+
+/** A history being assembled: every stock's range once, in any order, then the history. */
+export interface HistoryAssembly {
+  /** Assemble the stocks at indexes [from, to) of the records. */
+  stocks(from: number, to: number): void;
+  /** The history. @throws Error when a stock was not assembled */
+  history(): MarketHistory;
 }
 
 /** A history builder over `records`; `dates` are every date that has a bar or a halt (any order, repeats allowed). */
@@ -98,18 +129,49 @@ export function createHistoryBuilder(records: readonly StockRecord[], dates: Ite
         sources.forEach((col, k) => builder.cols[k]?.push(col[i] ?? Number.NaN));
       });
     },
-    finish(version, halts, financials, index, designations = []) {
-      const haltsOf = groupHalts(halts, dayOf);
-      const designationsOf = new Map<string, DesignationRecord[]>();
-      for (const d of designations) {
-        const list = designationsOf.get(d.stock_code);
-        if (list) list.push(d);
-        else designationsOf.set(d.stock_code, [d]);
+    finish(...args) {
+      const assembly = assembleHistory({ records, builders, allDates, dayOf }, ...args);
+      assembly.stocks(0, records.length);
+      return assembly.history();
+    },
+    assemble: (...args) => assembleHistory({ records, builders, allDates, dayOf }, ...args),
+  };
+}
+
+/** What the builder read, to assemble from. */
+interface BuilderState {
+  records: readonly StockRecord[];
+  builders: ReadonlyMap<string, Builder>;
+  allDates: string[];
+  dayOf: ReadonlyMap<string, number>;
+}
+
+function assembleHistory(
+  { records, builders, allDates, dayOf }: BuilderState, ...[version, halts, financials, index, designations = []]: Parameters<HistoryBuilder['assemble']>
+): HistoryAssembly {
+  const haltsOf = groupHalts(halts, dayOf);
+  const designationsOf = new Map<string, DesignationRecord[]>();
+  for (const d of designations) {
+    const list = designationsOf.get(d.stock_code);
+    if (list) list.push(d);
+    else designationsOf.set(d.stock_code, [d]);
+  }
+  const columns = sharedColumns(records.map((r) => builders.get(r.code)));
+  const stocks: (StockHistory | undefined)[] = records.map(() => undefined);
+  let assembled = 0;
+  return {
+    stocks(from, to) {
+      for (let i = from; i < Math.min(to, records.length); i++) {
+        const r = records[i] as StockRecord;
+        if (stocks[i] === undefined) assembled++;
+        stocks[i] = finish(r, columns(i), haltsOf.get(r.code), financials.get(r.code) ?? [], designationsOf.get(r.code) ?? []);
       }
-      const columns = sharedColumns(records.map((r) => builders.get(r.code)));
-      const stocks = records.map((r, i) => finish(r, columns(i), haltsOf.get(r.code), financials.get(r.code) ?? [], designationsOf.get(r.code) ?? []));
+    },
+    history() {
+      if (assembled !== records.length) throw new Error('history assembly: a stock was not assembled');
+      const all = stocks as StockHistory[];
       const series = { KOSPI: index.KOSPI ?? [], KOSDAQ: index.KOSDAQ ?? [] };
-      return { version, dates: allDates, stocks, byCode: new Map(stocks.map((s) => [s.record.code, s])), index: series };
+      return { version, dates: allDates, stocks: all, byCode: new Map(all.map((s) => [s.record.code, s])), index: series };
     },
   };
 }
