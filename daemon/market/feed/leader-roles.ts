@@ -14,6 +14,13 @@ import { createSimulator, type Simulator } from './simulator.js';
 import type { StockList } from './stock-list.js';
 import type { FeedStock } from './types.js';
 
+/**
+ * Trades made between two deliveries of a step: each a price and an order book, so one slice is
+ * one chunk of the tick path. A full market's step made at once held the daemon's thread for tens
+ * of milliseconds every interval.
+ */
+const STEP_SLICE_TRADES = 125;
+
 /** What the lease holder does. */
 export interface LeaderRole {
   /** Start what runs whether or not this daemon leads (the simulator's step timer). */
@@ -109,8 +116,7 @@ export function createSimulatorRole(deps: SimulatorRoleDeps): SimulatorRole {
       // Ticks ingested on any daemon since the last step: the simulator continues from them.
       const ingested = await deps.handover.take();
       if (ingested.length) sim.sync(ingested, deps.clock.now());
-      const events = sim.step(deps.clock.now());
-      if (events.length) await deps.deliver(events);
+      for (const events of sim.slices(deps.clock.now(), STEP_SLICE_TRADES)) if (events.length) await deps.deliver(events);
       steps++;
       lastStepError = '';
     } catch (err) {

@@ -43,6 +43,12 @@ export interface SimulatorOptions {
 export interface Simulator {
   /** Advance to `nowMs`: update the next share of stocks; a price (+ order book) event per trade. */
   step(nowMs: number): MarketEvent[];
+  /**
+   * The same step, `tradesPerSlice` trades at a time: the next slice is made when asked for, so the
+   * caller delivers one before the next is computed and a whole market's step (thousands of
+   * trades and order books) never holds the thread at once.
+   */
+  slices(nowMs: number, tradesPerSlice: number): Generator<MarketEvent[], void, undefined>;
   /** Adopt newer quotes of today (a restart, a new leader, ingested ticks); returns how many applied. */
   sync(quotes: readonly PriceEvent[], nowMs: number): number;
   /** Replace the stock list (new listings join, delisted leave, names and bases update). */
@@ -65,25 +71,36 @@ export function createSimulator(options: SimulatorOptions): Simulator {
 
   const sim: Simulator = {
     step(now) {
-      const n = order.length;
+      const out: MarketEvent[] = [];
+      for (const slice of sim.slices(now, Number.POSITIVE_INFINITY)) out.push(...slice);
+      return out;
+    },
+    *slices(now, tradesPerSlice) {
+      const list = order;
+      const n = list.length;
       const since = lastStep ?? now;
       lastStep = now;
-      if (n === 0) return [];
+      if (n === 0) return;
       credit += n * share;
       const count = Math.floor(credit + 1e-9);
       credit = Math.max(0, credit - count);
-      const out: MarketEvent[] = [];
       // Several rounds over the stocks in one step: round r of R trades at since + (r + 1)/R of the elapsed time.
       const rounds = Math.ceil(count / n);
       const span = Math.max(0, now - since);
       const date = kstDate(now);
-      for (let i = 0; i < count; i++) {
-        const st = states.get(order[cursor]!)!;
-        cursor = (cursor + 1) % n;
-        const at = rounds <= 1 ? now : Math.round(since + (span * (Math.floor(i / n) + 1)) / rounds);
-        if (!st.stock.halted) trade(st, at, rounds <= 1 ? date : kstDate(at), rng, withBooks, out);
+      const per = Math.max(1, tradesPerSlice);
+      for (let from = 0; from < count; from += per) {
+        const out: MarketEvent[] = [];
+        for (let i = from; i < Math.min(count, from + per); i++) {
+          // The stock list may have been replaced between two slices: a stock that left is skipped.
+          const st = states.get(list[cursor % n]!);
+          cursor = (cursor + 1) % n;
+          const at = rounds <= 1 ? now : Math.round(since + (span * (Math.floor(i / n) + 1)) / rounds);
+          if (st && !st.stock.halted) trade(st, at, rounds <= 1 ? date : kstDate(at), rng, withBooks, out);
+        }
+        yield out;
       }
-      return out;
+      if (order !== list) cursor = order.length === 0 ? 0 : cursor % order.length;
     },
     sync(quotes, now) {
       const today = kstDate(now);

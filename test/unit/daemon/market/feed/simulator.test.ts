@@ -33,6 +33,37 @@ describe('simulator determinism', () => {
   });
 });
 
+describe('a step in slices', () => {
+  it('trades the same market as whole steps, a few stocks per slice, and skips a stock that left between two slices', () => {
+    // Given two simulators of the same seed, three trades per stock per step
+    const whole = createSimulator({ stocks: STOCKS, seed: 11, share: 3 });
+    const sliced = createSimulator({ stocks: STOCKS, seed: 11, share: 3 });
+    const a: MarketEvent[] = [];
+    const b: MarketEvent[] = [];
+    const sizes: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      a.push(...whole.step(OPEN + i * 1000));
+      // When one is stepped two trades (a price and a book each) at a time
+      for (const slice of sliced.slices(OPEN + i * 1000, 2)) {
+        sizes.push(slice.length);
+        b.push(...slice);
+      }
+    }
+    // Then both made the same events in the same order, and no slice held more than two trades
+    expect(b.length).toBeGreaterThan(1000);
+    expect(JSON.stringify(b)).toBe(JSON.stringify(a));
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(4);
+    // And a stock delisted while a step is under way trades no more in that step's later slices
+    const steps = sliced.slices(OPEN + 60_000, 1);
+    const first = steps.next().value as MarketEvent[];
+    sliced.setStocks(STOCKS.filter((s) => s.code !== '000005'));
+    const rest = [...steps].flat();
+    expect(first.length).toBeGreaterThan(0);
+    expect(rest.filter((e) => e.code === '000005')).toEqual([]);
+    expect(new Set(rest.map((e) => e.code)).size).toBeGreaterThan(1);
+  });
+});
+
 describe('simulator invariants over a long, very volatile run', () => {
   // 50× volatility so prices travel to the daily limits and across band edges.
   const events = run(42, 3_000, { volatility: 50 });
