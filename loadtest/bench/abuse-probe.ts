@@ -10,6 +10,7 @@
  * - another user's simple screen every 250 ms (a new query each time: never a cache hit);
  * and answers one `ProbeResult`, then exits.
  */
+import { appendFileSync } from 'node:fs';
 
 /** What the parent asks for. */
 export interface ProbeStart {
@@ -45,10 +46,21 @@ async function timed(url: string, init: RequestInit, timeoutMs: number): Promise
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * BENCH_ABUSE_PROBE_TRACE: a file that gets one line per probe (`seconds since the start, probe,
+ * ms, monotonic µs at its start`), to see when slow answers came: the last figure is the clock of
+ * a daemon's `--cpu-prof` profile (both CLOCK_MONOTONIC), so a slow answer finds its stretch there.
+ */
+const TRACE = process.env.BENCH_ABUSE_PROBE_TRACE;
+const traced: string[] = [];
+const trace = (t0: number, probe: string, ms: number) =>
+  TRACE && traced.push(`${((performance.now() - t0 - ms) / 1000).toFixed(2)} ${probe} ${ms.toFixed(0)} ${(process.hrtime.bigint() / 1000n - BigInt(Math.round(ms * 1000))).toString()}`);
+
 /** Run the probes of `o` until `o.until`. */
 export async function runProbes(o: ProbeStart): Promise<ProbeResult> {
   const out: ProbeResult = { health: [], bare: [], screen: [], healthTimeouts: 0, screenTimeouts: 0, fivexx: 0 };
   const running = () => Date.now() < o.until;
+  const t0 = performance.now();
   await Promise.all([
     (async () => {
       while (running()) {
@@ -56,6 +68,7 @@ export async function runProbes(o: ProbeStart): Promise<ProbeResult> {
         if (r.status === 0) out.healthTimeouts++;
         if (r.status >= 500) out.fivexx++;
         out.health.push(r.ms);
+        trace(t0, 'health', r.ms);
         await pause(100);
       }
     })(),
@@ -72,10 +85,12 @@ export async function runProbes(o: ProbeStart): Promise<ProbeResult> {
         if (r.status === 0) out.screenTimeouts++;
         if (r.status >= 500) out.fivexx++;
         out.screen.push(r.ms);
+        trace(t0, 'screen', r.ms);
         await pause(250);
       }
     })(),
   ]);
+  if (TRACE) appendFileSync(TRACE, `${traced.join('\n')}\n`);
   return out;
 }
 
