@@ -18,10 +18,15 @@ const DISPATCH_SLICE_MS = 4;
 /** Receives each event read, with its stream id. */
 type Handler = (id: string, event: MarketEvent) => void;
 
+/** The JSON of a stream entry's event, if it has one. */
+const entryJson = (fields: string[]): string | undefined => {
+  const i = fields.indexOf(ENTRY_FIELD);
+  return i >= 0 ? fields[i + 1] : undefined;
+};
+
 /** The event of a stream entry; null (an undecodable one is logged) when it holds none. */
 export function decodeEntry(fields: string[], logger: Logger, id: string): MarketEvent | null {
-  const i = fields.indexOf(ENTRY_FIELD);
-  const raw = i >= 0 ? fields[i + 1] : undefined;
+  const raw = entryJson(fields);
   try {
     return raw === undefined ? null : (JSON.parse(raw) as MarketEvent);
   } catch {
@@ -80,9 +85,10 @@ export function createBusReader(options: BusReaderOptions): BusReader {
     for (const [, entries] of res ?? []) {
       for (const [id, fields] of entries) {
         position = id;
+        const raw = entryJson(fields);
         const event = decodeEntry(fields, logger, id);
-        if (!event) continue;
-        recent.push(id, event);
+        if (!event || raw === undefined) continue;
+        recent.push(id, raw);
         dispatch(handlers, id, event, logger);
         // A read is up to `readCount` events, each dispatched to the live screens and the
         // gateway: give the event loop a turn every few ms so requests do not wait for all of them.

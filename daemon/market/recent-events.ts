@@ -1,20 +1,29 @@
 /**
- * The events this daemon's bus read loop dispatched lately, in stream order, decoded once. A
- * session restore replays what it missed from the history; when every client reconnects at once
- * (a restart, a deploy), thousands of restores read the same recent stretch of the stream: from
- * memory they cost no Redis round trip, no transfer and no decoding each.
+ * The events this daemon's bus read loop dispatched lately, in stream order. A session restore
+ * replays what it missed from the history; when every client reconnects at once (a restart of
+ * another daemon, a deploy), thousands of restores read the same recent stretch of the stream:
+ * from memory they cost no Redis round trip and no transfer, and each event is decoded once.
+ *
+ * Entries are kept as the stream gave them (one flat string each), decoded on the first replay
+ * that reads them. Kept decoded, a full market's feed (thousands of prices and order books a
+ * second, an order book a score of objects) held tens of MB of objects that all outlived the
+ * young generation: the daemon's heap grew by hundreds of MB between full collections with no
+ * replay asking for any of them.
  */
 import type { MarketEvent } from '../kernel/events.js';
 
 /** Compares two stream ids; negative when a < b. */
 type CompareIds = (a: string, b: string) => number;
 
+/** Decodes an entry (null: undecodable, left out of replays). */
+type Decode = (raw: string, id: string) => MarketEvent | null;
+
 /** The recent events. */
 export interface RecentEvents {
   /** Start again right after `id`: nothing at or before it is known here. */
   reset(afterId: string): void;
-  /** The next event of the stream (in order, none skipped but undecodable ones). */
-  push(id: string, event: MarketEvent): void;
+  /** The next entry of the stream, as its JSON (in order, none skipped but undecodable ones). */
+  push(id: string, raw: string): void;
   /**
    * Up to `count` events with ids after `afterId`, oldest first; null when events after it may be
    * missing here (older than what is kept, or before the read loop started).
@@ -22,25 +31,34 @@ export interface RecentEvents {
   after(afterId: string, count: number): Array<[string, MarketEvent]> | null;
 }
 
-/** Keep the last `capacity` events. */
-export function createRecentEvents(capacity: number, compare: CompareIds): RecentEvents {
+/** Keep the last `capacity` entries. */
+export function createRecentEvents(capacity: number, compare: CompareIds, decode: Decode = parseEntry): RecentEvents {
   let ids: string[] = [];
-  let events: MarketEvent[] = [];
+  let raws: string[] = [];
+  // Decoded on the first replay that read them (undefined: not yet; null: undecodable).
+  let decoded: (MarketEvent | null | undefined)[] = [];
   let head = 0;
   // Every event after this id (up to the newest pushed) is held; null: nothing is known.
   let coveredAfter: string | null = null;
 
+  const eventAt = (i: number): MarketEvent | null => {
+    let event = decoded[i];
+    if (event === undefined) decoded[i] = event = decode(raws[i]!, ids[i]!);
+    return event;
+  };
+
   return {
     reset(afterId) {
       ids = [];
-      events = [];
+      raws = [];
+      decoded = [];
       head = 0;
       coveredAfter = afterId;
     },
-    push(id, event) {
+    push(id, raw) {
       if (coveredAfter === null) return;
       ids.push(id);
-      events.push(event);
+      raws.push(raw);
       if (ids.length - head > capacity) {
         coveredAfter = ids[head]!;
         head++;
@@ -48,7 +66,8 @@ export function createRecentEvents(capacity: number, compare: CompareIds): Recen
       // Drop the evicted half at once (amortised) rather than shifting on every push.
       if (head >= capacity) {
         ids = ids.slice(head);
-        events = events.slice(head);
+        raws = raws.slice(head);
+        decoded = decoded.slice(head);
         head = 0;
       }
     },
@@ -63,8 +82,19 @@ export function createRecentEvents(capacity: number, compare: CompareIds): Recen
         else lo = mid + 1;
       }
       const out: Array<[string, MarketEvent]> = [];
-      for (let i = lo; i < ids.length && out.length < count; i++) out.push([ids[i]!, events[i]!]);
+      for (let i = lo; i < ids.length && out.length < count; i++) {
+        const event = eventAt(i);
+        if (event) out.push([ids[i]!, event]);
+      }
       return out;
     },
   };
+}
+
+function parseEntry(raw: string): MarketEvent | null {
+  try {
+    return JSON.parse(raw) as MarketEvent;
+  } catch {
+    return null;
+  }
 }

@@ -2,9 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { compareStreamIds } from '../../../../daemon/market/bus.js';
 import { createRecentEvents } from '../../../../daemon/market/recent-events.js';
-import type { MarketEvent } from '../../../../daemon/kernel/events.js';
 
-const event = (n: number) => ({ type: 'price', code: '005930', price: n }) as unknown as MarketEvent;
+const event = (n: number) => JSON.stringify({ type: 'price', code: '005930', price: n });
 
 describe('recent events', () => {
   it('answers only for ids it covers, with the events after them in order', () => {
@@ -21,5 +20,22 @@ describe('recent events', () => {
     expect(recent.after('10-3', 1)!.map(([id]) => id)).toEqual(['10-4']);
     expect(recent.after('10-5', 10)).toEqual([]);
     expect(recent.after('11-0', 10)).toEqual([]);
+  });
+
+  it('replays the events as they were published, decoding each once however many replays read it, and leaves out an undecodable one', () => {
+    // Given entries kept as the stream gave them, one of them not JSON
+    const recent = createRecentEvents(10, compareStreamIds);
+    recent.reset('20-0');
+    recent.push('20-1', event(1));
+    recent.push('20-2', '{not json');
+    recent.push('20-3', event(3));
+    // When two restores replay the same stretch
+    const first = recent.after('20-0', 10)!;
+    const second = recent.after('20-0', 10)!;
+    // Then both get the decoded events in order, without the undecodable entry
+    expect(first).toEqual([['20-1', { type: 'price', code: '005930', price: 1 }], ['20-3', { type: 'price', code: '005930', price: 3 }]]);
+    // And the second got the very objects the first decoded (decoded once)
+    expect(second[0]![1]).toBe(first[0]![1]);
+    expect(second[1]![1]).toBe(first[1]![1]);
   });
 });
