@@ -95,17 +95,20 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
     if (!(await historyWithin(deps.asOf, deps.planWaitMs ?? PLAN_WAIT_MS)) && fitsWithoutHistory(deps, owner, request, presetQuery, now)) {
       const created = await deps.repo.create(owner.id, id, request as unknown as Record<string, unknown>, 0, 'queued', capsOf(deps.limits, owner), 'reading_history');
       if (!created.ok) throw refused(deps.limits, owner, created);
-      const planned = planLater(owner, request, job);
-      planning.add(planned);
-      void planned.finally(() => planning.delete(planned));
-      return (await deps.repo.get(owner.id, id))!;
+      // Planning writes the run (its total, or its failure) as soon as the history is in: at once on a small market.
+      return readThenHandOn(deps.repo, owner, id, () => {
+        const planned = planLater(owner, request, job);
+        planning.add(planned);
+        void planned.finally(() => planning.delete(planned));
+      });
     }
     const p = await planBacktest(deps, request, presetQuery, owner.tier);
     deps.checkCost?.(p.query, p.signals, owner.tier);
     const direct = p.signals <= DIRECT_MAX_SIGNALS;
     const created = await deps.repo.create(owner.id, id, request as unknown as Record<string, unknown>, p.signals, direct ? 'running' : 'queued', capsOf(deps.limits, owner));
     if (!created.ok) throw refused(deps.limits, owner, created);
-    await dispatch(owner, job, direct);
+    if (!direct) return readThenHandOn(deps.repo, owner, id, () => dispatch(owner, job, false));
+    await dispatch(owner, job, true);
     return (await deps.repo.get(owner.id, id))!;
   }
 
@@ -127,6 +130,18 @@ export function createBacktestService(deps: BacktestServiceDeps): BacktestServic
       await local;
     },
   };
+}
+
+/**
+ * The run `id` as it was accepted, read before `handOn` passes it on (to its planning, or to the
+ * queue, whose worker may take it at once): what is passed on may write the run before a read
+ * issued afterwards answers, whatever order the two were issued in (the store may run them on
+ * different connections), and the answer would then say 200 or 202 by chance.
+ */
+async function readThenHandOn(repo: BacktestServiceDeps['repo'], owner: BacktestOwner, id: string, handOn: () => unknown): Promise<StoredBacktest> {
+  const accepted = (await repo.get(owner.id, id))!;
+  await handOn();
+  return accepted;
 }
 
 /** Queue `job` (fair between users: a user's second waiting run queues behind everyone's first); a failure fails the run. */

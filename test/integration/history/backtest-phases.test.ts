@@ -8,8 +8,11 @@
  */
 import { QueueEvents } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBacktestService, type BacktestService } from '../../../daemon/backtest/backtest-service.js';
 import { signalDays } from '../../../daemon/backtest/calendar.js';
 import { tradingDaysBetween } from '../../../daemon/kernel/krx-calendar.js';
+import { BacktestRequest } from '../../../daemon/contract/backtests.js';
+import { createBacktestsRepo, type BacktestsRepo } from '../../../daemon/store/backtests-repo.js';
 import { applyGeneratedMarket } from '../../helpers/backtest-market.js';
 import { startTestDaemon, type TestDaemon } from '../../helpers/test-daemon.js';
 
@@ -118,5 +121,52 @@ describe('a run over its budget on a daemon that has not read the history', () =
     expect(body.error.details.cost.dates).toBe(signalDays(DATES, 0, DATES.length - 1, 'weekly').length);
     // Nothing was stored
     expect(((await (await t.request('/api/v1/screen/backtests', { token: access_token })).json()) as any).data).toEqual([]);
+  });
+});
+
+describe('the answer to a run accepted before the history was read', () => {
+  let t: TestDaemon;
+  let service: BacktestService | undefined;
+  beforeAll(async () => {
+    t = await startTestDaemon('backtest-phases-answer');
+    await applyGeneratedMarket(t.daemon, DATES);
+  }, 60_000);
+  afterAll(async () => {
+    await service?.close();
+    await t?.close();
+  });
+
+  it('is the run as accepted, reading_history with no total, even when its planning lands before the answer is read', async () => {
+    // Given the daemon's backtest parts, with reads of a run that answer only once the history is
+    // in and whatever the run's planning wrote by then has landed: the widest the window between
+    // accepting a run and reading it back can be (a small market is read at once, and the store
+    // orders a read and a write on different connections as it likes)
+    const ctx = t.daemon.context();
+    const { asOf, screens } = ctx.screening;
+    const repo = createBacktestsRepo(ctx.store.db);
+    const writes = new Map<string, Promise<unknown>>();
+    const noted = <T>(id: string, write: Promise<T>) => (writes.set(id, write), write);
+    const widened: BacktestsRepo = {
+      ...repo,
+      planned: (id, total) => noted(id, repo.planned(id, total)),
+      finish: (id, outcome) => noted(id, repo.finish(id, outcome)),
+      async get(userId, id) {
+        await asOf.history().catch(() => undefined);
+        // A turn of the event loop: what the history's readers do next without I/O is done by then.
+        await new Promise((resolve) => setImmediate(resolve));
+        await writes.get(id);
+        return repo.get(userId, id);
+      },
+    };
+    service = createBacktestService({ asOf, repo: widened, parseScreen: (body, caller) => screens.parse(body, caller), presetQuery: async () => undefined, riskFreeRate: 0.03, planWaitMs: 0 });
+    const owner = { id: (await t.login()).id, tier: 'free' as const };
+    expect(asOf.historyRead()).toBe(false);
+
+    // When a run of more dates than are answered directly is asked for
+    const run = await service.start(owner, BacktestRequest.parse({ query: { sort: 'close:desc' }, from: DATES[0], rebalance: 'weekly', top: 3 }));
+
+    // Then the answer is the run as it was accepted; the run is planned afterwards
+    expect(run).toMatchObject({ status: 'queued', phase: 'reading_history', done: 0, total: 0 });
+    await expect.poll(async () => (await repo.get(owner.id, run.id))?.total, { timeout: 25_000, interval: 50 }).toBe(signalDays(DATES, 0, DATES.length - 1, 'weekly').length);
   });
 });
