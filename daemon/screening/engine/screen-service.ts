@@ -144,15 +144,6 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
     check(screen, caller);
     return screen;
   };
-  const templateOverrides = (template: ScreenTemplate, body: unknown): TemplateOverrides => {
-    const names = templateColumnNames(template);
-    return parseTemplateOverrides(body, names.length === 0 ? deps.knownFields : new Set([...deps.knownFields, ...names]));
-  };
-  const compileTemplate = (template: ScreenTemplate, overrides: TemplateOverrides, caller: ScreenCaller): CompiledScreen => {
-    const screen = compileQuery(applyTemplateOverrides(template, overrides));
-    check(screen, caller);
-    return screen;
-  };
 
   /** Runs `work` on the query's snapshot, sliced and guarded; expensive work waits for its user's turn. */
   async function guarded<T>(query: ScreenQuery, work: ScreenWork | undefined, expensive: boolean, task: (snapshot: Snapshot, checkpoint: () => Promise<void>, as_of?: string) => Promise<T>): Promise<T> {
@@ -176,8 +167,7 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
     compile,
     compileQuery,
     check,
-    templateOverrides,
-    compileTemplate,
+    ...templateCalls(deps.knownFields, compileQuery, check),
     limits,
     stats: () => ({ memo_bytes: memo.bytes(), memo_max_bytes: CROSS_SECTION_MEMO_BYTES, answers_bytes: answers.bytes(), answers_max_bytes: LOCAL_CACHE_BYTES, ...fair.stats() }),
     lookup: answers.lookup,
@@ -211,6 +201,23 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
     },
     exportAll: (screen, work) => guarded(screen.query, work, true, (snapshot, checkpoint) => matchAllSliced(snapshot, screen.query, { memo, ...parsedOf(screen) }, checkpoint)),
     snapshotFor,
+  };
+}
+
+/** The service's template calls, over its own compile and budget check. */
+function templateCalls(
+  knownFields: ReadonlySet<string>, compileQuery: ScreenService['compileQuery'], check: ScreenService['check'],
+): Pick<ScreenService, 'templateOverrides' | 'compileTemplate'> {
+  return {
+    templateOverrides(template, body) {
+      const names = templateColumnNames(template);
+      return parseTemplateOverrides(body, names.length === 0 ? knownFields : new Set([...knownFields, ...names]));
+    },
+    compileTemplate(template, overrides, caller) {
+      const screen = compileQuery(applyTemplateOverrides(template, overrides));
+      check(screen, caller);
+      return screen;
+    },
   };
 }
 
