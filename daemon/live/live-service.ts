@@ -6,7 +6,7 @@
  *
  * A template may come with overrides (those of POST /screen/templates/{id}, validated and
  * compiled by the same screen-service calls): the query with them applied is the screen, so its
- * identity is that query (the same overrides share a screen, different ones never do), and it
+ * identity is that query (overrides that give the same query share a screen, others never do), and it
  * must fit the caller's cost budget (the template alone is the daemon's own query and is not
  * checked). `as_of` is refused: a live screen follows live prices.
  *
@@ -128,8 +128,8 @@ const ANONYMOUS_SORT = 'a sort of your own is a live list of your own: sign in (
 
 /**
  * `template` with the subscriber's overrides, validated and costed by the calls POST
- * /screen/templates/{id} makes. No overrides (or none that change anything): the template's
- * own query, shared by everyone and not charged to anyone's budget.
+ * /screen/templates/{id} makes. No overrides (or an empty object): the template's own query,
+ * shared by everyone and not charged to anyone's budget.
  */
 function templateScreen(deps: LiveServiceDeps, owner: LiveOwner, template: ScreenTemplate, body: unknown): Resolved {
   const target = `template:${template.id}`;
