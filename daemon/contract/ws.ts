@@ -50,18 +50,27 @@ export const MAX_SCREEN_TARGETS = 10;
 // Bounded only: a target that names nothing is a SUBSCRIPTION_FAILED (unknown_targets), like other subscriptions.
 const screenTarget = z.string().min(1).max(100);
 
-/** A live-screen subscribe: named screens (`preset:<id>`, `template:<id>`) or one inline query (either request shape of POST /screen). */
+/**
+ * A live-screen subscribe: named screens (`preset:<id>`, `template:<id>`) or one inline query
+ * (either request shape of POST /screen). `overrides` apply to every `template:` target: the body
+ * of POST /screen/templates/{id} (market, sort or sort_by/order, page, per_page or limit, fields;
+ * not as_of), validated like it (unknown keys refused); the template with them is a screen of its own.
+ */
 export const ScreenSubscribeMessage = z
   .object({
     type: z.literal('subscribe'),
     subscription_type: z.literal('screen'),
     targets: z.array(screenTarget).min(1).max(MAX_SCREEN_TARGETS).optional(),
     query: z.record(z.string(), z.unknown()).optional(),
+    // An object here; its keys and values are checked when each template opens, so a bad one is a
+    // SUBSCRIPTION_FAILED naming the field (`overrides.<field>`), like the screen's other refusals.
+    overrides: z.record(z.string(), z.unknown()).optional(),
     // Checked by the live-screen hook, so a bad value is a SUBSCRIPTION_FAILED naming the field
     // like the screen's other refusals, not a malformed message.
     dwell_s: z.unknown().optional(),
   })
-  .refine((m) => (m.targets === undefined) !== (m.query === undefined), { message: 'give either targets or query', path: ['targets'] });
+  .refine((m) => (m.targets === undefined) !== (m.query === undefined), { message: 'give either targets or query', path: ['targets'] })
+  .refine((m) => m.overrides === undefined || m.query === undefined, { message: 'overrides go with template targets; put the settings in the query itself', path: ['overrides'] });
 export type ScreenSubscribeMessage = z.output<typeof ScreenSubscribeMessage>;
 
 /** A live-screen unsubscribe: screen ids or the targets they were subscribed with. */
@@ -200,13 +209,23 @@ export type TokenRefreshedMessage = z.output<typeof TokenRefreshedMessage>;
 
 /**
  * A live screen as its `subscribed` message describes it: `source` is `preset:<id>`,
- * `template:<id>` or `query`; `total` the stocks matching (every page); `sort`, `page` and
+ * `template:<id>` or `query`; `overrides` a template's overrides as applied (market, sort, page,
+ * per_page, fields; absent when none); `total` the stocks matching (every page); `sort`, `page` and
  * `per_page` what the members follow; `restored` true when a session restore re-opened it (a
  * screen_update with the diff since the save may follow).
  */
 export const ScreenInfo = z.object({
   screen_id: z.string(),
   source: z.string(),
+  overrides: z
+    .object({
+      market: z.enum([...MARKETS, 'ALL']).optional(),
+      sort: z.array(z.object({ field: z.string(), direction: z.enum(['asc', 'desc']) })).optional(),
+      page: z.number().optional(),
+      per_page: z.number().optional(),
+      fields: z.array(z.string()).optional(),
+    })
+    .optional(),
   total: z.number(),
   sort: z.array(z.object({ field: z.string(), direction: z.enum(['asc', 'desc']) })).readonly(),
   page: z.number(),

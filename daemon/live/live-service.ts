@@ -4,27 +4,39 @@
  * screening request parser, enforce the tier limits (per connection here, per user across
  * daemons through the registry), and hand the query to the engine.
  *
+ * A template may come with overrides (those of POST /screen/templates/{id}, validated and
+ * compiled by the same screen-service calls): the query with them applied is the screen, so its
+ * identity is that query (overrides that give the same query share a screen, others never do), and it
+ * must fit the caller's cost budget (the template alone is the daemon's own query and is not
+ * checked). `as_of` is refused: a live screen follows live prices.
+ *
  * Anonymous callers get templates only: a template's screen is shared by everyone who opens it
  * (identical queries share one screen), so anonymous connections cannot add whole lists of
  * their own however many there are; a custom query needs an account (and its tier's budget and
- * per-user limit).
+ * per-user limit). Their overrides keep it so: market picks among a few lists per template, and
+ * page, per_page and fields are windows on the same list (engine.ts); a sort of their own would
+ * be a list of their own, so overriding `sort` needs an account too.
  *
  * Failures are AppErrors whose details carry a `reason` (unknown_preset, unknown_template,
- * invalid_query, live_screen_limit, sign_in_required) and the field details of the parser; the WebSocket edge
- * turns them into SUBSCRIPTION_FAILED.
+ * invalid_query, live_screen_limit, sign_in_required) and the field details of the parser (under
+ * `query.` or `overrides.`); the WebSocket edge turns them into SUBSCRIPTION_FAILED.
  */
 import type { ScreenCaller } from '../screening/engine/cost.js';
 import { randomUUID } from 'node:crypto';
 import type { Tier } from '../kernel/roles.js';
 import { AppError, isAppError } from '../errors.js';
 import type { ScreenQuery } from '../screening/engine/query.js';
+import type { ScreenService } from '../screening/engine/screen-service.js';
 import { normalizeQuery } from '../screening/request/request.js';
-import { applyTemplateOverrides, getTemplate } from '../screening/templates/templates.js';
+import { getTemplate, type ScreenTemplate, type TemplateOverrides } from '../screening/templates/templates.js';
 import type { LiveMemberRow, LiveScreenEngine, LiveScreenListener } from './engine.js';
 import type { LiveRegistry, LiveScreenEntry } from './registry.js';
 
-/** What a subscriber names. */
-export type LiveSource = { kind: 'preset' | 'template'; id: string } | { kind: 'query'; body: unknown };
+/**
+ * What a subscriber names: a preset of theirs, a template (with the overrides as the client sent
+ * them, validated when the screen opens), or an inline query.
+ */
+export type LiveSource = { kind: 'preset'; id: string } | { kind: 'template'; id: string; overrides?: unknown } | { kind: 'query'; body: unknown };
 
 /** Live screens a tier may hold. */
 export interface LiveScreenLimit {
@@ -47,18 +59,26 @@ export interface LiveSubscription {
   /** `preset:<id>`, `template:<id>` or `query`. */
   readonly source: string;
   readonly query: ScreenQuery;
+  /** A template's overrides as applied (parsed); absent when none. */
+  readonly overrides?: TemplateOverrides;
   members(): LiveMemberRow[];
   total(): number;
   /** Stop it (engine and registry); idempotent. */
   close(): void;
 }
 
+/** What the live service asks of the screen service. */
+export type LiveScreening = Pick<ScreenService, 'parse' | 'templateOverrides' | 'compileTemplate'>;
+
 /** Collaborators of the service. */
 export interface LiveServiceDeps {
   engine: LiveScreenEngine;
   registry: LiveRegistry;
-  /** Parse a screening body within `caller`'s cost budget (ScreenService.parse). @throws AppError INVALID_REQUEST */
-  parse(body: unknown, caller: ScreenCaller): ScreenQuery;
+  /**
+   * The screening calls: `parse` a body and `templateOverrides` + `compileTemplate` a template with
+   * overrides, each within `caller`'s cost budget, as REST does. @throws AppError INVALID_REQUEST
+   */
+  screens: LiveScreening;
   /** The owner's preset body, or null when it is not theirs or does not exist. */
   presetQuery(userId: string, id: string): Promise<Record<string, unknown> | null>;
   limits: Readonly<Record<Tier, LiveScreenLimit>>;
@@ -78,33 +98,77 @@ const fail = (code: 'INVALID_REQUEST' | 'NOT_FOUND' | 'FORBIDDEN', message: stri
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Parse `body`, re-labelling a failure as invalid_query with its field details under `query.`. */
+/** Who pays for a subscriber's query: their tier, or the anonymous budget. */
+const callerOf = (owner: LiveOwner): ScreenCaller => (owner.userId === null ? 'anonymous' : owner.tier);
+
+/** A parser's or a budget's refusal as invalid_query, its field details under `prefix` (`query`, `overrides`). */
+function invalid(err: unknown, label: string, prefix: string, extra: Record<string, unknown> = {}): never {
+  if (!isAppError(err)) throw err;
+  const fields = Object.fromEntries(Object.entries(err.details).map(([k, v]) => [`${prefix}.${k}`, v]));
+  throw fail('INVALID_REQUEST', `Invalid ${label}: ${err.message}`, { reason: 'invalid_query', ...extra, ...fields });
+}
+
+/** Parse `body` within the owner's budget, re-labelling a failure as invalid_query with its field details under `query.`. */
 function parseQuery(deps: LiveServiceDeps, owner: LiveOwner, body: unknown, label: string): ScreenQuery {
   try {
-    return deps.parse(body, owner.userId === null ? 'anonymous' : owner.tier);
+    return deps.screens.parse(body, callerOf(owner));
   } catch (err) {
-    if (!isAppError(err)) throw err;
-    const fields = Object.fromEntries(Object.entries(err.details).map(([k, v]) => [`query.${k}`, v]));
-    throw fail('INVALID_REQUEST', `Invalid ${label}: ${err.message}`, { reason: 'invalid_query', ...fields });
+    return invalid(err, label, 'query');
   }
 }
 
-async function resolve(deps: LiveServiceDeps, owner: LiveOwner, source: LiveSource): Promise<ScreenQuery> {
+/** The query a subscriber opens, with a template's overrides as applied. */
+interface Resolved {
+  query: ScreenQuery;
+  overrides?: TemplateOverrides;
+}
+
+const LIVE_AS_OF = 'a live screen follows live prices; as_of is for POST /screen/templates/{id}';
+const ANONYMOUS_SORT = 'a sort of your own is a live list of your own: sign in (send an auth message) or leave sort to the template';
+
+/**
+ * `template` with the subscriber's overrides, validated and costed by the calls POST
+ * /screen/templates/{id} makes. No overrides (or an empty object): the template's own query,
+ * shared by everyone and not charged to anyone's budget.
+ */
+function templateScreen(deps: LiveServiceDeps, owner: LiveOwner, template: ScreenTemplate, body: unknown): Resolved {
+  const target = `template:${template.id}`;
+  let overrides: TemplateOverrides;
+  try {
+    overrides = body === undefined ? {} : deps.screens.templateOverrides(template, body);
+  } catch (err) {
+    return invalid(err, `overrides of ${target}`, 'overrides', { target });
+  }
+  if (Object.keys(overrides).length === 0) return { query: deps.screens.compileTemplate(template, {}, 'trusted').query };
+  if (overrides.as_of !== undefined) {
+    throw fail('INVALID_REQUEST', `Invalid overrides of ${target}: as_of ${LIVE_AS_OF}`, { reason: 'invalid_query', target, 'overrides.as_of': LIVE_AS_OF });
+  }
+  if (overrides.sort !== undefined && owner.userId === null) {
+    throw fail('FORBIDDEN', `Overriding a live template's sort needs an account: ${ANONYMOUS_SORT}`, { reason: 'sign_in_required', target, 'overrides.sort': ANONYMOUS_SORT });
+  }
+  try {
+    return { query: deps.screens.compileTemplate(template, overrides, callerOf(owner)).query, overrides };
+  } catch (err) {
+    return invalid(err, `overrides of ${target}`, 'overrides', { target });
+  }
+}
+
+async function resolve(deps: LiveServiceDeps, owner: LiveOwner, source: LiveSource): Promise<Resolved> {
   if (source.kind === 'query' && owner.userId === null) {
     throw fail('FORBIDDEN', 'Custom live screens need an account: sign in (send an auth message), or subscribe a template (template:<id>, GET /screen/templates)', {
       reason: 'sign_in_required', target: 'query',
     });
   }
-  if (source.kind === 'query') return parseQuery(deps, owner, source.body, 'query');
+  if (source.kind === 'query') return { query: parseQuery(deps, owner, source.body, 'query') };
   if (source.kind === 'template') {
     const template = getTemplate(source.id);
     if (!template) throw fail('NOT_FOUND', `Unknown template: ${source.id}`, { reason: 'unknown_template', target: `template:${source.id}` });
-    return applyTemplateOverrides(template);
+    return templateScreen(deps, owner, template, source.overrides);
   }
   // Another user's preset reads as unknown, like its 404 over REST; preset ids are UUIDs.
   const body = owner.userId === null || !UUID.test(source.id) ? null : await deps.presetQuery(owner.userId, source.id);
   if (body === null) throw fail('NOT_FOUND', `Unknown preset: ${source.id}`, { reason: 'unknown_preset', target: `preset:${source.id}` });
-  return parseQuery(deps, owner, body, `preset ${source.id}`);
+  return { query: parseQuery(deps, owner, body, `preset ${source.id}`) };
 }
 
 function limitError(scope: 'connection' | 'user', owner: LiveOwner, limit: number, current: number): AppError {
@@ -120,7 +184,7 @@ export function createLiveService(deps: LiveServiceDeps): LiveService {
     async open(owner, source, listener, givenId) {
       const limit = deps.limits[owner.tier];
       if (owner.held >= limit.per_connection) throw limitError('connection', owner, limit.per_connection, owner.held);
-      const query = await resolve(deps, owner, source);
+      const { query, overrides } = await resolve(deps, owner, source);
       const id = givenId ?? randomUUID();
       const label = source.kind === 'query' ? 'query' : `${source.kind}:${source.id}`;
       if (owner.userId !== null) {
@@ -141,7 +205,7 @@ export function createLiveService(deps: LiveServiceDeps): LiveService {
       if (owner.userId !== null) open.set(id, { userId: owner.userId, screenId: id });
       let closed = false;
       return {
-        id, source: label, query,
+        id, source: label, query, ...(overrides ? { overrides } : {}),
         members: () => handle.members(),
         total: () => handle.total(),
         close() {

@@ -4,15 +4,13 @@
  * connections), swapped onto each new indicator snapshot when the snapshot swaps (no polling),
  * seeded with the live quotes known at start, the registry leases renewed, and an idempotent close.
  */
-import type { ScreenCaller } from '../screening/engine/cost.js';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Tier } from '../kernel/roles.js';
 import type { MarketEvent, PriceEvent } from '../kernel/events.js';
-import type { ScreenQuery } from '../screening/engine/query.js';
 import type { Snapshot } from '../screening/engine/snapshot.js';
 import { createLiveScreenEngine, type LiveScreenEngine } from './engine.js';
-import { createLiveService, type LiveScreenLimit, type LiveService } from './live-service.js';
+import { createLiveService, type LiveScreening, type LiveScreenLimit, type LiveService } from './live-service.js';
 import { createLiveRegistry, type LiveRegistry } from './registry.js';
 import type { RerunBudget } from './rerun-scheduler.js';
 
@@ -22,7 +20,8 @@ export interface LiveScreensDeps {
   snapshot(): Snapshot;
   /** Latest live quotes of these stocks (seeding at start). */
   quotes(codes: string[]): Promise<PriceEvent[]>;
-  parse(body: unknown, caller: ScreenCaller): ScreenQuery;
+  /** The screen service's parse and template calls (live-service.ts). */
+  screens: LiveScreening;
   presetQuery(userId: string, id: string): Promise<Record<string, unknown> | null>;
   redis: Redis;
   key(...parts: string[]): string;
@@ -59,7 +58,7 @@ export function createLiveScreens(deps: LiveScreensDeps): LiveScreens {
   const leaseMs = deps.leaseMs ?? 60_000;
   const registry = createLiveRegistry({ redis: deps.redis, key: deps.key, logger: deps.logger, leaseMs });
   const service = createLiveService({
-    engine, registry, parse: deps.parse, presetQuery: deps.presetQuery, limits: deps.limits, daemonId: deps.daemonId, now: deps.now,
+    engine, registry, screens: deps.screens, presetQuery: deps.presetQuery, limits: deps.limits, daemonId: deps.daemonId, now: deps.now,
   });
   const ticked = new Set<string>();
   let renewTimer: NodeJS.Timeout | undefined;

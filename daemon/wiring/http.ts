@@ -52,7 +52,7 @@ function registrarsOf(ctx: RouteContext): RouteRegistrar[] {
   const { config, clock, logger } = ctx.core;
   const { store, screening, realtime, notify } = ctx;
   const { users } = store;
-  const { snapshot, screens, knownFields } = screening;
+  const { snapshot, screens } = screening;
   const { quotes, liveScreens, screenAlertEvaluator } = realtime;
   const alertService = createAlertService({
     alerts: store.alerts, stocks: store.stocks, presets: store.presets, caps: config.alert_caps, channels: notify.alertLinks,
@@ -78,7 +78,7 @@ function registrarsOf(ctx: RouteContext): RouteRegistrar[] {
     (api) => registerAlertRoutes(api, { alerts: alertService }),
     (api) => registerAdminTickRoutes(api, { feed: realtime.feed }),
     (api) => registerWsRoutes(api, { gateway: realtime.gateway }),
-    (api) => registerScreenRoutes(api, { screens, snapshot, knownFields, liveSnapshot: () => liveScreens.liveSnapshot() }),
+    (api) => registerScreenRoutes(api, { screens, snapshot, liveSnapshot: () => liveScreens.liveSnapshot() }),
     (api) => registerLiveScreenRoutes(api, { registry: liveScreens.registry }),
     (api) => registerPresetRoutes(api, { presets: store.presets, screens, onChange: (id) => screenAlertEvaluator.presetChanged(id) }),
     (api) => registerBacktestRoutes(api, { backtests: screening.backtestService }),

@@ -198,7 +198,7 @@ function buildLive(ctx: RealtimeDeps, deps: LiveDeps, list: PartList): { liveScr
   const { presets } = ctx.store;
   const { ticks, quotes } = deps;
   const liveScreens = createLiveScreens({
-    snapshot: () => snapshot.current(), parse: (body, caller) => screens.parse(body, caller), redis: ctx.redis.commands, key: ctx.redis.factory.key, logger,
+    snapshot: () => snapshot.current(), screens, redis: ctx.redis.commands, key: ctx.redis.factory.key, logger,
     quotes: async (codes) => [...(await quotes.getQuotes(codes)).values()],
     presetQuery: async (userId, id) => (await presets.get(userId, id))?.query ?? null,
     limits: config.live_screen_limits, daemonId: randomBytes(8).toString('hex'), now: () => clock.now(),

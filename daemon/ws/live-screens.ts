@@ -54,10 +54,15 @@ interface Held {
   dwell?: Dwell;
 }
 
-function sourceOf(target: string): LiveSource | null {
+/** The screen `target` names, a template with `overrides` when given; null when it names none. */
+function sourceOf(target: string, overrides?: Record<string, unknown>): LiveSource | null {
   const m = /^(preset|template):([A-Za-z0-9_-]{1,64})$/.exec(target.trim());
-  return m ? { kind: m[1] as 'preset' | 'template', id: m[2]! } : null;
+  if (!m) return null;
+  if (m[1] === 'preset') return { kind: 'preset', id: m[2]! };
+  return overrides === undefined ? { kind: 'template', id: m[2]! } : { kind: 'template', id: m[2]!, overrides };
 }
+
+const PRESET_OVERRIDES = 'only template targets take overrides: subscribe the preset with them applied as a query';
 
 /** What opening one screen needs of its hook. */
 interface Opening {
@@ -112,7 +117,7 @@ async function openScreen(o: Opening, peer: LiveScreenPeer, screens: Map<string,
 function sendSubscribed(peer: LiveScreenPeer, sub: LiveSubscription, clock: Clock, restoring: SavedLiveScreen | undefined): LiveMemberRow[] {
   const q = sub.query;
   const members = sub.members();
-  const info = { screen_id: sub.id, source: sub.source, total: sub.total(), sort: q.sort, page: q.page, per_page: q.per_page };
+  const info = { screen_id: sub.id, source: sub.source, ...(sub.overrides ? { overrides: sub.overrides } : {}), total: sub.total(), sort: q.sort, page: q.page, per_page: q.per_page };
   peer.send(serverMessages.screenSubscribed(restoring ? { ...info, restored: true } : info, members, clock.now()));
   if (restoring) {
     const before = new Set(restoring.members);
@@ -134,6 +139,8 @@ function dwellOrRefuse(peer: LiveScreenPeer, raw: unknown, target: string): numb
 function savedOf(screens: Map<string, Held>): SavedLiveScreen[] {
   return [...screens.values()].map(({ sub, source, dwell }) => ({
     screen_id: sub.id, source: sub.source, ...(source.kind === 'query' ? { query: source.body as Record<string, unknown> } : {}),
+    // As the client sent them: the restore validates them again, as the subscribe did.
+    ...(source.kind === 'template' && source.overrides !== undefined ? { overrides: source.overrides as Record<string, unknown> } : {}),
     members: dwell ? [...dwell.told] : sub.members().map((m) => m.code),
     ...(dwell ? { dwell_s: dwell.ms / 1000 } : {}),
   }));
@@ -172,8 +179,10 @@ export function createLiveScreenHook(service: LiveService, clock: Clock, isHoldi
       }
       // One at a time, so each sees the previous one in the per-connection count.
       for (const t of targets) {
-        const source = sourceOf(t);
-        if (source) await openScreen(opening, peer, screensOf(peer), source, t, dwellS);
+        const source = sourceOf(t, m.overrides);
+        if (source?.kind === 'preset' && m.overrides !== undefined) {
+          peer.error('SUBSCRIPTION_FAILED', `Invalid overrides of ${t}: ${PRESET_OVERRIDES}`, { reason: 'invalid_query', subscription_type: 'screen', target: t, overrides: PRESET_OVERRIDES });
+        } else if (source) await openScreen(opening, peer, screensOf(peer), source, t, dwellS);
       }
     },
     unsubscribe(peer, m) {
@@ -203,7 +212,7 @@ export function createLiveScreenHook(service: LiveService, clock: Clock, isHoldi
     async restore(peer, saved) {
       for (const s of saved) {
         if (screensOf(peer).has(s.screen_id)) continue;
-        const source = s.source === 'query' ? (s.query ? { kind: 'query' as const, body: s.query } : null) : sourceOf(s.source);
+        const source = s.source === 'query' ? (s.query ? { kind: 'query' as const, body: s.query } : null) : sourceOf(s.source, s.overrides);
         const dwellS = dwellOf(s.dwell_s);
         if (source) await openScreen(opening, peer, screensOf(peer), source, s.source, dwellS.ok ? dwellS.seconds : 0, s);
       }

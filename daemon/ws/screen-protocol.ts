@@ -4,6 +4,7 @@
  * stock/market/sector subscriptions, whose targets and session maps they do not share.
  *
  *   {"type":"subscribe","subscription_type":"screen","targets":["preset:<id>","template:value"]}
+ *   {"type":"subscribe","subscription_type":"screen","targets":["template:value"],"overrides":{"market":"KOSDAQ","per_page":20}}
  *   {"type":"subscribe","subscription_type":"screen","query":{"filters":{...},"sort":[...],"per_page":20}}
  *   {"type":"unsubscribe","subscription_type":"screen","targets":["<screen_id>" | "template:value" | ...]}
  *
@@ -36,6 +37,8 @@ export interface SavedLiveScreen {
   source: string;
   /** The inline query as the client sent it (source `query`). */
   query?: Record<string, unknown>;
+  /** A template's overrides as the client sent them (source `template:<id>`; absent: none). */
+  overrides?: Record<string, unknown>;
   /** Member codes when the session was saved (as the subscriber was told them, dwell included). */
   members: string[];
   /** The subscription's dwell in seconds (absent: none). */

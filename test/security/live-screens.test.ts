@@ -38,6 +38,10 @@ describe('hostile live-screen subscriptions', () => {
     ['an unknown field', screenSub({ query: { filters: { constructor: { min: 1 } } } })],
     ['per_page over the maximum', screenSub({ query: { per_page: 1e9 } })],
     ['template overrides of the wrong type', screenSub({ targets: ['template:value'], overrides: { per_page: 'all' } })],
+    ['template overrides that are an array', screenSub({ targets: ['template:value'], overrides: [{ market: 'KOSDAQ' }] })],
+    ['a prototype key in template overrides', JSON.parse('{"type":"subscribe","subscription_type":"screen","targets":["template:value"],"overrides":{"__proto__":{"polluted":1},"bogus":1}}')],
+    ['template overrides over the maximum page', screenSub({ targets: ['template:value'], overrides: { per_page: 1e9 } })],
+    ['template overrides asking for history', screenSub({ targets: ['template:value'], overrides: { as_of: '2020-01-02' } })],
   ];
 
   it.each(HOSTILE)('refuses %s with an error and keeps the connection usable', async (_label, message) => {

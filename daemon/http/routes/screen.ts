@@ -7,14 +7,13 @@ import { z } from 'zod';
 import { INDICATORS } from '../../indicators/registry.js';
 import { PERCENTILE_CONVENTION } from '../../kernel/percentile.js';
 import type { CompiledScreen } from '../../screening/request/compiled-screen.js';
-import { parseTemplateOverrides } from '../../screening/request/request.js';
 import { screenRequestJsonSchema } from '../../screening/request/request-openapi.js';
 import { type CacheFound, type ScreenAnswer, type ScreenService, type ScreenSummary, type ScreenWork } from '../../screening/engine/screen-service.js';
 import { BUDGET_TIERS, COST_WEIGHTS, type BudgetTier } from '../../screening/engine/cost.js';
 import { ClientGoneError } from '../../screening/engine/work-guard.js';
 import type { Snapshot } from '../../screening/engine/snapshot.js';
 import type { SnapshotService } from '../../screening/engine/snapshot-service.js';
-import { listTemplates, applyTemplateOverrides, missingInputs, requireTemplate, templateColumnNames } from '../../screening/templates/templates.js';
+import { listTemplates, missingInputs, requireTemplate } from '../../screening/templates/templates.js';
 import { FUNCTION_DOCS, GROUP_BY, MAX_CROSS_TERMS } from '../../screening/language/expression-functions.js';
 import { MAX_COLUMNS, MAX_SCORE_FACTORS } from '../../screening/language/formula-columns.js';
 import type { ApiBuilder, CachedAnswerLookup, ValidRequest } from '../api.js';
@@ -27,7 +26,6 @@ import { answerLiveScreen, wantsLivePrices } from './screen-live.js';
 export interface ScreenRoutesDeps {
   screens: ScreenService;
   snapshot: SnapshotService;
-  knownFields: ReadonlySet<string>;
   /** The live view: POST /screen?prices=live answers on it. */
   liveSnapshot?: () => Snapshot;
 }
@@ -324,12 +322,7 @@ function registerTemplateRun(api: ApiBuilder, deps: ScreenRoutesDeps): void {
       parseBody: (body, req) => {
         const { template } = req.valid.params;
         const chosen = requireTemplate(template);
-        const names = templateColumnNames(chosen);
-        const known = names.length === 0 ? deps.knownFields : new Set([...deps.knownFields, ...names]);
-        const screen = deps.screens.compileQuery(applyTemplateOverrides(chosen, parseTemplateOverrides(body, known)));
-        // The overrides (fields, per_page, as_of) can make a template cost more than the caller's budget.
-        deps.screens.check(screen, callerOf(req));
-        return screenRun(screen);
+        return screenRun(deps.screens.compileTemplate(chosen, deps.screens.templateOverrides(chosen, body), callerOf(req)));
       },
     },
     (req, res) => {

@@ -19,7 +19,8 @@ import { countCrossTerms, type ParsedExpression } from '../language/expression.j
 import { buildItem, executePageSliced, indicatorFieldsOf, matchAllSliced, type ScreenMatches, type ScreenPage, type ScreenQuery } from './query.js';
 import { rowsJson } from './row-json.js';
 import { createWorkGuard } from './work-guard.js';
-import { describeFiltersApplied, parseScreenRequest } from '../request/request.js';
+import { describeFiltersApplied, parseScreenRequest, parseTemplateOverrides } from '../request/request.js';
+import { applyTemplateOverrides, templateColumnNames, type ScreenTemplate, type TemplateOverrides } from '../templates/templates.js';
 import type { SnapshotService } from './snapshot-service.js';
 import type { Snapshot } from './snapshot.js';
 
@@ -87,6 +88,19 @@ export interface ScreenService {
   compileQuery(query: ScreenQuery): CompiledScreen;
   /** Checks a compiled screen against `caller`'s budget. @throws AppError INVALID_REQUEST naming the limit */
   check(screen: CompiledScreen, caller: ScreenCaller): void;
+  /**
+   * Validates a caller's overrides of `template` (the body of POST /screen/templates/{id}, a live
+   * subscribe's `overrides`): market, sort (or sort_by/order), page, per_page (or limit), fields,
+   * as_of; the template's own columns are valid in sort and fields. Unknown keys are refused.
+   * @throws AppError INVALID_REQUEST with field-level details
+   */
+  templateOverrides(template: ScreenTemplate, body: unknown): TemplateOverrides;
+  /**
+   * Compiles `template` with `overrides` applied and checks it against `caller`'s budget: the
+   * overrides (fields, per_page, as_of) can make a template cost more than the caller may spend.
+   * @throws AppError INVALID_REQUEST naming the limit
+   */
+  compileTemplate(template: ScreenTemplate, overrides: TemplateOverrides, caller: ScreenCaller): CompiledScreen;
   /** The budgets, deadline and fair-share settings in force. */
   readonly limits: ScreenLimits;
   /** Bytes held by the service's caches (each bounded by bytes) and the expensive work running and waiting. */
@@ -153,6 +167,7 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
     compile,
     compileQuery,
     check,
+    ...templateCalls(deps.knownFields, compileQuery, check),
     limits,
     stats: () => ({ memo_bytes: memo.bytes(), memo_max_bytes: CROSS_SECTION_MEMO_BYTES, answers_bytes: answers.bytes(), answers_max_bytes: LOCAL_CACHE_BYTES, ...fair.stats() }),
     lookup: answers.lookup,
@@ -186,6 +201,23 @@ export function createScreenService(deps: ScreenServiceDeps): ScreenService {
     },
     exportAll: (screen, work) => guarded(screen.query, work, true, (snapshot, checkpoint) => matchAllSliced(snapshot, screen.query, { memo, ...parsedOf(screen) }, checkpoint)),
     snapshotFor,
+  };
+}
+
+/** The service's template calls, over its own compile and budget check. */
+function templateCalls(
+  knownFields: ReadonlySet<string>, compileQuery: ScreenService['compileQuery'], check: ScreenService['check'],
+): Pick<ScreenService, 'templateOverrides' | 'compileTemplate'> {
+  return {
+    templateOverrides(template, body) {
+      const names = templateColumnNames(template);
+      return parseTemplateOverrides(body, names.length === 0 ? knownFields : new Set([...knownFields, ...names]));
+    },
+    compileTemplate(template, overrides, caller) {
+      const screen = compileQuery(applyTemplateOverrides(template, overrides));
+      check(screen, caller);
+      return screen;
+    },
   };
 }
 

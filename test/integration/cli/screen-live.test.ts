@@ -37,6 +37,23 @@ describe('stockscreen screen --live', () => {
     expect(io.lines().map((l) => (JSON.parse(l) as { type: string }).type)).toEqual(['subscribed', 'screen_update']);
   });
 
+  it('keeps a template live with --market and --limit applied: every member on that market', async () => {
+    // Given the large-cap template, whose members span both markets
+    const plain = (await (await h.t.request('/api/v1/screen/templates/large-cap', { method: 'POST', token: h.adminToken, json: { per_page: 100 } })).json()) as { data: { market: string }[] };
+    expect(new Set(plain.data.map((r) => r.market))).toEqual(new Set(['KOSPI', 'KOSDAQ']));
+    // When it is kept live on KOSDAQ, top 4
+    const io = streamIO();
+    const done = h.cli(['screen', '--live', '--template', 'large-cap', '--market', 'KOSDAQ', '--limit', '4', '--json', '--count', '1'], io);
+    const sub = await io.waitForJson((m) => m.type === 'subscribed');
+    expect((await done).code).toBe(0);
+    // Then the screen follows the overrides: four KOSDAQ members, the page POST /screen/templates gives for them
+    expect(sub).toMatchObject({ source: 'template:large-cap', overrides: { market: 'KOSDAQ', per_page: 4 }, per_page: 4, count: 4 });
+    const members = sub.members as { code: string; market: string }[];
+    expect(new Set(members.map((m) => m.market))).toEqual(new Set(['KOSDAQ']));
+    const rest = (await (await h.t.request('/api/v1/screen/templates/large-cap', { method: 'POST', token: h.adminToken, json: { market: 'KOSDAQ', per_page: 4 } })).json()) as { data: { code: string }[] };
+    expect(members.map((m) => m.code)).toEqual(rest.data.map((r) => r.code));
+  });
+
   it('draws the members and the event log on a terminal', async () => {
     const io = ttyIO();
     const done = h.cli(['--no-color', 'screen', '--live', '--sort', 'change_percent:desc', '--limit', '3', '--count', '2'], io);
