@@ -8,7 +8,8 @@
  * compiled by the same screen-service calls): the query with them applied is the screen, so its
  * identity is that query (overrides that give the same query share a screen, others never do), and it
  * must fit the caller's cost budget (the template alone is the daemon's own query and is not
- * checked). `as_of` is refused: a live screen follows live prices.
+ * checked). `as_of` is refused, in overrides, a query or a preset: a live screen follows live prices
+ * and would answer today's members under a past date.
  *
  * Anonymous callers get templates only: a template's screen is shared by everyone who opens it
  * (identical queries share one screen), so anonymous connections cannot add whole lists of
@@ -159,7 +160,7 @@ async function resolve(deps: LiveServiceDeps, owner: LiveOwner, source: LiveSour
       reason: 'sign_in_required', target: 'query',
     });
   }
-  if (source.kind === 'query') return { query: parseQuery(deps, owner, source.body, 'query') };
+  if (source.kind === 'query') return { query: liveOnly(parseQuery(deps, owner, source.body, 'query'), 'query') };
   if (source.kind === 'template') {
     const template = getTemplate(source.id);
     if (!template) throw fail('NOT_FOUND', `Unknown template: ${source.id}`, { reason: 'unknown_template', target: `template:${source.id}` });
@@ -168,7 +169,13 @@ async function resolve(deps: LiveServiceDeps, owner: LiveOwner, source: LiveSour
   // Another user's preset reads as unknown, like its 404 over REST; preset ids are UUIDs.
   const body = owner.userId === null || !UUID.test(source.id) ? null : await deps.presetQuery(owner.userId, source.id);
   if (body === null) throw fail('NOT_FOUND', `Unknown preset: ${source.id}`, { reason: 'unknown_preset', target: `preset:${source.id}` });
-  return { query: parseQuery(deps, owner, body, `preset ${source.id}`) };
+  return { query: liveOnly(parseQuery(deps, owner, body, `preset ${source.id}`), `preset:${source.id}`) };
+}
+
+/** `query` unless it asks for a past date: a live screen follows live prices, and would silently answer today's. */
+function liveOnly(query: ScreenQuery, target: string): ScreenQuery {
+  if (query.as_of === undefined) return query;
+  throw fail('INVALID_REQUEST', `Invalid query of ${target}: as_of ${LIVE_AS_OF}`, { reason: 'invalid_query', target, 'query.as_of': LIVE_AS_OF });
 }
 
 function limitError(scope: 'connection' | 'user', owner: LiveOwner, limit: number, current: number): AppError {

@@ -130,6 +130,14 @@ describe('live screens of templates with overrides', () => {
     // as_of: a live screen follows live prices
     const asOf = await subscribe(c, { targets: ['template:large-cap'], overrides: { as_of: '2026-01-05' } });
     expect(asOf).toMatchObject({ code: 'SUBSCRIPTION_FAILED', details: { reason: 'invalid_query', 'overrides.as_of': expect.stringContaining('live prices') } });
+    // …and so does an inline query or a preset asking for a past date (it would answer today's members)
+    const inlineAsOf = await subscribe(c, { query: { per_page: 3, as_of: '2026-01-05' } });
+    expect(inlineAsOf).toMatchObject({ code: 'SUBSCRIPTION_FAILED', details: { reason: 'invalid_query', target: 'query', 'query.as_of': expect.stringContaining('live prices') } });
+    const past = await t.request('/api/v1/screen/presets', { method: 'POST', token: bob.access_token, json: { name: 'past', query: { per_page: 3, as_of: '2026-01-05' } } });
+    expect(past.status).toBe(201);
+    const pastId = ((await past.json()) as any).data.id as string;
+    const onPast = await subscribe(c, { targets: [`preset:${pastId}`] });
+    expect(onPast).toMatchObject({ code: 'SUBSCRIPTION_FAILED', details: { reason: 'invalid_query', target: `preset:${pastId}`, 'query.as_of': expect.stringContaining('live prices') } });
     // Overrides of a preset target, or with an inline query, are refused
     const made = await t.request('/api/v1/screen/presets', { method: 'POST', token: bob.access_token, json: { name: 'mine', query: { per_page: 3 } } });
     const preset = ((await made.json()) as any).data.id as string;
