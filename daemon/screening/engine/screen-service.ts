@@ -257,14 +257,18 @@ const ENCODE_ROWS = 25;
  */
 async function pageBytes(snap: Snapshot, page: ScreenPage, current: boolean, prefix: Buffer | undefined, checkpoint: () => Promise<void>): Promise<Buffer> {
   if (current && page.view === snap) return rowsJson(snap, page.rows, page.columns, prefix);
-  const parts: string[] = [];
+  // Each slice's rows go to bytes at once: kept as strings until the last slice, a page of every
+  // field (a megabyte of JSON) outlived the young generation and was copied twice more.
+  const chunks: Buffer[] = prefix === undefined ? [] : [prefix];
   for (let i = 0; i < page.rows.length; i += ENCODE_ROWS) {
     if (i > 0) await checkpoint();
     const end = Math.min(page.rows.length, i + ENCODE_ROWS);
-    for (let k = i; k < end; k++) parts.push(JSON.stringify(buildItem(page.view, page.rows[k] as number, page.columns)));
+    const items: string[] = [];
+    for (let k = i; k < end; k++) items.push(JSON.stringify(buildItem(page.view, page.rows[k] as number, page.columns)));
+    chunks.push(Buffer.from(`${i === 0 ? '[' : ','}${items.join(',')}`));
   }
-  const stocks = Buffer.from(`[${parts.join(',')}]`);
-  return prefix === undefined ? stocks : Buffer.concat([prefix, stocks], prefix.length + stocks.length);
+  chunks.push(Buffer.from(page.rows.length === 0 ? '[]' : ']'));
+  return Buffer.concat(chunks);
 }
 
 /** True when a query's evaluation is more than one pass over the snapshot: it takes a fair-share turn. */
