@@ -18,17 +18,17 @@ const DISPATCH_SLICE_MS = 4;
 /** Receives each event read, with its stream id. */
 type Handler = (id: string, event: MarketEvent) => void;
 
-/** The JSON of a stream entry's event, if it has one. */
-const entryJson = (fields: string[]): string | undefined => {
-  const i = fields.indexOf(ENTRY_FIELD);
-  return i >= 0 ? fields[i + 1] : undefined;
-};
+/** The JSON of a stream entry's event, if it has one (as the read loop gets it: bytes; replays: a string). */
+function entryJson<T extends string | Buffer>(fields: readonly T[]): T | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i]!.toString() === ENTRY_FIELD) return fields[i + 1];
+  return undefined;
+}
 
 /** The event of a stream entry; null (an undecodable one is logged) when it holds none. */
-export function decodeEntry(fields: string[], logger: Logger, id: string): MarketEvent | null {
+export function decodeEntry(fields: readonly (string | Buffer)[], logger: Logger, id: string): MarketEvent | null {
   const raw = entryJson(fields);
   try {
-    return raw === undefined ? null : (JSON.parse(raw) as MarketEvent);
+    return raw === undefined ? null : (JSON.parse(raw.toString()) as MarketEvent);
   } catch {
     logger.warn({ id }, 'market bus: undecodable entry skipped');
     return null;
@@ -79,11 +79,15 @@ export function createBusReader(options: BusReaderOptions): BusReader {
   let markReady!: () => void;
   const readyPromise = new Promise<void>((resolve) => (markReady = resolve));
 
-  /** Dispatch what one XREAD returned; false when the reader closed meanwhile. */
-  async function dispatchRead(res: [string, [string, string[]][]][] | null): Promise<boolean> {
+  /**
+   * Dispatch what one XREAD returned; false when the reader closed meanwhile. The entries come as
+   * bytes (XREAD's buffer form): the replay ring keeps them for seconds, outside the JS heap.
+   */
+  async function dispatchRead(res: [Buffer, [Buffer, Buffer[]][]][] | null): Promise<boolean> {
     let sliceStart = performance.now();
     for (const [, entries] of res ?? []) {
-      for (const [id, fields] of entries) {
+      for (const [rawId, fields] of entries) {
+        const id = rawId.toString();
         position = id;
         const raw = entryJson(fields);
         const event = decodeEntry(fields, logger, id);
@@ -112,7 +116,7 @@ export function createBusReader(options: BusReaderOptions): BusReader {
           recent.reset(position);
           markReady();
         }
-        const res = await conn.xread('COUNT', options.readCount, 'BLOCK', BLOCK_MS, 'STREAMS', streamKey, position);
+        const res = (await conn.xreadBuffer('COUNT', options.readCount, 'BLOCK', BLOCK_MS, 'STREAMS', streamKey, position)) as [Buffer, [Buffer, Buffer[]][]][] | null;
         failures = 0;
         if (!(await dispatchRead(res))) return;
       } catch (err) {

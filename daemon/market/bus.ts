@@ -16,8 +16,12 @@ import { createRecentEvents } from './recent-events.js';
 export interface MarketBus {
   /** Append one event; resolves with its stream id. @throws when Redis is unavailable */
   publish(event: MarketEvent): Promise<string>;
-  /** Append several events in one pipeline; ids in input order. @throws when Redis is unavailable */
-  publishMany(events: MarketEvent[]): Promise<string[]>;
+  /**
+   * Append several events in one pipeline; ids in input order. `encoded`: the events already as
+   * encodeEvent gave them (the tick path encodes each once for the quotes and the bus).
+   * @throws when Redis is unavailable
+   */
+  publishMany(events: MarketEvent[], encoded?: readonly Buffer[]): Promise<string[]>;
   /** Receive every event appended from now on, in stream order; returns the unsubscribe function. */
   subscribe(handler: (id: string, event: MarketEvent) => void): () => void;
   /** Up to `count` events with ids strictly after `afterId`, oldest first. @throws when Redis is unavailable */
@@ -61,6 +65,14 @@ export interface MarketBusDeps {
 /** Events kept in memory for replays (at most the stream's own length). */
 const RECENT_EVENTS_KEPT = 50_000;
 const HISTORY_TIMEOUT_MS = 5000;
+
+/**
+ * An event as the stream and the quote hashes hold it: its JSON, as bytes. Handed to Redis as a
+ * string, every command's text waited in the connection's write queue on the JS heap while a
+ * busy socket drained, long enough to outlive the young generation: the feed's writes were most
+ * of what the daemon's heap grew by between full collections. Bytes wait outside the heap.
+ */
+export const encodeEvent = (event: MarketEvent): Buffer => Buffer.from(JSON.stringify(event));
 
 /** Compare two stream ids ("ms-seq"); negative when a < b. */
 export function compareStreamIds(a: string, b: string): number {
@@ -138,14 +150,14 @@ export function createMarketBus(deps: MarketBusDeps): StreamMarketBus {
   return {
     async publish(event) {
       await ensureReady();
-      const id = await commands.xadd(streamKey, 'MAXLEN', '~', maxLen, '*', ENTRY_FIELD, JSON.stringify(event));
+      const id = await commands.xadd(streamKey, 'MAXLEN', '~', maxLen, '*', ENTRY_FIELD, encodeEvent(event));
       return id as string;
     },
-    async publishMany(events) {
+    async publishMany(events, encoded) {
       if (events.length === 0) return [];
       await ensureReady();
       const pipe = commands.pipeline();
-      for (const event of events) pipe.xadd(streamKey, 'MAXLEN', '~', maxLen, '*', ENTRY_FIELD, JSON.stringify(event));
+      events.forEach((event, i) => pipe.xadd(streamKey, 'MAXLEN', '~', maxLen, '*', ENTRY_FIELD, encoded?.[i] ?? encodeEvent(event)));
       const results = (await pipe.exec()) ?? [];
       return results.map(([err, id]) => {
         if (err) throw err;

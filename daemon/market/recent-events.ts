@@ -4,11 +4,11 @@
  * another daemon, a deploy), thousands of restores read the same recent stretch of the stream:
  * from memory they cost no Redis round trip and no transfer, and each event is decoded once.
  *
- * Entries are kept as the stream gave them (one flat string each), decoded on the first replay
- * that reads them. Kept decoded, a full market's feed (thousands of prices and order books a
- * second, an order book a score of objects) held tens of MB of objects that all outlived the
- * young generation: the daemon's heap grew by hundreds of MB between full collections with no
- * replay asking for any of them.
+ * Entries are kept as the stream gave them (their JSON as bytes, outside the JS heap), decoded on
+ * the first replay that reads them. Kept decoded, a full market's feed (thousands of prices and
+ * order books a second, an order book a score of objects) held tens of MB of objects that all
+ * outlived the young generation: the daemon's heap grew by hundreds of MB between full
+ * collections with no replay asking for any of them.
  */
 import type { MarketEvent } from '../kernel/events.js';
 
@@ -16,14 +16,14 @@ import type { MarketEvent } from '../kernel/events.js';
 type CompareIds = (a: string, b: string) => number;
 
 /** Decodes an entry (null: undecodable, left out of replays). */
-type Decode = (raw: string, id: string) => MarketEvent | null;
+type Decode = (raw: Buffer, id: string) => MarketEvent | null;
 
 /** The recent events. */
 export interface RecentEvents {
   /** Start again right after `id`: nothing at or before it is known here. */
   reset(afterId: string): void;
-  /** The next entry of the stream, as its JSON (in order, none skipped but undecodable ones). */
-  push(id: string, raw: string): void;
+  /** The next entry of the stream, its JSON as bytes (in order, none skipped but undecodable ones). */
+  push(id: string, raw: Buffer): void;
   /**
    * Up to `count` events with ids after `afterId`, oldest first; null when events after it may be
    * missing here (older than what is kept, or before the read loop started).
@@ -34,7 +34,7 @@ export interface RecentEvents {
 /** Keep the last `capacity` entries. */
 export function createRecentEvents(capacity: number, compare: CompareIds, decode: Decode = parseEntry): RecentEvents {
   let ids: string[] = [];
-  let raws: string[] = [];
+  let raws: Buffer[] = [];
   // Decoded on the first replay that read them (undefined: not yet; null: undecodable).
   let decoded: (MarketEvent | null | undefined)[] = [];
   let head = 0;
@@ -91,9 +91,9 @@ export function createRecentEvents(capacity: number, compare: CompareIds, decode
   };
 }
 
-function parseEntry(raw: string): MarketEvent | null {
+function parseEntry(raw: Buffer): MarketEvent | null {
   try {
-    return JSON.parse(raw) as MarketEvent;
+    return JSON.parse(raw.toString()) as MarketEvent;
   } catch {
     return null;
   }

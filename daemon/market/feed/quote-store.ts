@@ -7,6 +7,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { MarketEvent, OrderBookEvent, PriceEvent } from '../../kernel/events.js';
+import { encodeEvent } from '../bus.js';
 
 /** The live quote shape `GET /stocks/{code}/price` serves (the stock routes read this type). */
 export interface LiveQuoteView {
@@ -37,8 +38,11 @@ export interface QuoteStore {
   getBook(code: string): Promise<OrderBookEvent | null>;
   /** Last order books of the given codes. @throws when Redis is unavailable */
   getBooks(codes: readonly string[]): Promise<Map<string, OrderBookEvent>>;
-  /** Store the price and order-book events of a batch (later events of a code win). @throws when Redis is unavailable */
-  put(events: readonly MarketEvent[]): Promise<void>;
+  /**
+   * Store the price and order-book events of a batch (later events of a code win); `encoded`: the
+   * events as encodeEvent gave them, in the same order. @throws when Redis is unavailable
+   */
+  put(events: readonly MarketEvent[], encoded?: readonly Buffer[]): Promise<void>;
 }
 
 /** Collaborators of the quote store. */
@@ -84,13 +88,14 @@ export function createQuoteStore(deps: QuoteStoreDeps): QuoteStore {
     },
     getBook: async (code) => parse<OrderBookEvent>(await redis.hget(booksKey, code)),
     getBooks: (codes) => many<OrderBookEvent>(booksKey, codes),
-    async put(events) {
-      const quotes = new Map<string, string>();
-      const books = new Map<string, string>();
-      for (const e of events) {
-        if (e.type === 'price') quotes.set(e.code, JSON.stringify(e));
-        else if (e.type === 'orderbook') books.set(e.code, JSON.stringify(e));
-      }
+    async put(events, encoded) {
+      // Bytes rather than strings: see encodeEvent.
+      const quotes = new Map<string, Buffer>();
+      const books = new Map<string, Buffer>();
+      events.forEach((e, i) => {
+        if (e.type === 'price') quotes.set(e.code, encoded?.[i] ?? encodeEvent(e));
+        else if (e.type === 'orderbook') books.set(e.code, encoded?.[i] ?? encodeEvent(e));
+      });
       if (quotes.size === 0 && books.size === 0) return;
       const pipe = redis.pipeline();
       if (quotes.size) pipe.hset(quotesKey, quotes);

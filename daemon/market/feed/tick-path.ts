@@ -3,7 +3,7 @@
  * source): write the live quotes, run `onTick` (alert evaluation), publish on the market bus.
  */
 import type { Logger } from 'pino';
-import type { MarketBus } from '../bus.js';
+import { encodeEvent, type MarketBus } from '../bus.js';
 import type { MarketEvent, PriceEvent } from '../../kernel/events.js';
 import type { QuoteStore } from './quote-store.js';
 
@@ -35,7 +35,9 @@ export function createTickPath(deps: TickPathDeps): TickPath {
   let published = 0;
 
   async function deliverChunk(events: MarketEvent[]): Promise<void> {
-    await deps.quotes.put(events);
+    // Each event encoded once, for the quotes and the bus alike.
+    const encoded = events.map(encodeEvent);
+    await deps.quotes.put(events, encoded);
     const prices = events.filter(isPrice);
     if (deps.onTick && prices.length) {
       try {
@@ -44,7 +46,7 @@ export function createTickPath(deps: TickPathDeps): TickPath {
         deps.logger.error({ err }, 'onTick (alert evaluation) failed; the ticks are still published');
       }
     }
-    await deps.bus.publishMany(events);
+    await deps.bus.publishMany(events, encoded);
     published += events.length;
   }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { compareStreamIds } from '../../../../daemon/market/bus.js';
 import { createRecentEvents } from '../../../../daemon/market/recent-events.js';
 
-const event = (n: number) => JSON.stringify({ type: 'price', code: '005930', price: n });
+const event = (n: number) => Buffer.from(JSON.stringify({ type: 'price', code: '005930', price: n }));
 
 describe('recent events', () => {
   it('answers only for ids it covers, with the events after them in order', () => {
@@ -22,12 +22,12 @@ describe('recent events', () => {
     expect(recent.after('11-0', 10)).toEqual([]);
   });
 
-  it('replays the events as they were published, decoding each once however many replays read it, and leaves out an undecodable one', () => {
+  it('replays the events as they were published (kept as bytes), decoding each once however many replays read it, and leaves out an undecodable one', () => {
     // Given entries kept as the stream gave them, one of them not JSON
     const recent = createRecentEvents(10, compareStreamIds);
     recent.reset('20-0');
     recent.push('20-1', event(1));
-    recent.push('20-2', '{not json');
+    recent.push('20-2', Buffer.from('{not json'));
     recent.push('20-3', event(3));
     // When two restores replay the same stretch
     const first = recent.after('20-0', 10)!;
