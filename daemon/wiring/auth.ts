@@ -27,7 +27,7 @@ export async function buildAuth(ctx: Pick<DaemonContext, 'core' | 'redis' | 'sto
   // No auto-pipelining: a command is written when sent, so its deadline starts at the write.
   const guardConnection = factory.connect('command', 'guard', { commandTimeoutMs: 0, autoPipelining: false });
   parts.add({ name: 'redis guard', stop: () => closeRedis(guardConnection) });
-  await waitReady(guardConnection, 2000);
+  await waitReady(guardConnection, ctx.redis.startupWaitMs);
   const guard = createRedisGuard(guardConnection, { timeoutMs: config.rate_limit.timeout_ms, failuresToTrip: config.rate_limit.failures_to_fail_open });
   const revocations = createRevocations({
     redis: commands, guard, key: factory.key, clock, logger,

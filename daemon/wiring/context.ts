@@ -88,6 +88,12 @@ export interface RedisContext {
   commands: Redis;
   /** Pub/sub between the processes of a deployment. */
   notifier: Notifier;
+  /**
+   * How long a part built at start may wait for a Redis connection of its own: the start's grace
+   * (2 s), or none once the command connection found Redis unreachable within it. Redis being
+   * down is then known and logged; each part connects by itself when Redis comes back.
+   */
+  startupWaitMs: number;
 }
 
 /** The market data's tables and the service that writes them (the daemon, the worker and the benches). */

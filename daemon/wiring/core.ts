@@ -22,6 +22,9 @@ import type { CoreContext, RedisContext } from './context.js';
 /** Redis pub/sub channel announcing a revoked access token ({jti, exp}) to every daemon. */
 export const REVOKED_CHANNEL = 'revoked';
 
+/** How long a start waits for Redis to answer before it serves without it (ms). */
+export const REDIS_START_GRACE_MS = 2000;
+
 /** What every process builds first: the core, Redis and the open database. */
 export interface CoreParts {
   core: CoreContext;
@@ -54,11 +57,12 @@ export async function buildCore(config: Config, options: CoreOptions, parts: Par
   const factory = createRedisFactory({ url: config.redis_url, prefix: config.redis_prefix, logger, commandTimeoutMs: config.redis_command_timeout_ms });
   const commands = factory.connect('command', options.connectionName);
   parts.add({ name: 'redis', stop: () => closeRedis(commands) });
-  if (!(await waitReady(commands, 2000))) {
+  const reachable = await waitReady(commands, REDIS_START_GRACE_MS);
+  if (!reachable) {
     logger.warn({ redis_url: config.redis_url }, 'redis not reachable yet; serving anyway (rate limits fail open, /health/redis reports it)');
   }
   // Channels subscribed while building are listened to once the process starts.
   const notifier = createNotifier(factory, commands, logger, { deferred: true });
   parts.add({ name: 'notifier', start: () => notifier.start(), stop: () => notifier.close() });
-  return { core: { config, clock, logger, metrics, databaseId }, redis: { factory, commands, notifier }, db };
+  return { core: { config, clock, logger, metrics, databaseId }, redis: { factory, commands, notifier, startupWaitMs: reachable ? REDIS_START_GRACE_MS : 0 }, db };
 }

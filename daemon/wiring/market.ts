@@ -147,7 +147,7 @@ export async function buildJobs(
     name: 'jobs',
     async start() {
       if (workers > 0) {
-        await jobs.startWorkers(workers, { market: marketData, sample: sampleSource, logger, ...importRootsOf(config), onIndicatorsComputed, sources: sources?.syncDeps(marketData) });
+        await jobs.startWorkers(workers, { market: marketData, sample: sampleSource, logger, ...importRootsOf(config), onIndicatorsComputed, sources: sources?.syncDeps(marketData) }, ctx.redis.startupWaitMs);
       }
       // Not waited for: with Redis unreachable the schedulers are registered by the next daemon start.
       if (sources) await scheduleSources(jobs.queue, sources.drivers, config).catch((err: Error) => logger.warn({ err: err.message }, 'data-source schedules not registered'));
@@ -156,6 +156,6 @@ export async function buildJobs(
   });
   registerJobCounts(metrics.registry, () => jobs.queue.getJobCounts(...JOB_STATES));
   // Let BullMQ finish its connection handshake so an early close() cannot interrupt it.
-  await jobs.ready(2000);
+  await jobs.ready(ctx.redis.startupWaitMs);
   return jobs;
 }
