@@ -39,7 +39,9 @@
  * attack, interleaved. BENCH_ABUSE_SECONDS (30), BENCH_ABUSE_ATTACKS (0,1,2,3,4,5),
  * BENCH_ABUSE_STOCKS (2,700), BENCH_ABUSE_DAYS (500), REDIS_URL, BENCH_ABUSE_NODE_ARGS (node flags of
  * the daemons, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), BENCH_ABUSE_DAEMON_LOG (a file that gets
- * every line the daemons print, e.g. with `--trace-gc`). Loopback only; every loop is
+ * every line the daemons print, e.g. with `--trace-gc`), BENCH_ABUSE_PROBE_TRACE (a file that gets
+ * every probe's start and latency, also on the clock of a daemon's `--cpu-prof` profile, to find
+ * what a slow answer waited for: see bench/abuse-probe.ts). Loopback only; every loop is
  * bounded by the attack's duration; a daemon that ignores SIGTERM is killed after 15 s.
  */
 import { fork } from 'node:child_process';
