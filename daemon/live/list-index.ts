@@ -72,10 +72,17 @@ export function createListIndex<M>(view: () => Snapshot, moved: (group: ListGrou
   // Without the row index: every tick-sensitive per-row list.
   let sensitive: RowGroup<M>[] = [];
   const whole = new Set<Group<M>>();
-  const scheduler = createRerunScheduler<Group<M>>((g) => {
-    if (g.dead || g.list.perRow) return;
-    g.list.rerun();
-    moved(g, 'all');
+  // Re-runs in slices (a dear list's re-run is a hundred ms and more); settle's at once.
+  const scheduler = createRerunScheduler<Group<M>>((g, checkpoint) => {
+    const list = g.list;
+    if (g.dead || list.perRow) return;
+    if (checkpoint === undefined) {
+      list.rerun();
+      return void moved(g, 'all');
+    }
+    return list.rerunSliced(checkpoint).then((kept) => {
+      if (kept && !g.dead) moved(g, 'all');
+    });
   }, tuning.rerun);
 
   const perRow = (g: Group<M>): g is RowGroup<M> => g.list.perRow;

@@ -43,10 +43,22 @@ export interface RerunScheduler<J> {
 }
 
 /**
- * Create the scheduler; `run` re-runs one job (and tells its screens). `now` is a monotonic
- * millisecond clock (default performance.now).
+ * Waits when the re-run under way has held the thread for a slice, for the pause that keeps the
+ * re-runs within their share; rejects once the scheduler is closed.
  */
-export function createRerunScheduler<J>(run: (job: J) => void, budget: RerunBudget = {}, now: () => number = () => performance.now()): RerunScheduler<J> {
+export type RerunCheckpoint = () => Promise<void>;
+
+/**
+ * Create the scheduler; `run` re-runs one job (and tells its screens). A job that returns a
+ * promise is run in slices: it awaits the checkpoint it is given between units of its work, and
+ * the checkpoint pauses it as the budget says, so a single dear list (ranks of long formula
+ * columns: a hundred ms and more on a full market) never holds the thread at once. `settle` gives
+ * no checkpoint: the job then runs at once. `now` is a monotonic millisecond clock (default
+ * performance.now).
+ */
+export function createRerunScheduler<J>(
+  run: (job: J, checkpoint?: RerunCheckpoint) => void | Promise<void>, budget: RerunBudget = {}, now: () => number = () => performance.now(),
+): RerunScheduler<J> {
   const share = Math.min(1, Math.max(0.01, budget.share ?? RERUN_DEFAULTS.share));
   const sliceMs = budget.sliceMs ?? RERUN_DEFAULTS.sliceMs;
   const everyMs = budget.everyMs ?? RERUN_DEFAULTS.everyMs;
@@ -54,41 +66,57 @@ export function createRerunScheduler<J>(run: (job: J) => void, budget: RerunBudg
   const queue = new Set<J>();
   const lastRun = new Map<J, number>();
   let timer: NodeJS.Timeout | undefined;
+  let running = false;
   let nextAt = Number.NEGATIVE_INFINITY;
   let closed = false;
   const totals = { slices: 0, reruns: 0, busy_ms: 0 };
+  const pauseAfter = (cost: number) => Math.max(everyMs / 5, (cost * (1 - share)) / share);
 
   function arm(): void {
-    if (closed || timer !== undefined || queue.size === 0) return;
-    timer = setTimeout(slice, Math.max(0, nextAt - now()));
+    if (closed || running || timer !== undefined || queue.size === 0) return;
+    timer = setTimeout(() => void slice(), Math.max(0, nextAt - now()));
     timer.unref();
   }
 
-  function slice(): void {
+  async function slice(): Promise<void> {
     timer = undefined;
-    const start = now();
+    running = true;
+    let start = now();
+    const checkpoint: RerunCheckpoint = async () => {
+      const cost = now() - start;
+      if (cost < sliceMs) return;
+      totals.slices++;
+      totals.busy_ms += cost;
+      await new Promise<void>((resolve) => setTimeout(resolve, pauseAfter(cost)).unref());
+      if (closed) throw new Error('the re-run scheduler closed');
+      start = now();
+    };
     const deferred: J[] = [];
     // At least one re-run per slice; then as many as fit in sliceMs.
     for (const job of queue) {
       queue.delete(job);
       // Re-run within everyMs of its last one: it goes to the back and waits for a later slice.
-      if (start - (lastRun.get(job) ?? Number.NEGATIVE_INFINITY) < everyMs) {
+      if (now() - (lastRun.get(job) ?? Number.NEGATIVE_INFINITY) < everyMs) {
         deferred.push(job);
         continue;
       }
       lastRun.set(job, now());
-      run(job);
+      // A job that fails keeps what its last re-run left (its list's members); the others go on.
+      const sliced = run(job, checkpoint);
+      if (sliced) await sliced.catch(() => undefined);
       totals.reruns++;
+      if (closed) return;
       if (now() - start >= sliceMs) break;
     }
     for (const job of deferred) queue.add(job);
     const cost = now() - start;
     totals.slices++;
     totals.busy_ms += cost;
-    nextAt = now() + Math.max(everyMs / 5, (cost * (1 - share)) / share);
+    nextAt = now() + pauseAfter(cost);
     // Only lists re-run moments ago are waiting: wake when the first of them is due. (An empty
     // queue keeps the pause: the minimum of no lists is Infinity, a timer of 1 ms.)
     if (deferred.length > 0 && deferred.length === queue.size) nextAt = Math.max(nextAt, Math.min(...deferred.map((j) => (lastRun.get(j) ?? 0) + everyMs)));
+    running = false;
     arm();
   }
 

@@ -11,7 +11,7 @@ import { createCrossSectionMemo, filteredMemo, type CrossSectionMemo } from '../
 import { countCrossTerms, FLAG_FIELDS, FUNCTIONS, TEXT_FIELDS, type ParsedExpression } from '../screening/language/expression.js';
 import { CROSS_FUNCTIONS } from '../screening/language/expression-functions.js';
 import { formulasOf } from '../screening/language/formula-columns.js';
-import { matchingRows, type ScreenQuery } from '../screening/engine/query.js';
+import { matchingRows, matchingRowsSliced, type ScreenQuery } from '../screening/engine/query.js';
 import type { Snapshot } from '../screening/engine/snapshot.js';
 import { PRICE_DEPENDENT_FIELDS } from './price-overlay.js';
 
@@ -26,6 +26,14 @@ export interface WholeList {
   itemView(): Snapshot;
   /** Re-run on the current view (a tick changed it). */
   rerun(): void;
+  /**
+   * The same re-run in slices, awaiting `checkpoint` between units of work (each formula column,
+   * a few hundred rows of one, the filter, the sort). Ticks landing between two slices are seen
+   * by the work after them, as by a later re-run. Resolves true when its result was kept; false
+   * when the list was re-run or rebuilt meanwhile (their result stands).
+   * @throws what `checkpoint` throws
+   */
+  rerunSliced(checkpoint: () => Promise<void>): Promise<boolean>;
   /** Re-run on `snapshot` (a new view). */
   rebuild(snapshot: Snapshot): void;
 }
@@ -82,8 +90,12 @@ export function createWholeList(query: ScreenQuery, parsed: ParsedExpression | u
   let view = snapshot;
   let rows: Int32Array<ArrayBufferLike> = new Int32Array(0);
   let items = snapshot;
+  // Bumped by every re-run: a sliced one that finds it moved on drops its result.
+  let runs = 0;
+  const options = { ...(parsed === undefined ? {} : { parsedExpression: parsed }), ...(memo ? { memo } : {}) };
   const run = () => {
-    const m = matchingRows(view, query, { ...(parsed === undefined ? {} : { parsedExpression: parsed }), ...(memo ? { memo } : {}) });
+    runs++;
+    const m = matchingRows(view, query, options);
     rows = m.rows;
     items = m.view;
   };
@@ -98,6 +110,15 @@ export function createWholeList(query: ScreenQuery, parsed: ParsedExpression | u
     total: () => rows.length,
     itemView: () => items,
     rerun: run,
+    async rerunSliced(checkpoint) {
+      const on = view;
+      const mine = ++runs;
+      const m = await matchingRowsSliced(on, query, options, checkpoint);
+      if (view !== on || runs !== mine) return false;
+      rows = m.rows;
+      items = m.view;
+      return true;
+    },
     rebuild(next) {
       view = next;
       run();

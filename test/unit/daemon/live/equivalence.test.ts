@@ -6,7 +6,7 @@
  * the row index (statement filters, markets, price-free expressions), screens closing while
  * others tick, and the whole lists (formula columns, scores, ranks).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createLiveScreenEngine, type LiveScreenChange, type LiveScreenHandle } from '../../../../daemon/live/engine.js';
 import { isStaticMemoKey } from '../../../../daemon/live/whole-list.js';
 import { executeQuery, type ScreenQuery } from '../../../../daemon/screening/engine/query.js';
@@ -130,6 +130,36 @@ describe('live screens equal the screening engine on the live view', () => {
     engine.onTicks([tickOf(up, (up.values.close as number) * 1.2, 100)]);
     const change = await changed;
     expect(change.entered.map((m) => m.code)).toContain(up.code);
+  });
+
+  it('re-runs a whole list in slices on its own timers and ends on the members of POST /screen on the live view', async () => {
+    // Given a list of formula columns and ranks, re-run by the scheduler with a slice of 0 ms:
+    // it pauses at every checkpoint of the engine (each column, the filter, the sort)
+    const rows = randomRows(200, 12);
+    const engine = createLiveScreenEngine(snapshotOf(rows), { rerun: { share: 0.5, sliceMs: 0, everyMs: 5 } });
+    const query = parse({
+      columns: { a: 'pct_rank(change_percent) + roe', b: 'a * 2 - pct_rank(per)', c: 'b + pct_rank(volume) by sector' },
+      expression: 'c > 80', sort: [{ field: 'c', direction: 'desc' }], per_page: 15,
+    });
+    const handle = engine.add(query, () => undefined);
+    // When ticks move many prices and nobody settles the list
+    const r = rng(3);
+    const before = engine.reruns();
+    for (let t = 0; t < 60; t++) {
+      const row = rows[Math.floor(r() * rows.length)]!;
+      engine.onTicks([tickOf(row, Math.round((row.values.close as number) * (0.8 + r() * 0.4)), 1000, t)]);
+    }
+    // Then its re-run comes by itself (awaited: the scheduler's own timers), over several slices
+    await vi.waitFor(() => {
+      expect(engine.reruns().reruns).toBeGreaterThan(before.reruns);
+      expect(engine.reruns().pending).toBe(0);
+    }, { timeout: 10_000, interval: 5 });
+    const after = engine.reruns();
+    expect(after.slices - before.slices).toBeGreaterThan(after.reruns - before.reruns);
+    // And its members are the screening engine's answer on the live view
+    const expected = executeQuery(engine.view().snapshot, query).items.map((x) => x.code);
+    expect(handle.members().map((m) => m.code)).toEqual(expected);
+    handle.close();
   });
 
   it('remembers across ticks only the ranks of values no tick changes', () => {

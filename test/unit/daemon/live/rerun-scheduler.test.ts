@@ -86,6 +86,54 @@ describe('whole-list re-run scheduler', () => {
     s.close();
   });
 
+  it('runs one dear list in slices too: its work pauses at the checkpoint for the share, and nothing else runs meanwhile', async () => {
+    // Given one list whose re-run is six units of 5 ms, awaiting the checkpoint between units
+    const units: string[] = [];
+    const s = createRerunScheduler<string>(async (job, checkpoint) => {
+      for (let u = 0; u < 6; u++) {
+        await checkpoint!();
+        clock += 5;
+        units.push(`${job}${u}`);
+      }
+    }, { share: 0.2, sliceMs: 8, everyMs: 25 }, () => clock);
+    s.mark('dear');
+    // When its slice starts: two units (10 ms ≥ the 8 ms slice), then it waits
+    await vi.advanceTimersByTimeAsync(0);
+    expect(units).toEqual(['dear0', 'dear1']);
+    // And a list marked meanwhile does not start a slice of its own
+    s.mark('other');
+    clock += 39;
+    await vi.advanceTimersByTimeAsync(39);
+    expect(units).toHaveLength(2);
+    // Then after 10 × (1 − 0.2) / 0.2 = 40 ms the next two units run, and so on
+    clock += 1;
+    await vi.advanceTimersByTimeAsync(1);
+    expect(units).toEqual(['dear0', 'dear1', 'dear2', 'dear3']);
+    clock += 40;
+    await vi.advanceTimersByTimeAsync(40);
+    expect(units).toHaveLength(6);
+    expect(s.pending()).toBe(1);
+    s.close();
+  });
+
+  it('stops a sliced re-run at its next checkpoint once closed', async () => {
+    const units: number[] = [];
+    const s = createRerunScheduler<string>(async (_job, checkpoint) => {
+      for (let u = 0; u < 6; u++) {
+        await checkpoint!();
+        clock += 5;
+        units.push(u);
+      }
+    }, { share: 0.2, sliceMs: 8, everyMs: 25 }, () => clock);
+    s.mark('dear');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(units).toEqual([0, 1]);
+    s.close();
+    clock += 100;
+    await vi.advanceTimersByTimeAsync(100);
+    expect(units).toEqual([0, 1]);
+  });
+
   it('settle runs every waiting list at once (benches and tests comparing with the engine)', () => {
     const { s, ran } = scheduler(5);
     for (const j of ['a', 'b', 'c']) s.mark(j);
