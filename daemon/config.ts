@@ -334,7 +334,7 @@ export const configSchema = z.object({
   live_screen_limits: liveScreenLimitsSchema,
   /** Share of one core the live screens' whole-list re-runs (ranks, scores, formula columns) may take, however many there are. */
   live_rerun_share: z.coerce.number().min(0.01).max(1).default(0.2),
-  /** Time one slice of whole-list re-runs may take before the event loop is given back (0: one re-run per slice). */
+  /** Time one slice of whole-list re-runs may take before the event loop is given back (a re-run dearer than that pauses within itself; 0: every unit of work is a slice). */
   live_rerun_slice_ms: int(0, 1000).default(8),
   /** Least time between two re-runs of one whole list. */
   live_rerun_every_ms: int(1, 60_000).default(25),

@@ -1,7 +1,7 @@
 /**
  * The scheduler of whole-list re-runs (formula columns, ranks, scores): the lists a tick made
  * stale wait in one queue, first marked first run, and are re-run in short slices on timers,
- * never all at once. After a slice that took `d` ms the next one waits at least
+ * never all at once (one dear list's re-run too: it pauses at the checkpoint it is given). After a slice that took `d` ms the next one waits at least
  * `d × (1 − share) / share`, so however many lists exist the re-runs take at most `share` of
  * a core and the event loop answers requests (a `/health`, another user's screen) between two
  * slices. More lists (or dearer ones) make each list's re-run come less often; they never make
@@ -15,7 +15,7 @@
 export interface RerunBudget {
   /** Share of one core the re-runs may take, 0 < share ≤ 1 (default 0.2). */
   share?: number;
-  /** Time one slice may take before it yields (default 8 ms; one re-run dearer than that is a slice of its own; 0: one re-run per slice). */
+  /** Time one slice may take before it yields (default 8 ms; a re-run dearer than that pauses at its checkpoints; 0: one re-run or unit per slice). */
   sliceMs?: number;
   /** Least time between two re-runs of one list, and between two slices (default 25 ms). */
   everyMs?: number;
