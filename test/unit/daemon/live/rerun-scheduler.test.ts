@@ -23,6 +23,19 @@ function scheduler(costMs: number) {
   return { s, ran };
 }
 
+/** A scheduler of jobs of six units of 5 ms each, awaiting the checkpoint before each; `units` lists them as they ran. */
+function slicedScheduler() {
+  const units: string[] = [];
+  const s = createRerunScheduler<string>(async (job, checkpoint) => {
+    for (let u = 0; u < 6; u++) {
+      await checkpoint!();
+      clock += 5;
+      units.push(`${job}${u}`);
+    }
+  }, { share: 0.2, sliceMs: 8, everyMs: 25 }, () => clock);
+  return { s, units };
+}
+
 describe('whole-list re-run scheduler', () => {
   it('runs nothing when a list is marked; runs the lists in slices of its budget, pausing four times a slice between them', async () => {
     // Given ten lists costing 5 ms each, all marked by a tick
@@ -88,14 +101,7 @@ describe('whole-list re-run scheduler', () => {
 
   it('runs one dear list in slices too: its work pauses at the checkpoint for the share, and nothing else runs meanwhile', async () => {
     // Given one list whose re-run is six units of 5 ms, awaiting the checkpoint between units
-    const units: string[] = [];
-    const s = createRerunScheduler<string>(async (job, checkpoint) => {
-      for (let u = 0; u < 6; u++) {
-        await checkpoint!();
-        clock += 5;
-        units.push(`${job}${u}`);
-      }
-    }, { share: 0.2, sliceMs: 8, everyMs: 25 }, () => clock);
+    const { s, units } = slicedScheduler();
     s.mark('dear');
     // When its slice starts: two units (10 ms ≥ the 8 ms slice), then it waits
     await vi.advanceTimersByTimeAsync(0);
@@ -117,21 +123,14 @@ describe('whole-list re-run scheduler', () => {
   });
 
   it('stops a sliced re-run at its next checkpoint once closed', async () => {
-    const units: number[] = [];
-    const s = createRerunScheduler<string>(async (_job, checkpoint) => {
-      for (let u = 0; u < 6; u++) {
-        await checkpoint!();
-        clock += 5;
-        units.push(u);
-      }
-    }, { share: 0.2, sliceMs: 8, everyMs: 25 }, () => clock);
+    const { s, units } = slicedScheduler();
     s.mark('dear');
     await vi.advanceTimersByTimeAsync(0);
-    expect(units).toEqual([0, 1]);
+    expect(units).toEqual(['dear0', 'dear1']);
     s.close();
     clock += 100;
     await vi.advanceTimersByTimeAsync(100);
-    expect(units).toEqual([0, 1]);
+    expect(units).toEqual(['dear0', 'dear1']);
   });
 
   it('settle runs every waiting list at once (benches and tests comparing with the engine)', () => {
