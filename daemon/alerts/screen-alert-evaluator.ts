@@ -87,7 +87,7 @@ export interface ScreenAlertEvaluatorDeps {
   /** The owner's preset, or null when it is gone. */
   preset(userId: string, presetId: string): Promise<{ name: string; query: Record<string, unknown> } | null>;
   /** Subscribe to the live screen of a saved query with `membership` (baseline: its members now). @throws AppError INVALID_REQUEST */
-  watch(query: Record<string, unknown>, membership: ScreenMembership, listener: (change: ScreenChange) => void): ScreenWatch;
+  watch(query: Record<string, unknown>, membership: ScreenMembership, listener: (change: ScreenChange) => void): ScreenWatch | Promise<ScreenWatch>;
   /** The stock's values in the live view (null for an unknown stock). */
   quote(code: string): StockQuote | null;
   /** The cause of a change delivered now (ScreenAlertCauses.cause). */
@@ -265,7 +265,7 @@ class ScreenAlerts implements ScreenAlertEvaluator {
     if (!preset) return this.drop(alert.id);
     const entry: Entry = { alert, presetName: preset.name, spent: false, watch: { close: () => undefined, codes: () => [] }, counted: new Set(), pending: new Map() };
     try {
-      entry.watch = this.deps.watch(preset.query, membershipOf(alert), (change) => this.onChange(entry, change));
+      entry.watch = await this.deps.watch(preset.query, membershipOf(alert), (change) => this.onChange(entry, change));
       entry.counted = new Set(entry.watch.codes());
     } catch (err) {
       // A saved query is checked when saved; one that no longer compiles (a removed field) cannot be watched.

@@ -106,6 +106,13 @@ export interface LiveScreenEngine {
   /** Compile (or share) the screen of `query` and subscribe. @throws AppError INVALID_REQUEST for a bad expression */
   add(query: ScreenQuery, listener: LiveScreenListener): LiveScreenHandle;
   /**
+   * Before `add`: make the first run of `query`'s list in slices when it is a whole list not made
+   * yet (ListIndex.prepare); an `add` right after (no await between) takes it, so a dear new
+   * screen never holds the thread for its first evaluation. Optional: `add` alone runs it at once.
+   * @throws like add, and what `checkpoint` throws
+   */
+  prepare(query: ScreenQuery, checkpoint: () => Promise<void>): Promise<void>;
+  /**
    * Hold (true) or release (false) membership changes while prices are stale; a release reports
    * each screen's net change since the hold began. Idempotent.
    */
@@ -221,6 +228,11 @@ class Engine implements LiveScreenEngine {
     for (const event of this.lastTick.values()) view.apply(event);
     this.index.rebuild(view.snapshot);
     for (const [entry, codes] of before) this.notify(entry, entry.screen.rebuilt(codes, view.snapshot));
+  }
+
+  prepare(query: ScreenQuery, checkpoint: () => Promise<void>): Promise<void> {
+    this.sync();
+    return this.entries.has(normalizeQuery(query)) ? Promise.resolve() : this.index.prepare(query, checkpoint);
   }
 
   add(query: ScreenQuery, listener: LiveScreenListener): LiveScreenHandle {

@@ -10,7 +10,7 @@
  *   most a fifth of a core however many lists exist, a list at most every 25 ms. Reading a
  *   screen never re-runs anything: a whole list's members are those of its last re-run.
  */
-import { expressionOf, type ScreenQuery } from '../screening/engine/query.js';
+import { expressionOf, matchingRowsSliced, type Matching, type ScreenQuery } from '../screening/engine/query.js';
 import { normalizeQuery } from '../screening/request/request.js';
 import type { Snapshot } from '../screening/engine/snapshot.js';
 import { queryFields, type ScreenList } from './live-screen.js';
@@ -18,6 +18,7 @@ import { createMatchList, type ListMove, type MatchList } from './match-list.js'
 import { PRICE_DEPENDENT_FIELDS } from './price-overlay.js';
 import { createRerunScheduler, type RerunBudget } from './rerun-scheduler.js';
 import { createStaticMemo, createWholeList, needsWholeList } from './whole-list.js';
+import type { CrossSectionMemo } from '../screening/language/cross-section.js';
 
 /** Parts of the evaluation that can be switched off, to measure what each one is worth (the bench), and the re-runs' budget. */
 export interface ListIndexTuning {
@@ -42,6 +43,13 @@ export interface ListGroup<M> {
 export interface ListIndex<M> {
   /** The list of `query`'s filter set and order (created, or shared). */
   join(query: ScreenQuery): ListGroup<M>;
+  /**
+   * Make the first run of `query`'s list ahead of its join, in slices (awaiting `checkpoint`
+   * between units of work), when it would be a whole list not made yet: a dear one's first run is
+   * a hundred ms and more. A join right after (no await between) takes it; nothing else does.
+   * @throws what the engine throws for the query, and what `checkpoint` throws
+   */
+  prepare(query: ScreenQuery, checkpoint: () => Promise<void>): Promise<void>;
   /** Drop a list (its last screen closed). */
   leave(group: ListGroup<M>): void;
   /** Evaluate a tick of `row`: `apply` writes it into the view between the two passes. */
@@ -64,26 +72,64 @@ type RowGroup<M> = Group<M> & { readonly list: MatchList };
 
 const PRICE_SET: ReadonlySet<string> = new Set(PRICE_DEPENDENT_FIELDS);
 
+/** Prepared first runs kept at most (each waits only for the join right after it). */
+const PREPARED_KEPT = 64;
+
+/** A list's key: the query without its page, per_page and fields when pages share lists. */
+const listKey = (query: ScreenQuery, share: boolean): string => normalizeQuery(share ? { ...query, page: 1, per_page: 1, fields: [] } : query);
+
+/**
+ * First runs of whole lists made ahead of their join, in slices, by list key, with the view they
+ * ran on (a join on another view runs again).
+ */
+function createPreparedRuns(view: () => Snapshot, memo: CrossSectionMemo, keyOf: (query: ScreenQuery) => string) {
+  const runs = new Map<string, { on: Snapshot; first: Matching }>();
+  return {
+    async make(query: ScreenQuery, checkpoint: () => Promise<void>): Promise<void> {
+      const parsed = expressionOf(query);
+      if (!needsWholeList(query, parsed)) return;
+      const on = view();
+      const first = await matchingRowsSliced(on, query, { ...(parsed === undefined ? {} : { parsedExpression: parsed }), memo }, checkpoint);
+      // Bounded: a prepared list nobody joined (its subscribe failed after) goes with the rest.
+      if (runs.size >= PREPARED_KEPT) runs.clear();
+      runs.set(keyOf(query), { on, first });
+    },
+    /** The first run of the list `key` if it was made on the current view (taken: used once). */
+    take(key: string): Matching | undefined {
+      const ready = runs.get(key);
+      runs.delete(key);
+      return ready?.on === view() ? ready.first : undefined;
+    },
+    clear: () => runs.clear(),
+  };
+}
+
+/**
+ * Re-run a whole list and tell its screens: in slices with a checkpoint (a dear list's re-run is
+ * a hundred ms and more), at once without (settle).
+ */
+function rerunGroup<M>(g: Group<M>, moved: (group: ListGroup<M>, move: ListMove) => void, checkpoint?: () => Promise<void>): void | Promise<void> {
+  const list = g.list;
+  if (g.dead || list.perRow) return;
+  if (checkpoint === undefined) {
+    list.rerun();
+    return void moved(g, 'all');
+  }
+  return list.rerunSliced(checkpoint).then((kept) => {
+    if (kept && !g.dead) moved(g, 'all');
+  });
+}
+
 /** Create the index over the view `view()`; `moved` hears every change of a list. */
 export function createListIndex<M>(view: () => Snapshot, moved: (group: ListGroup<M>, move: ListMove) => void, tuning: ListIndexTuning = {}): ListIndex<M> {
   const groups = new Map<string, Group<M>>();
   const memo = createStaticMemo();
+  const keyOf = (query: ScreenQuery) => listKey(query, tuning.shareLists !== false);
+  const prepared = createPreparedRuns(view, memo, keyOf);
   let byRow: RowGroup<M>[][] = [];
-  // Without the row index: every tick-sensitive per-row list.
-  let sensitive: RowGroup<M>[] = [];
+  let sensitive: RowGroup<M>[] = []; // without the row index: every tick-sensitive per-row list
   const whole = new Set<Group<M>>();
-  // Re-runs in slices (a dear list's re-run is a hundred ms and more); settle's at once.
-  const scheduler = createRerunScheduler<Group<M>>((g, checkpoint) => {
-    const list = g.list;
-    if (g.dead || list.perRow) return;
-    if (checkpoint === undefined) {
-      list.rerun();
-      return void moved(g, 'all');
-    }
-    return list.rerunSliced(checkpoint).then((kept) => {
-      if (kept && !g.dead) moved(g, 'all');
-    });
-  }, tuning.rerun);
+  const scheduler = createRerunScheduler<Group<M>>((g, checkpoint) => rerunGroup(g, moved, checkpoint), tuning.rerun);
 
   const perRow = (g: Group<M>): g is RowGroup<M> => g.list.perRow;
   function index(g: Group<M>): void {
@@ -101,17 +147,19 @@ export function createListIndex<M>(view: () => Snapshot, moved: (group: ListGrou
   reindex(view().size);
   return {
     join(query) {
-      const key = tuning.shareLists === false ? normalizeQuery(query) : normalizeQuery({ ...query, page: 1, per_page: 1, fields: [] });
+      const key = keyOf(query);
       const found = groups.get(key);
       if (found) return found;
-      const parsed = expressionOf(query);
-      const list = needsWholeList(query, parsed) ? createWholeList(query, parsed, view(), memo) : createMatchList(query, parsed, view());
+      const [parsed, first] = [expressionOf(query), prepared.take(key)];
+      const list = needsWholeList(query, parsed) ? createWholeList(query, parsed, view(), memo, first) : createMatchList(query, parsed, view());
       const tickSensitive = [...queryFields(query)].some((f) => PRICE_SET.has(f));
       const g: Group<M> = { key, list, tickSensitive, members: new Set(), dead: false };
       groups.set(key, g);
       index(g);
+      if (first !== undefined && tickSensitive) scheduler.mark(g); // ticks during its sliced first run marked nothing
       return g;
     },
+    prepare: (query, checkpoint) => (groups.has(keyOf(query)) ? Promise.resolve() : prepared.make(query, checkpoint)),
     leave(group) {
       const g = group as Group<M>;
       if (g.dead) return;
@@ -119,8 +167,8 @@ export function createListIndex<M>(view: () => Snapshot, moved: (group: ListGrou
       groups.delete(g.key);
       whole.delete(g);
       scheduler.drop(g);
-      sensitive = sensitive.filter((x) => x !== group);
       // The row lists drop it when their row next ticks.
+      sensitive = sensitive.filter((x) => x !== group);
     },
     tick(row, apply) {
       const lists = tuning.rowIndex === false ? sensitive : byRow[row] ?? [];
@@ -144,6 +192,7 @@ export function createListIndex<M>(view: () => Snapshot, moved: (group: ListGrou
     close: () => scheduler.close(),
     rebuild(snapshot) {
       scheduler.clear();
+      prepared.clear();
       for (const g of groups.values()) g.list.rebuild(snapshot);
       reindex(snapshot.size);
     },

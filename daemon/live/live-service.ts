@@ -28,6 +28,7 @@ import type { Tier } from '../kernel/roles.js';
 import { AppError, isAppError } from '../errors.js';
 import type { ScreenQuery } from '../screening/engine/query.js';
 import type { ScreenService } from '../screening/engine/screen-service.js';
+import { createTimeSlicer } from '../screening/engine/time-slicer.js';
 import { normalizeQuery } from '../screening/request/request.js';
 import { getTemplate, type ScreenTemplate, type TemplateOverrides } from '../screening/templates/templates.js';
 import type { LiveMemberRow, LiveScreenEngine, LiveScreenListener } from './engine.js';
@@ -204,6 +205,8 @@ export function createLiveService(deps: LiveServiceDeps): LiveService {
       }
       let handle;
       try {
+        // A whole list's first run in slices (a dear one is a hundred ms and more); the add takes it.
+        await deps.engine.prepare(query, createTimeSlicer().checkpoint);
         handle = deps.engine.add(query, listener);
       } catch (err) {
         if (owner.userId !== null) void deps.registry.release(owner.userId, id);

@@ -42,6 +42,9 @@ export interface RerunScheduler<J> {
   close(): void;
 }
 
+/** Resolves after `ms` (a timer that keeps no process alive). */
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
 /**
  * Waits when the re-run under way has held the thread for a slice, for the pause that keeps the
  * re-runs within their share; rejects once the scheduler is closed.
@@ -59,94 +62,126 @@ export type RerunCheckpoint = () => Promise<void>;
 export function createRerunScheduler<J>(
   run: (job: J, checkpoint?: RerunCheckpoint) => void | Promise<void>, budget: RerunBudget = {}, now: () => number = () => performance.now(),
 ): RerunScheduler<J> {
-  const share = Math.min(1, Math.max(0.01, budget.share ?? RERUN_DEFAULTS.share));
-  const sliceMs = budget.sliceMs ?? RERUN_DEFAULTS.sliceMs;
-  const everyMs = budget.everyMs ?? RERUN_DEFAULTS.everyMs;
-  // Insertion order is the queue: a job marked again keeps its place until it is run.
-  const queue = new Set<J>();
-  const lastRun = new Map<J, number>();
-  let timer: NodeJS.Timeout | undefined;
-  let running = false;
-  let nextAt = Number.NEGATIVE_INFINITY;
-  let closed = false;
-  const totals = { slices: 0, reruns: 0, busy_ms: 0 };
-  const pauseAfter = (cost: number) => Math.max(everyMs / 5, (cost * (1 - share)) / share);
+  return new Scheduler(run, budget, now);
+}
 
-  function arm(): void {
-    if (closed || running || timer !== undefined || queue.size === 0) return;
-    timer = setTimeout(() => void slice(), Math.max(0, nextAt - now()));
-    timer.unref();
+class Scheduler<J> implements RerunScheduler<J> {
+  private readonly share: number;
+  private readonly sliceMs: number;
+  private readonly everyMs: number;
+  // Insertion order is the queue: a job marked again keeps its place until it is run.
+  private readonly queue = new Set<J>();
+  private readonly lastRun = new Map<J, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private nextAt = Number.NEGATIVE_INFINITY;
+  private closed = false;
+  private readonly totals = { slices: 0, reruns: 0, busy_ms: 0 };
+
+  constructor(
+    private readonly run: (job: J, checkpoint?: RerunCheckpoint) => void | Promise<void>, budget: RerunBudget, private readonly now: () => number,
+  ) {
+    this.share = Math.min(1, Math.max(0.01, budget.share ?? RERUN_DEFAULTS.share));
+    this.sliceMs = budget.sliceMs ?? RERUN_DEFAULTS.sliceMs;
+    this.everyMs = budget.everyMs ?? RERUN_DEFAULTS.everyMs;
   }
 
-  async function slice(): Promise<void> {
-    timer = undefined;
-    running = true;
-    let start = now();
+  mark(job: J): void {
+    this.queue.add(job);
+    this.arm();
+  }
+
+  drop(job: J): void {
+    this.queue.delete(job);
+    this.lastRun.delete(job);
+  }
+
+  clear(): void {
+    this.queue.clear();
+  }
+
+  settle(): void {
+    const due = [...this.queue];
+    this.queue.clear();
+    for (const job of due) {
+      this.lastRun.set(job, this.now());
+      this.run(job);
+      this.totals.reruns++;
+    }
+  }
+
+  pending(): number {
+    return this.queue.size;
+  }
+
+  stats(): { slices: number; reruns: number; busy_ms: number } {
+    return { ...this.totals };
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private pauseAfter(cost: number): number {
+    return Math.max(this.everyMs / 5, (cost * (1 - this.share)) / this.share);
+  }
+
+  private count(cost: number): void {
+    this.totals.slices++;
+    this.totals.busy_ms += cost;
+  }
+
+  private arm(): void {
+    if (this.closed || this.running || this.timer !== undefined || this.queue.size === 0) return;
+    this.timer = setTimeout(() => void this.slice(), Math.max(0, this.nextAt - this.now()));
+    this.timer.unref();
+  }
+
+  private async slice(): Promise<void> {
+    this.timer = undefined;
+    this.running = true;
+    let start = this.now();
     const checkpoint: RerunCheckpoint = async () => {
-      const cost = now() - start;
-      if (cost < sliceMs) return;
-      totals.slices++;
-      totals.busy_ms += cost;
-      await new Promise<void>((resolve) => setTimeout(resolve, pauseAfter(cost)).unref());
-      if (closed) throw new Error('the re-run scheduler closed');
-      start = now();
+      const cost = this.now() - start;
+      if (cost < this.sliceMs) return;
+      this.count(cost);
+      await pause(this.pauseAfter(cost));
+      if (this.closed) throw new Error('the re-run scheduler closed');
+      start = this.now();
     };
     const deferred: J[] = [];
     // At least one re-run per slice; then as many as fit in sliceMs.
-    for (const job of queue) {
-      queue.delete(job);
+    for (const job of this.queue) {
+      this.queue.delete(job);
       // Re-run within everyMs of its last one: it goes to the back and waits for a later slice.
-      if (now() - (lastRun.get(job) ?? Number.NEGATIVE_INFINITY) < everyMs) {
+      if (this.now() - (this.lastRun.get(job) ?? Number.NEGATIVE_INFINITY) < this.everyMs) {
         deferred.push(job);
         continue;
       }
-      lastRun.set(job, now());
+      this.lastRun.set(job, this.now());
       // A job that fails keeps what its last re-run left (its list's members); the others go on.
-      const sliced = run(job, checkpoint);
+      const sliced = this.run(job, checkpoint);
       if (sliced) await sliced.catch(() => undefined);
-      totals.reruns++;
-      if (closed) return;
-      if (now() - start >= sliceMs) break;
+      this.totals.reruns++;
+      if (this.closed) return;
+      if (this.now() - start >= this.sliceMs) break;
     }
-    for (const job of deferred) queue.add(job);
-    const cost = now() - start;
-    totals.slices++;
-    totals.busy_ms += cost;
-    nextAt = now() + pauseAfter(cost);
-    // Only lists re-run moments ago are waiting: wake when the first of them is due. (An empty
-    // queue keeps the pause: the minimum of no lists is Infinity, a timer of 1 ms.)
-    if (deferred.length > 0 && deferred.length === queue.size) nextAt = Math.max(nextAt, Math.min(...deferred.map((j) => (lastRun.get(j) ?? 0) + everyMs)));
-    running = false;
-    arm();
+    this.after(deferred, this.now() - start);
   }
 
-  return {
-    mark(job) {
-      queue.add(job);
-      arm();
-    },
-    drop(job) {
-      queue.delete(job);
-      lastRun.delete(job);
-    },
-    clear() {
-      queue.clear();
-    },
-    settle() {
-      const due = [...queue];
-      queue.clear();
-      for (const job of due) {
-        lastRun.set(job, now());
-        run(job);
-        totals.reruns++;
-      }
-    },
-    pending: () => queue.size,
-    stats: () => ({ ...totals }),
-    close() {
-      closed = true;
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
-    },
-  };
+  /** Back in the queue what was re-run moments ago; the pause that keeps the share; the next slice. */
+  private after(deferred: J[], cost: number): void {
+    for (const job of deferred) this.queue.add(job);
+    this.count(cost);
+    this.nextAt = this.now() + this.pauseAfter(cost);
+    // Only lists re-run moments ago are waiting: wake when the first of them is due. (An empty
+    // queue keeps the pause: the minimum of no lists is Infinity, a timer of 1 ms.)
+    if (deferred.length > 0 && deferred.length === this.queue.size) {
+      this.nextAt = Math.max(this.nextAt, Math.min(...deferred.map((j) => (this.lastRun.get(j) ?? 0) + this.everyMs)));
+    }
+    this.running = false;
+    this.arm();
+  }
 }

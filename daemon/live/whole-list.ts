@@ -11,7 +11,7 @@ import { createCrossSectionMemo, filteredMemo, type CrossSectionMemo } from '../
 import { countCrossTerms, FLAG_FIELDS, FUNCTIONS, TEXT_FIELDS, type ParsedExpression } from '../screening/language/expression.js';
 import { CROSS_FUNCTIONS } from '../screening/language/expression-functions.js';
 import { formulasOf } from '../screening/language/formula-columns.js';
-import { matchingRows, matchingRowsSliced, type ScreenQuery } from '../screening/engine/query.js';
+import { matchingRows, matchingRowsSliced, type Matching, type ScreenQuery } from '../screening/engine/query.js';
 import type { Snapshot } from '../screening/engine/snapshot.js';
 import { PRICE_DEPENDENT_FIELDS } from './price-overlay.js';
 
@@ -85,8 +85,11 @@ export function createStaticMemo(): CrossSectionMemo {
   return filteredMemo(createCrossSectionMemo(), isStaticMemoKey);
 }
 
-/** Run `query` on `snapshot` (a live view) whole; `memo` (createStaticMemo) keeps what no tick changes. */
-export function createWholeList(query: ScreenQuery, parsed: ParsedExpression | undefined, snapshot: Snapshot, memo?: CrossSectionMemo): WholeList {
+/**
+ * Run `query` on `snapshot` (a live view) whole; `memo` (createStaticMemo) keeps what no tick
+ * changes. `first`: its first run already made (in slices, by ListIndex.prepare) on `snapshot`.
+ */
+export function createWholeList(query: ScreenQuery, parsed: ParsedExpression | undefined, snapshot: Snapshot, memo?: CrossSectionMemo, first?: Matching): WholeList {
   let view = snapshot;
   let rows: Int32Array<ArrayBufferLike> = new Int32Array(0);
   let items = snapshot;
@@ -99,7 +102,11 @@ export function createWholeList(query: ScreenQuery, parsed: ParsedExpression | u
     rows = m.rows;
     items = m.view;
   };
-  run();
+  if (first === undefined) run();
+  else {
+    rows = first.rows;
+    items = first.view;
+  }
   return {
     perRow: false,
     get length() {

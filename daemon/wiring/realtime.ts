@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { alertEventOf, createAlertEvaluator } from '../alerts/evaluator.js';
 import { createAverageVolumes } from '../alerts/average-volume.js';
+import { createTimeSlicer } from '../screening/engine/time-slicer.js';
 import { createScreenAlertEvaluator, type ScreenAlertEvaluator } from '../alerts/screen-alert-evaluator.js';
 import { createScreenAlertCauses } from '../alerts/screen-alert-rules.js';
 import type { PartList } from '../infra/parts.js';
@@ -248,7 +249,12 @@ function buildScreenAlerts(
       return p ? { name: p.name, query: p.query } : null;
     },
     // Checked against the owner's budget when the alert was created (createAlertService.checkScreen).
-    watch: (query, membership, listener) => membershipWatch(live.engine.add(membershipQuery(screens.parse(query, 'trusted'), membership), listener)),
+    async watch(query, membership, listener) {
+      const watched = membershipQuery(screens.parse(query, 'trusted'), membership);
+      // A whole list's first run in slices (ten alerts on dear presets load at a start); the add takes it.
+      await live.engine.prepare(watched, createTimeSlicer().checkpoint);
+      return membershipWatch(live.engine.add(watched, listener));
+    },
     // The live view's snapshot: the tick that moved a stock in or out is already in its close.
     quote: (code) => quoteAt(live.engine.view().snapshot, code),
   });

@@ -162,6 +162,28 @@ describe('live screens equal the screening engine on the live view', () => {
     handle.close();
   });
 
+  it('makes a new whole list\'s first run in units ahead of its add, and the add answers with it', async () => {
+    // Given a whole list nobody watches yet, prepared with a checkpoint that counts its units
+    const rows = randomRows(150, 21);
+    const engine = createLiveScreenEngine(snapshotOf(rows));
+    const query = parse({ columns: { a: 'pct_rank(roe) + pct_rank(change_percent)', b: 'a * 2' }, expression: 'b > 100', sort: [{ field: 'b', direction: 'desc' }], per_page: 10 });
+    let units = 0;
+    await engine.prepare(query, async () => {
+      units++;
+      await Promise.resolve();
+    });
+    // When it is added right after
+    const handle = engine.add(query, () => undefined);
+    // Then the first run was made in several units, and the members are the engine's answer
+    expect(units).toBeGreaterThan(2);
+    expect(handle.members().map((m) => m.code)).toEqual(executeQuery(engine.view().snapshot, query).items.map((x) => x.code));
+    // And a list already made is not prepared again
+    units = 0;
+    await engine.prepare(query, async () => void units++);
+    expect(units).toBe(0);
+    handle.close();
+  });
+
   it('remembers across ticks only the ranks of values no tick changes', () => {
     expect(isStaticMemoKey('order|roe')).toBe(true);
     expect(isStaticMemoKey('ALL/반도체//|pct_rank(roe) by sector')).toBe(true);
