@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { dropRedis, type RedisFactory } from '../infra/redis.js';
 import type { MarketEvent } from '../kernel/events.js';
-import type { RecentEvents } from './recent-events.js';
+import { decodeEventJson, type RecentEvents } from './recent-events.js';
 
 /** The stream entry's field holding the event (JSON). */
 export const ENTRY_FIELD = 'e';
@@ -18,21 +18,29 @@ const DISPATCH_SLICE_MS = 4;
 /** Receives each event read, with its stream id. */
 type Handler = (id: string, event: MarketEvent) => void;
 
+/** ENTRY_FIELD as the buffer form of XREAD gives field names. */
+const ENTRY_FIELD_BYTES = Buffer.from(ENTRY_FIELD);
+
 /** The JSON of a stream entry's event, if it has one (as the read loop gets it: bytes; replays: a string). */
 function entryJson<T extends string | Buffer>(fields: readonly T[]): T | undefined {
-  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i]!.toString() === ENTRY_FIELD) return fields[i + 1];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const name = fields[i]!;
+    if (typeof name === 'string' ? name === ENTRY_FIELD : name.equals(ENTRY_FIELD_BYTES)) return fields[i + 1];
+  }
   return undefined;
+}
+
+/** The event of an entry's JSON; null (logged) when it is missing or undecodable. */
+function decodeRaw(raw: string | Buffer | undefined, logger: Logger, id: string): MarketEvent | null {
+  if (raw === undefined) return null;
+  const event = decodeEventJson(raw);
+  if (event === null) logger.warn({ id }, 'market bus: undecodable entry skipped');
+  return event;
 }
 
 /** The event of a stream entry; null (an undecodable one is logged) when it holds none. */
 export function decodeEntry(fields: readonly (string | Buffer)[], logger: Logger, id: string): MarketEvent | null {
-  const raw = entryJson(fields);
-  try {
-    return raw === undefined ? null : (JSON.parse(raw.toString()) as MarketEvent);
-  } catch {
-    logger.warn({ id }, 'market bus: undecodable entry skipped');
-    return null;
-  }
+  return decodeRaw(entryJson(fields), logger, id);
 }
 
 /** Hand an event to every handler; one that throws is logged and the others still run. */
@@ -89,8 +97,9 @@ export function createBusReader(options: BusReaderOptions): BusReader {
       for (const [rawId, fields] of entries) {
         const id = rawId.toString();
         position = id;
+        // The entry's JSON found once: decoded for the handlers, kept as it came for replays.
         const raw = entryJson(fields);
-        const event = decodeEntry(fields, logger, id);
+        const event = decodeRaw(raw, logger, id);
         if (!event || raw === undefined) continue;
         recent.push(id, raw);
         dispatch(handlers, id, event, logger);

@@ -32,7 +32,7 @@ export interface RecentEvents {
 }
 
 /** Keep the last `capacity` entries. */
-export function createRecentEvents(capacity: number, compare: CompareIds, decode: Decode = parseEntry): RecentEvents {
+export function createRecentEvents(capacity: number, compare: CompareIds, decode: Decode = decodeEventJson): RecentEvents {
   let ids: string[] = [];
   let raws: Buffer[] = [];
   // Decoded on the first replay that read them (undefined: not yet; null: undecodable).
@@ -91,7 +91,8 @@ export function createRecentEvents(capacity: number, compare: CompareIds, decode
   };
 }
 
-function parseEntry(raw: Buffer): MarketEvent | null {
+/** An event's JSON (text or bytes) decoded; null when it is not JSON (the bus reader's decoding too). */
+export function decodeEventJson(raw: string | Buffer): MarketEvent | null {
   try {
     return JSON.parse(raw.toString()) as MarketEvent;
   } catch {
