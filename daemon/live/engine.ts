@@ -232,7 +232,8 @@ class Engine implements LiveScreenEngine {
 
   prepare(query: ScreenQuery, checkpoint: () => Promise<void>): Promise<void> {
     this.sync();
-    return this.entries.has(normalizeQuery(query)) ? Promise.resolve() : this.index.prepare(query, checkpoint);
+    // A screen of this query has a list already: the index finds it and prepares nothing.
+    return this.index.prepare(query, checkpoint);
   }
 
   add(query: ScreenQuery, listener: LiveScreenListener): LiveScreenHandle {
